@@ -1,0 +1,33 @@
+# Skill Workbench — build and test entry points.
+# `make test` runs every test layer; `make run` serves the workbench locally.
+
+GO        ?= go
+GOFLAGS_T ?=
+FUZZTIME  ?= 10s
+
+.PHONY: test fmt-check vet test-unit test-fuzz bench fixtures
+
+test: fmt-check vet test-unit test-fuzz
+
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./pkg/...
+
+test-unit:
+	$(GO) test -count=1 ./...
+
+# Each fuzz target runs briefly on top of its committed seed corpus.
+test-fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/canonjson
+	$(GO) test -run '^$$' -fuzz '^FuzzCanonicalMatchesReference$$' -fuzztime $(FUZZTIME) ./pkg/canonjson
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...
+
+# Regenerates the spec fixtures from the deterministic generator.
+fixtures:
+	$(GO) run ./cmd/fixturegen -out fixtures

@@ -1,0 +1,8 @@
+module workbench
+
+go 1.26.8
+
+require (
+	github.com/google/uuid v1.6.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)

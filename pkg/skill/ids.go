@@ -1,0 +1,85 @@
+package skill
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+	"golang.org/x/text/unicode/norm"
+)
+
+// NewID mints a UUIDv7: unique and sortable by creation time (spec §4.4).
+func NewID() string {
+	return uuid.Must(uuid.NewV7()).String()
+}
+
+// Timestamp formats t as the RFC 3339 UTC string every artifact uses.
+func Timestamp(t time.Time) string {
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// OTelTraceID turns a UUID into OpenTelemetry's 32 lowercase hex trace id.
+func OTelTraceID(id string) string {
+	return strings.ToLower(strings.ReplaceAll(id, "-", ""))
+}
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// MaxSlugLen bounds a slug; another implementation's schema caps it at 80.
+const MaxSlugLen = 80
+
+// ValidSlug reports whether s is a kebab-case slug of at least two and at
+// most MaxSlugLen characters.
+func ValidSlug(s string) error {
+	switch {
+	case len(s) < 2:
+		return fmt.Errorf("slug %q: must be at least 2 characters", s)
+	case len(s) > MaxSlugLen:
+		return fmt.Errorf("slug %q: must be at most %d characters", s, MaxSlugLen)
+	case !slugPattern.MatchString(s):
+		return fmt.Errorf("slug %q: must be kebab-case: lowercase letters and digits separated by single hyphens", s)
+	}
+	return nil
+}
+
+// Slugify derives the default slug of a skill name: accents folded, anything
+// that is not a letter or digit becomes a single hyphen. A name with no
+// letters or digits gives "skill".
+func Slugify(name string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range norm.NFKD.String(name) {
+		switch {
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(unicode.ToLower(r))
+		case unicode.Is(unicode.Mn, r):
+			// combining marks left by NFKD: drop, keeping the base letter
+		default:
+			hyphen = true
+		}
+		if b.Len() >= MaxSlugLen {
+			break
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if len(s) > MaxSlugLen {
+		s = strings.TrimRight(s[:MaxSlugLen], "-")
+	}
+	if len(s) < 2 {
+		return "skill"
+	}
+	return s
+}
+
+// ExportFilename is the file name a bundle is exported under:
+// <slug>.v<n>.skill.json (spec §4.4).
+func ExportFilename(slug string, version int) string {
+	return fmt.Sprintf("%s.v%d.skill.json", slug, version)
+}
