@@ -7,7 +7,11 @@ FUZZTIME  ?= 10s
 
 .PHONY: test fmt-check vet test-unit test-fuzz bench fixtures
 
-test: fmt-check vet test-unit test-fuzz
+# Each mk/*.mk adds its layer's targets and appends them to TEST_LAYERS.
+TEST_LAYERS :=
+include $(wildcard mk/*.mk)
+
+test: fmt-check vet test-unit test-fuzz $(TEST_LAYERS)
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \

@@ -3,6 +3,6 @@ module workbench
 go 1.26.8
 
 require (
-	github.com/google/uuid v1.6.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
+	github.com/google/uuid v1.6.0
+	golang.org/x/text v0.44.0
 )

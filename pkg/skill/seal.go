@@ -1,0 +1,83 @@
+package skill
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"workbench/pkg/canonjson"
+)
+
+// Members left out of the hashed form of a bundle (DESIGN §2).
+var unhashedMembers = []string{"content_hash", "signature"}
+
+// HashPrefix starts every content and state hash.
+const HashPrefix = "sha256:"
+
+// Seal computes the bundle's content hash and stores it, clearing any
+// signature (v0.1 bundles are unsigned).
+func (b *Bundle) Seal() error {
+	b.Signature = nil
+	h, err := b.Hash()
+	if err != nil {
+		return err
+	}
+	b.ContentHash = h
+	return nil
+}
+
+// Hash computes the content hash of the bundle as it stands, without
+// storing it.
+func (b *Bundle) Hash() (string, error) {
+	data, err := json.Marshal(b)
+	if err != nil {
+		return "", fmt.Errorf("encode bundle: %w", err)
+	}
+	doc, err := canonjson.Parse(data, canonjson.Limits{MaxBytes: 1 << 30})
+	if err != nil {
+		return "", fmt.Errorf("canonicalize bundle: %w", err)
+	}
+	return DocumentHash(doc)
+}
+
+// DocumentHash is the content hash of a parsed bundle document: SHA-256 of
+// its canonical form without content_hash and signature.
+func DocumentHash(doc *canonjson.Document) (string, error) {
+	if !doc.IsObject() {
+		return "", errors.New("a bundle must be a JSON object")
+	}
+	return HashBytes(doc.AppendCanonical(nil, unhashedMembers...)), nil
+}
+
+// HashBytes is "sha256:" and the lowercase hex SHA-256 of b.
+func HashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return HashPrefix + hex.EncodeToString(sum[:])
+}
+
+// HashValue hashes the canonical JSON of any JSON-encodable value: state
+// hashes, shape signatures and tool call hashes all use it.
+func HashValue(v any) (string, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	c, err := canonjson.Transform(data)
+	if err != nil {
+		return "", err
+	}
+	return HashBytes(c), nil
+}
+
+// Encode returns the bytes a bundle is exported as: its RFC 8785 canonical
+// form, content_hash and signature included. Exporting, importing and
+// exporting again gives the same bytes.
+func (b *Bundle) Encode() ([]byte, error) {
+	data, err := json.Marshal(b)
+	if err != nil {
+		return nil, fmt.Errorf("encode bundle: %w", err)
+	}
+	return canonjson.Transform(data)
+}
