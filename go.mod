@@ -6,3 +6,5 @@ require (
 	github.com/google/uuid v1.6.0
 	golang.org/x/text v0.44.0
 )
+
+require github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

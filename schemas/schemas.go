@@ -1,0 +1,440 @@
+// Package schemas holds the JSON Schemas (draft 2020-12) of the workbench's
+// artifacts — the SkillBundle, SkillManifest, ReplayReport, ProofResult,
+// EvidenceBundle and fixture scenario — and validates documents against them.
+//
+// The schemas are embedded in the binary and compiled together once by New;
+// the bundle schema refers to the others by their $id, and nothing is ever
+// loaded from a file or the network. Formats (uuid, date-time, uri) are
+// asserted, not merely annotated.
+//
+// A failed validation is a *ValidationError listing only the leaf causes,
+// each with the JSON pointer of the offending place and a message meant to
+// be shown next to that field in a form.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/big"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"workbench/pkg/skill"
+)
+
+// The $id of each schema, which is also the URI an artifact's own "schema"
+// member names where it has one.
+const (
+	Bundle       = skill.BundleSchemaURI
+	Manifest     = skill.ManifestSchemaURI
+	ReplayReport = skill.ReplaySchemaURI
+	Proof        = skill.ProofSchemaURI
+	Evidence     = skill.EvidenceSchemaURI
+	Scenario     = skill.ScenarioSchemaURI
+)
+
+// IDs returns the $id of every schema, the bundle's first.
+func IDs() []string {
+	return []string{Bundle, Manifest, ReplayReport, Proof, Evidence, Scenario}
+}
+
+//go:embed *.json
+var files embed.FS
+
+// ErrUnknownSchema is returned (wrapped) when a schema id names none of the
+// embedded schemas.
+var ErrUnknownSchema = errors.New("unknown schema")
+
+// Validator validates documents against the compiled schemas. It is
+// immutable once New returns and safe for concurrent use.
+type Validator struct {
+	compiled map[string]*jsonschema.Schema
+	// docs holds each schema's parsed source, keyed by $id, so that an
+	// error can quote the schema's own description of what was expected.
+	docs map[string]any
+}
+
+// New compiles every embedded schema. An error here means the embedded
+// schemas themselves are broken: a build defect, not bad input.
+func New() (*Validator, error) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	c.UseLoader(noLoader{})
+
+	names, err := fs.Glob(files, "*.json")
+	if err != nil {
+		return nil, fmt.Errorf("schemas: list embedded files: %w", err)
+	}
+	docs := make(map[string]any, len(names))
+	for _, name := range names {
+		data, err := files.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("schemas: read %s: %w", name, err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("schemas: parse %s: %w", name, err)
+		}
+		obj, _ := doc.(map[string]any)
+		id, _ := obj["$id"].(string)
+		if id == "" {
+			return nil, fmt.Errorf("schemas: %s has no $id", name)
+		}
+		if _, dup := docs[id]; dup {
+			return nil, fmt.Errorf("schemas: %s repeats $id %s", name, id)
+		}
+		if err := c.AddResource(id, doc); err != nil {
+			return nil, fmt.Errorf("schemas: add %s: %w", name, err)
+		}
+		docs[id] = doc
+	}
+
+	v := &Validator{compiled: make(map[string]*jsonschema.Schema, len(docs)), docs: docs}
+	for _, id := range IDs() {
+		if _, ok := docs[id]; !ok {
+			return nil, fmt.Errorf("schemas: no embedded schema has $id %s", id)
+		}
+	}
+	for id := range docs {
+		s, err := c.Compile(id)
+		if err != nil {
+			return nil, fmt.Errorf("schemas: compile %s: %w", id, err)
+		}
+		v.compiled[id] = s
+	}
+	return v, nil
+}
+
+// noLoader refuses every URL: all references must resolve to an embedded
+// schema (or a metaschema, which the compiler carries itself).
+type noLoader struct{}
+
+func (noLoader) Load(u string) (any, error) {
+	return nil, fmt.Errorf("%s is not an embedded schema", u)
+}
+
+// Validate checks instance, a JSON value as jsonschema.UnmarshalJSON
+// produces it (map[string]any, []any, json.Number, string, bool, nil; Go
+// numbers also work, as encoding/json decodes them into any), against the
+// schema with the given $id. It returns nil, a *ValidationError, or an error
+// wrapping ErrUnknownSchema.
+func (v *Validator) Validate(schemaID string, instance any) error {
+	s, ok := v.compiled[schemaID]
+	if !ok {
+		return fmt.Errorf("schemas: %w: %s", ErrUnknownSchema, schemaID)
+	}
+	err := s.Validate(instance)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return fmt.Errorf("schemas: validate against %s: %w", schemaID, err)
+	}
+	out := &ValidationError{Schema: schemaID}
+	v.collect(ve, &out.Errors)
+	sortFields(out.Errors)
+	out.Errors = slices.Compact(out.Errors)
+	return out
+}
+
+// ValidateJSON parses data and validates it like Validate. Data that is not
+// JSON gives an error naming the byte offset. It does not enforce I-JSON
+// (duplicate names, integer range): strict parsing is skill.Parse's job, and
+// callers importing a file run that first.
+func (v *Validator) ValidateJSON(schemaID string, data []byte) error {
+	if _, ok := v.compiled[schemaID]; !ok {
+		return fmt.Errorf("schemas: %w: %s", ErrUnknownSchema, schemaID)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("schemas: not JSON at byte %d: %w", se.Offset, err)
+		}
+		return fmt.Errorf("schemas: not JSON: %w", err)
+	}
+	return v.Validate(schemaID, doc)
+}
+
+// FieldError is one reason a document failed its schema.
+type FieldError struct {
+	// Pointer is the RFC 6901 JSON pointer of the offending value; "" is the
+	// whole document. For a missing required member or a member a closed
+	// object does not allow, it points at that member itself — the place a
+	// form shows the error — rather than at the enclosing object.
+	Pointer string
+	// Keyword is the schema keyword that failed: "required", "pattern",
+	// "additionalProperties", "enum", "format", "type", "minimum" …
+	Keyword string
+	// Message says what is wrong in words fit for a form field.
+	Message string
+}
+
+// String is "pointer: message", with "(document)" for the empty pointer.
+func (f FieldError) String() string {
+	p := f.Pointer
+	if p == "" {
+		p = "(document)"
+	}
+	return p + ": " + f.Message
+}
+
+// ValidationError is a document that does not satisfy its schema. Errors
+// holds the leaf causes only, sorted by pointer (array indices in numeric
+// order), never empty.
+type ValidationError struct {
+	Schema string // $id of the schema the document failed
+	Errors []FieldError
+}
+
+// Error lists every field error, one per line.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	for i, f := range e.Errors {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(f.String())
+	}
+	return b.String()
+}
+
+var printer = message.NewPrinter(language.English)
+
+// collect flattens the library's error tree into leaf field errors. Every
+// leaf is a requirement the value really failed: the schemas avoid anyOf and
+// oneOf, whose branch causes would each be only one possible way out (a test
+// holds them to that), and a failed contains is reported on the array.
+func (v *Validator) collect(e *jsonschema.ValidationError, out *[]FieldError) {
+	// A failed contains carries every item's mismatch as a cause; none of
+	// those items was required to match, so the array itself is the leaf.
+	_, contains := e.ErrorKind.(*kind.Contains)
+	if len(e.Causes) > 0 && !contains {
+		for _, c := range e.Causes {
+			v.collect(c, out)
+		}
+		return
+	}
+	*out = append(*out, v.leaf(e)...)
+}
+
+// leaf turns one leaf cause into field errors; required and
+// additionalProperties give one per member.
+func (v *Validator) leaf(e *jsonschema.ValidationError) []FieldError {
+	at := pointer(e.InstanceLocation)
+	one := func(msg string) []FieldError {
+		return []FieldError{{Pointer: at, Keyword: keyword(e.ErrorKind), Message: msg}}
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		fs := make([]FieldError, 0, len(k.Missing))
+		for _, m := range k.Missing {
+			fs = append(fs, FieldError{Pointer: at + "/" + escape(m), Keyword: "required", Message: "is required"})
+		}
+		return fs
+	case *kind.AdditionalProperties:
+		fs := make([]FieldError, 0, len(k.Properties))
+		for _, m := range k.Properties {
+			fs = append(fs, FieldError{Pointer: at + "/" + escape(m), Keyword: "additionalProperties", Message: "is not an allowed member here"})
+		}
+		return fs
+	case *kind.Type:
+		return one(fmt.Sprintf("must be %s, not %s", orList(k.Want, typeName), typeName(k.Got)))
+	case *kind.Enum:
+		if len(k.Want) == 1 {
+			return one("must be " + literal(k.Want[0]))
+		}
+		return one("must be one of " + orList(k.Want, literal))
+	case *kind.Const:
+		return one("must be " + literal(k.Want))
+	case *kind.Pattern:
+		return one("must match pattern " + k.Want)
+	case *kind.Format:
+		return one(fmt.Sprintf("must be %s: %v", formatName(k.Want), k.Err))
+	case *kind.MinLength:
+		if k.Want == 1 {
+			return one("must not be empty")
+		}
+		return one(fmt.Sprintf("must be at least %d characters long", k.Want))
+	case *kind.MaxLength:
+		return one(fmt.Sprintf("must be at most %d characters long", k.Want))
+	case *kind.Minimum:
+		return one("must be at least " + ratString(k.Want))
+	case *kind.Maximum:
+		return one("must be at most " + ratString(k.Want))
+	case *kind.ExclusiveMinimum:
+		return one("must be greater than " + ratString(k.Want))
+	case *kind.ExclusiveMaximum:
+		return one("must be less than " + ratString(k.Want))
+	case *kind.MinItems:
+		if k.Want == 1 {
+			return one("must not be empty")
+		}
+		return one(fmt.Sprintf("must have at least %d items", k.Want))
+	case *kind.MaxItems:
+		return one(fmt.Sprintf("must have at most %d items", k.Want))
+	case *kind.UniqueItems:
+		return one(fmt.Sprintf("items %d and %d are equal; each must appear once", k.Duplicates[0], k.Duplicates[1]))
+	case *kind.Contains:
+		if d := v.description(e.SchemaURL, "contains"); d != "" {
+			return one("must contain " + d)
+		}
+		return one("must contain a matching item")
+	case *kind.FalseSchema:
+		return one("is not allowed")
+	}
+	return one(e.ErrorKind.LocalizedString(printer))
+}
+
+// description returns the "description" of the subschema at keyword kw of
+// the schema at schemaURL, or "" when there is none.
+func (v *Validator) description(schemaURL, kw string) string {
+	base, frag, _ := strings.Cut(schemaURL, "#")
+	node := v.docs[base]
+	var toks []string
+	if frag != "" {
+		for _, t := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+			if u, err := url.PathUnescape(t); err == nil {
+				t = u
+			}
+			toks = append(toks, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
+		}
+	}
+	for _, t := range append(toks, kw, "description") {
+		switch n := node.(type) {
+		case map[string]any:
+			node = n[t]
+		case []any:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(n) {
+				return ""
+			}
+			node = n[i]
+		default:
+			return ""
+		}
+	}
+	s, _ := node.(string)
+	return s
+}
+
+func keyword(k jsonschema.ErrorKind) string {
+	if p := k.KeywordPath(); len(p) > 0 {
+		return p[0]
+	}
+	if _, ok := k.(*kind.FalseSchema); ok {
+		return "false"
+	}
+	return ""
+}
+
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(escape(t))
+	}
+	return b.String()
+}
+
+func escape(t string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+}
+
+func typeName(t string) string {
+	switch t {
+	case "integer", "object", "array":
+		return "an " + t
+	case "null":
+		return "null"
+	}
+	return "a " + t
+}
+
+func formatName(f string) string {
+	switch f {
+	case "date-time":
+		return "an RFC 3339 date-time"
+	case "uuid":
+		return "a UUID"
+	case "uri":
+		return "an absolute URI"
+	}
+	return "a valid " + f
+}
+
+// literal writes a JSON scalar the way it appears in a document.
+func literal(x any) string {
+	if b, err := json.Marshal(x); err == nil {
+		return string(b)
+	}
+	return fmt.Sprint(x)
+}
+
+func orList[T any](xs []T, str func(T) string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = str(x)
+	}
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+func ratString(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// sortFields orders errors by pointer, comparing array indices as numbers
+// so that /edges/2 comes before /edges/10, then by keyword and message.
+func sortFields(fs []FieldError) {
+	slices.SortFunc(fs, func(a, b FieldError) int {
+		if c := comparePointers(a.Pointer, b.Pointer); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Keyword, b.Keyword); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+}
+
+func comparePointers(a, b string) int {
+	at, bt := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(at) && i < len(bt); i++ {
+		if at[i] == bt[i] {
+			continue
+		}
+		ai, aerr := strconv.Atoi(at[i])
+		bi, berr := strconv.Atoi(bt[i])
+		if aerr == nil && berr == nil {
+			if ai < bi {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(at[i], bt[i])
+	}
+	return len(at) - len(bt)
+}
