@@ -31,6 +31,7 @@ func (b *Bundle) Seal() error {
 // Hash computes the content hash of the bundle as it stands, without
 // storing it.
 func (b *Bundle) Hash() (string, error) {
+	b.Normalize()
 	data, err := json.Marshal(b)
 	if err != nil {
 		return "", fmt.Errorf("encode bundle: %w", err)
@@ -75,6 +76,7 @@ func HashValue(v any) (string, error) {
 // form, content_hash and signature included. Exporting, importing and
 // exporting again gives the same bytes.
 func (b *Bundle) Encode() ([]byte, error) {
+	b.Normalize()
 	data, err := json.Marshal(b)
 	if err != nil {
 		return nil, fmt.Errorf("encode bundle: %w", err)

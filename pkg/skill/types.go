@@ -64,7 +64,7 @@ type Manifest struct {
 	Binding              string       `json:"binding"`
 	ValidatedAgainst     []Validation `json:"validated_against"`
 	RegressionProbes     []any        `json:"regression_probes"`
-	FallbackBehavior     string       `json:"fallback_behavior"`
+	FallbackBehavior     string       `json:"fallback_behavior,omitempty"`
 	CapabilitiesRequired []string     `json:"capabilities_required"`
 	DelegaticPolicyID    string       `json:"delegatic_policy_id"`
 	CreatedAt            string       `json:"created_at"`
@@ -157,9 +157,9 @@ type Edge struct {
 	Authorization   *Authorization    `json:"authorization"`
 	Provenance      Provenance        `json:"provenance"`
 	Tool            ToolCall          `json:"tool"`
-	Capability      string            `json:"capability"`
-	ShapeBefore     string            `json:"shape_before"`
-	ShapeAfter      string            `json:"shape_after"`
+	Capability      string            `json:"capability,omitempty"`
+	ShapeBefore     string            `json:"shape_before,omitempty"`
+	ShapeAfter      string            `json:"shape_after,omitempty"`
 	ParamSources    map[string]string `json:"param_sources"`
 
 	// Extra holds members this build does not know (see Trace.Extra).
@@ -278,18 +278,20 @@ type SurpriseSignal struct {
 	EdgeIndex          int     `json:"edge_index"`
 	Kind               string  `json:"kind"`
 	Detail             string  `json:"detail,omitempty"`
-	Token              string  `json:"token"`
-	Version            string  `json:"version"`
-	TraceID            string  `json:"trace_id"`
-	EdgeID             string  `json:"edge_id"`
-	BodySubtype        string  `json:"body_subtype"`
-	ActionType         string  `json:"action_type"`
-	PredictedStateHash string  `json:"predicted_state_hash"`
-	ActualStateHash    string  `json:"actual_state_hash"`
+	Token              string  `json:"token,omitempty"`
+	Version            string  `json:"version,omitempty"`
+	TraceID            string  `json:"trace_id,omitempty"`
+	EdgeID             string  `json:"edge_id,omitempty"`
+	BodySubtype        string  `json:"body_subtype,omitempty"`
+	ActionType         string  `json:"action_type,omitempty"`
+	PredictedStateHash string  `json:"predicted_state_hash,omitempty"`
+	ActualStateHash    string  `json:"actual_state_hash,omitempty"`
 	SurpriseMagnitude  float64 `json:"surprise_magnitude"`
-	SurpriseKind       string  `json:"surprise_kind"`
-	Evidence           any     `json:"evidence"`
-	Timestamp          string  `json:"timestamp"`
+	SurpriseKind       string  `json:"surprise_kind,omitempty"`
+	Evidence           any     `json:"evidence,omitempty"`
+	Timestamp          string  `json:"timestamp,omitempty"`
+	Law                string  `json:"law,omitempty"`
+	InvariantFamily    string  `json:"invariant_family,omitempty"`
 }
 
 // Surprise kinds of the ReplayReport.
@@ -314,6 +316,10 @@ type ProofResult struct {
 	RedactionResult  RedactionResult   `json:"redaction_result"`
 	ReplayResult     ReplayResult      `json:"replay_result"`
 	ConformanceCheck ConformanceCheck  `json:"conformance_check"`
+
+	// IASubstrate is another implementation's optional declaration; kept,
+	// never written by this one.
+	IASubstrate map[string]any `json:"ia_substrate,omitempty"`
 }
 
 // Verdicts of gates and of a whole proof. NotApplicable is for gates only.
@@ -342,6 +348,11 @@ type Gate struct {
 	EvidenceRef string `json:"evidence_ref,omitempty"`
 	Level       string `json:"level,omitempty"`
 	Reason      string `json:"reason,omitempty"`
+
+	// Law and InvariantFamily are written by another implementation that
+	// grounds gates in Invariant Arithmetic; this one reads and keeps them.
+	Law             string `json:"law,omitempty"`
+	InvariantFamily string `json:"invariant_family,omitempty"`
 }
 
 // Invariant ids (spec §5.4).
@@ -435,6 +446,10 @@ type Evidence struct {
 	EvidenceRefs          []EvidenceRef      `json:"evidence_refs"`
 	RedactionProfile      string             `json:"redaction_profile"`
 	Reproducibility       Reproducibility    `json:"reproducibility"`
+
+	// Invariants is another implementation's optional declaration; kept,
+	// never written by this one.
+	Invariants map[string]any `json:"invariants,omitempty"`
 }
 
 // Scenario is the seed task framed as a PRISM scenario. ScenarioID is a
@@ -463,7 +478,7 @@ type System struct {
 	SystemID string `json:"system_id"`
 	Model    string `json:"model"`
 	Provider string `json:"provider"`
-	BYOKey   bool   `json:"byo_key"`
+	BYOKey   bool   `json:"byo_key,omitempty"`
 }
 
 // CapabilitySnapshot lists the [&] primitives and subtypes active at run time.
@@ -475,9 +490,15 @@ type CapabilitySnapshot struct {
 
 // OTelTrace is an OpenTelemetry-compatible trace: TraceID is 32 lowercase
 // hex (the interaction trace's UUID without hyphens), span ids 16 hex.
+//
+// Span times count nanoseconds from TimeOrigin. Absolute Unix nanoseconds
+// (about 1.8e18) are integers beyond the ±2^53 that I-JSON allows, so a
+// bundle carrying them could not be imported strictly; add TimeOrigin to get
+// OTLP's absolute times.
 type OTelTrace struct {
-	TraceID string `json:"trace_id"`
-	Spans   []Span `json:"spans"`
+	TraceID    string `json:"trace_id"`
+	TimeOrigin string `json:"time_origin,omitempty"`
+	Spans      []Span `json:"spans"`
 }
 
 // Span is one timed unit of work: a PULSE phase or a tool call.

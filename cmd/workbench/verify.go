@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"workbench/fixtures"
+	"workbench/pkg/skill"
+	"workbench/pkg/verify"
+	"workbench/schemas"
+)
+
+// Exit statuses of workbench verify.
+const (
+	exitProven   = 0 // every bundle passes
+	exitUnproven = 1 // well-formed, but some bundle does not prove what it claims
+	exitInvalid  = 2 // some input is not a bundle, or the command line is wrong
+)
+
+func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the reports as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench verify [--json] FILE... ('-' reads standard input)")
+		fmt.Fprintln(stderr, "\nStrictly decodes each bundle, validates it against the bundle schema, recomputes its")
+		fmt.Fprintln(stderr, "content hash and re-derives its proof. Exit status: 0 every bundle passes; 1 a bundle is")
+		fmt.Fprintln(stderr, "well-formed but does not prove what it claims; 2 an input is not a valid bundle.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitProven
+		}
+		return exitInvalid
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitInvalid
+	}
+	v, err := newVerifier()
+	if err != nil {
+		fmt.Fprintf(stderr, "workbench verify: %v\n", err)
+		return exitInvalid
+	}
+
+	type result struct {
+		File   string         `json:"file"`
+		Report *verify.Report `json:"report,omitempty"`
+		Errors []string       `json:"errors,omitempty"`
+	}
+	var results []result
+	code := exitProven
+	for _, name := range fs.Args() {
+		res := result{File: name}
+		data, err := readInput(name, stdin)
+		if err == nil {
+			res.Report, err = v.Bytes(data)
+		}
+		var ie *verify.InvalidError
+		switch {
+		case errors.As(err, &ie):
+			for _, p := range ie.Problems {
+				res.Errors = append(res.Errors, p.String())
+			}
+			code = max(code, exitInvalid)
+		case err != nil:
+			res.Errors = append(res.Errors, err.Error())
+			code = max(code, exitInvalid)
+		case res.Report.Verdict != skill.VerdictPass:
+			code = max(code, exitUnproven)
+		}
+		results = append(results, res)
+	}
+
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			fmt.Fprintf(stderr, "workbench verify: %v\n", err)
+			return exitInvalid
+		}
+		return code
+	}
+	for i, r := range results {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if r.Report == nil {
+			for _, e := range r.Errors {
+				fmt.Fprintf(stderr, "%s: %s\n", r.File, e)
+			}
+			continue
+		}
+		printReport(stdout, r.File, r.Report)
+	}
+	return code
+}
+
+// maxInputBytes caps what verify reads: one byte over the bundle limit is
+// enough for the decoder to say the file is too large.
+const maxInputBytes = skill.MaxBundleBytes + 1
+
+func readInput(name string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader = stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read: %w", errors.Unwrap(err))
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxInputBytes))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read: %w", err)
+	}
+	return data, nil
+}
+
+func newVerifier() (*verify.Verifier, error) {
+	sv, err := schemas.New()
+	if err != nil {
+		return nil, fmt.Errorf("load schemas: %w", err)
+	}
+	sc, err := fixtures.Scenarios()
+	if err != nil {
+		return nil, fmt.Errorf("load fixture scenarios: %w", err)
+	}
+	return verify.New(sv, sc, nil), nil
+}
+
+func printReport(w io.Writer, file string, r *verify.Report) {
+	fmt.Fprintf(w, "%s\n", file)
+	fmt.Fprintf(w, "  skill %q v%d  bundle %s\n", r.SkillName, r.Version, r.BundleID)
+	fmt.Fprintf(w, "  content_hash %s  signed: %t  redaction: %s\n", r.ContentHash, r.Signed, r.Derived.RedactionResult.Profile)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  GATE\tCLAIMED\tRE-VERIFIED\tREASON")
+	claimed := map[string]skill.Gate{}
+	for _, g := range r.Claimed.ProofGates {
+		claimed[g.ID] = g
+	}
+	for _, g := range r.Derived.ProofGates {
+		c := claimed[g.ID].Verdict
+		if c == "" {
+			c = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", g.ID, c, withLevel(g), g.Reason)
+	}
+	for _, inv := range r.Derived.InvariantResults {
+		c := "-"
+		for _, ci := range r.Claimed.InvariantResults {
+			if ci.ID == inv.ID {
+				c = fmt.Sprint(ci.Held)
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\n", inv.ID, c, inv.Held, inv.Detail)
+	}
+	fmt.Fprintf(tw, "  overall\t%s\t%s\t\n", r.Claimed.OverallVerdict, r.Derived.OverallVerdict)
+	tw.Flush()
+	if len(r.Derived.ConformanceCheck.FixturesPassed)+len(r.Derived.ConformanceCheck.FixturesFailed) > 0 {
+		fmt.Fprintf(w, "  fixtures passed: %s  failed: %s\n",
+			orNone(r.Derived.ConformanceCheck.FixturesPassed), orNone(r.Derived.ConformanceCheck.FixturesFailed))
+	}
+	for _, o := range r.Overclaims {
+		fmt.Fprintf(w, "  OVERCLAIM %s\n", o)
+	}
+	fmt.Fprintf(w, "  verdict: %s\n", strings.ToUpper(r.Verdict))
+}
+
+func withLevel(g skill.Gate) string {
+	if g.Level != "" {
+		return g.Verdict + " (" + g.Level + ")"
+	}
+	return g.Verdict
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}

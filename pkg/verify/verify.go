@@ -1,0 +1,288 @@
+// Package verify decides whether a SkillBundle proves what it claims.
+//
+// A bundle's embedded proof is only a claim. The Verifier re-derives the
+// ProofResult of spec §5.4 from the bundle's own evidence — the six gates,
+// the four invariants, the authority, redaction and replay results and the
+// conformance check — and compares it with the claim. Every gate where the
+// claim is better than the evidence is an Overclaim, and an overclaiming
+// bundle fails whatever its evidence would otherwise give.
+//
+// Verification reads the bundle alone: it makes no network call, runs no
+// code from the bundle, and gives the same answer natively and in the
+// browser.
+package verify
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"workbench/fixtures"
+	"workbench/pkg/canonjson"
+	"workbench/pkg/redact"
+	"workbench/pkg/skill"
+	"workbench/schemas"
+)
+
+// Verifier re-derives proofs. It is safe for concurrent use.
+type Verifier struct {
+	schemas   *schemas.Validator
+	scenarios map[string]fixtures.Scenario
+	now       func() time.Time
+}
+
+// New returns a Verifier that validates with v, checks conformance against
+// the given fixture scenarios, and stamps proofs with now().
+func New(v *schemas.Validator, scenarios []fixtures.Scenario, now func() time.Time) *Verifier {
+	m := make(map[string]fixtures.Scenario, len(scenarios))
+	for _, s := range scenarios {
+		m[s.ID] = s
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Verifier{schemas: v, scenarios: m, now: now}
+}
+
+// Problem is one reason input is not a bundle, with its place.
+type Problem struct {
+	Pointer string // JSON pointer; "" for the whole document
+	Offset  int    // byte offset, -1 when unknown
+	Message string
+}
+
+func (p Problem) String() string {
+	switch {
+	case p.Pointer != "" && p.Offset >= 0:
+		return fmt.Sprintf("%s (byte %d): %s", p.Pointer, p.Offset, p.Message)
+	case p.Pointer != "":
+		return p.Pointer + ": " + p.Message
+	case p.Offset >= 0:
+		return fmt.Sprintf("byte %d: %s", p.Offset, p.Message)
+	}
+	return p.Message
+}
+
+// InvalidError says input is not a well-formed bundle: it failed strict
+// decoding or the bundle schema. Nothing about its proof can be said.
+type InvalidError struct {
+	Problems []Problem
+}
+
+func (e *InvalidError) Error() string {
+	if len(e.Problems) == 1 {
+		return "invalid bundle: " + e.Problems[0].String()
+	}
+	return fmt.Sprintf("invalid bundle: %s (and %d more problems)", e.Problems[0], len(e.Problems)-1)
+}
+
+// Overclaim is one place where a bundle's claimed proof is better than what
+// its evidence supports.
+type Overclaim struct {
+	What    string // a gate id, an invariant id, "overall_verdict", "replay_result.fidelity_level", "authority_result.decision"
+	Claimed string
+	Derived string
+}
+
+func (o Overclaim) String() string {
+	return fmt.Sprintf("%s: claimed %s, evidence gives %s", o.What, o.Claimed, o.Derived)
+}
+
+// Report is the outcome of verifying one bundle.
+type Report struct {
+	BundleID    string            `json:"bundle_id"`
+	SkillID     string            `json:"skill_id"`
+	SkillName   string            `json:"skill_name"`
+	Version     int               `json:"skill_version"`
+	ContentHash string            `json:"content_hash"`
+	Signed      bool              `json:"signed"`
+	Claimed     skill.ProofResult `json:"claimed"`
+	Derived     skill.ProofResult `json:"re_verified"`
+	Overclaims  []Overclaim       `json:"overclaims"`
+	// Verdict is the bundle's standing: the re-derived overall verdict, or
+	// fail when the claim overstates the evidence.
+	Verdict string `json:"verdict"`
+}
+
+// Bytes verifies bundle bytes as read from a file: strict decoding, the
+// bundle schema, the content hash and the re-derived proof. It returns an
+// *InvalidError when data is not a well-formed bundle.
+func (v *Verifier) Bytes(data []byte) (*Report, error) {
+	doc, err := skill.Parse(data)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if err := v.schemas.ValidateJSON(schemas.Bundle, data); err != nil {
+		return nil, invalid(err)
+	}
+	b, _, err := skill.Decode(data)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	derived := v.prove(b, data, doc)
+	claimed := b.Proof
+	r := &Report{
+		BundleID: b.BundleID, SkillID: b.SkillID, SkillName: b.Manifest.Name, Version: b.SkillVersion,
+		ContentHash: b.ContentHash, Signed: b.Signature != nil,
+		Claimed: claimed, Derived: derived,
+		Overclaims: Overclaims(claimed, derived),
+	}
+	r.Verdict = derived.OverallVerdict
+	if len(r.Overclaims) > 0 {
+		r.Verdict = skill.VerdictFail
+	}
+	return r, nil
+}
+
+func invalid(err error) error {
+	var ve *schemas.ValidationError
+	if errors.As(err, &ve) {
+		ps := make([]Problem, 0, len(ve.Errors))
+		for _, fe := range ve.Errors {
+			ps = append(ps, Problem{Pointer: fe.Pointer, Offset: -1, Message: fe.Message})
+		}
+		return &InvalidError{Problems: ps}
+	}
+	var de *skill.DecodeError
+	if errors.As(err, &de) {
+		return &InvalidError{Problems: []Problem{{Pointer: de.Pointer, Offset: de.Offset, Message: de.Reason}}}
+	}
+	return &InvalidError{Problems: []Problem{{Offset: -1, Message: err.Error()}}}
+}
+
+// Prove derives the proof of an in-memory bundle, as a producer does before
+// embedding it. The bundle is encoded exactly as it would be exported.
+func (v *Verifier) Prove(b *skill.Bundle) (skill.ProofResult, error) {
+	b.Normalize()
+	data, err := json.Marshal(b)
+	if err != nil {
+		return skill.ProofResult{}, fmt.Errorf("encode bundle: %w", err)
+	}
+	doc, err := skill.Parse(data)
+	if err != nil {
+		return skill.ProofResult{}, err
+	}
+	return v.prove(b, data, doc), nil
+}
+
+// SealWithProof seals b, derives its proof, embeds it and seals again. The
+// embedded proof's content-hash gate speaks of the seal it was derived
+// from; the final seal covers the proof too, and re-verification checks it.
+func (v *Verifier) SealWithProof(b *skill.Bundle) error {
+	if err := b.Seal(); err != nil {
+		return err
+	}
+	p, err := v.Prove(b)
+	if err != nil {
+		return err
+	}
+	b.Proof = p
+	return b.Seal()
+}
+
+func (v *Verifier) prove(b *skill.Bundle, data []byte, doc *canonjson.Document) skill.ProofResult {
+	rec, recErr := latestReplay(b)
+	authGate, authInv, authRes := authority(b, rec)
+	traceGate, traceInv := traceCompleteness(b)
+	replayGate, replayRes := replayFidelity(b, rec, recErr)
+	hashGate, hashInv, hashOK := contentHash(b, data, doc)
+	redGate, redInv, redRes := v.redaction(b, data, hashOK)
+	capGate := noHiddenCapability(b)
+	gates := []skill.Gate{authGate, traceGate, replayGate, redGate, hashGate, capGate}
+	p := skill.ProofResult{
+		Schema:           skill.ProofSchemaURI,
+		VerifierVersion:  skill.VerifierVersion,
+		ComputedAt:       skill.Timestamp(v.now()),
+		OverallVerdict:   overall(gates),
+		ProofGates:       gates,
+		InvariantResults: []skill.InvariantResult{authInv, traceInv, hashInv, redInv},
+		AuthorityResult:  authRes,
+		RedactionResult:  redRes,
+		ReplayResult:     replayRes,
+	}
+	p.ConformanceCheck = v.conformance(b, &p)
+	return p
+}
+
+// contentHash recomputes the content hash twice, from two independent
+// serializations — the canonical form of the bytes as given, and the
+// canonical form of a generic re-encoding — and requires both to equal the
+// claimed content_hash.
+func contentHash(b *skill.Bundle, data []byte, doc *canonjson.Document) (skill.Gate, skill.InvariantResult, bool) {
+	g := skill.Gate{ID: skill.GateContentHash, EvidenceRef: "content_hash"}
+	inv := skill.InvariantResult{ID: skill.InvBundleHashReproducible}
+	first, err1 := skill.DocumentHash(doc)
+	second, err2 := genericHash(data)
+	if err1 != nil || err2 != nil {
+		inv.Held = false
+		g.Verdict, g.Reason = skill.VerdictFail, fmt.Sprintf("cannot recompute the hash: %v", errors.Join(err1, err2))
+		return g, inv, false
+	}
+	inv.Held = first == second
+	switch {
+	case first != second:
+		g.Verdict, g.Reason = skill.VerdictFail, fmt.Sprintf("two serializations hash differently: %s and %s", first, second)
+	case first != b.ContentHash:
+		g.Verdict, g.Reason = skill.VerdictFail, fmt.Sprintf("content_hash is %s but the bundle hashes to %s", b.ContentHash, first)
+	default:
+		g.Verdict, g.Reason = skill.VerdictPass, "recomputed twice, byte for byte"
+		return g, inv, true
+	}
+	return g, inv, false
+}
+
+// genericHash re-serializes data through a generic JSON tree — a path that
+// shares nothing with the document parser but the final canonicalization.
+func genericHash(data []byte) (string, error) {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return "", err
+	}
+	delete(m, "content_hash")
+	delete(m, "signature")
+	re, err := json.Marshal(m)
+	if err != nil {
+		return "", err
+	}
+	c, err := canonjson.Transform(re)
+	if err != nil {
+		return "", err
+	}
+	return skill.HashBytes(c), nil
+}
+
+// redaction checks gate.redaction_verify: under a profile other than none,
+// the stripped classes really hold no content, no secret remains, every
+// pointer the claim lists as stripped is stripped, and the hash verifies.
+func (v *Verifier) redaction(b *skill.Bundle, data []byte, hashOK bool) (skill.Gate, skill.InvariantResult, skill.RedactionResult) {
+	profile := b.Evidence.RedactionProfile
+	g := skill.Gate{ID: skill.GateRedactionVerify, EvidenceRef: "evidence.redaction_profile"}
+	inv := skill.InvariantResult{ID: skill.InvRedactedBundleStillVerify}
+	res := skill.RedactionResult{Profile: profile, FieldsStripped: []string{}, PostRedactionHashMatches: hashOK}
+	if profile == skill.RedactionNone {
+		g.Verdict, g.Reason, inv.Held = skill.VerdictNotApplicable, "redaction_profile=none", skill.VerdictNotApplicable
+		return g, inv, res
+	}
+	var problems []string
+	for _, p := range redact.Check(b) {
+		problems = append(problems, p.String())
+	}
+	claimed := b.Proof.RedactionResult.FieldsStripped
+	stripped, notStripped := checkStripped(data, claimed)
+	for _, ptr := range notStripped {
+		problems = append(problems, fmt.Sprintf("%s is listed as stripped but still holds content", ptr))
+	}
+	res.FieldsStripped = stripped
+	if !hashOK {
+		problems = append(problems, "the post-redaction content hash does not verify")
+	}
+	inv.Held = len(problems) == 0
+	if len(problems) > 0 {
+		g.Verdict, g.Reason = skill.VerdictFail, joinReasons(problems)
+		return g, inv, res
+	}
+	g.Verdict = skill.VerdictPass
+	g.Reason = fmt.Sprintf("%s: %d fields stripped, no secret left, hash verifies", profile, len(stripped))
+	return g, inv, res
+}

@@ -1,0 +1,338 @@
+package verify_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"workbench/internal/fixturegen"
+	"workbench/pkg/skill"
+	"workbench/pkg/verify"
+)
+
+func setup(t *testing.T) (*verify.Verifier, map[string][]byte) {
+	t.Helper()
+	v, err := fixturegen.Verifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := fixturegen.Build(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, files
+}
+
+func decode(t *testing.T, data []byte) *skill.Bundle {
+	t.Helper()
+	b, _, err := skill.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func gate(p skill.ProofResult, id string) skill.Gate {
+	for _, g := range p.ProofGates {
+		if g.ID == id {
+			return g
+		}
+	}
+	return skill.Gate{}
+}
+
+func invariant(p skill.ProofResult, id string) any {
+	for _, r := range p.InvariantResults {
+		if r.ID == id {
+			return r.Held
+		}
+	}
+	return nil
+}
+
+func TestReferenceBundlePasses(t *testing.T) {
+	v, files := setup(t)
+	r, err := v.Bytes(files[fixturegen.ValidBundle])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != skill.VerdictPass || len(r.Overclaims) != 0 {
+		t.Fatalf("verdict %s, overclaims %v; gates %+v", r.Verdict, r.Overclaims, r.Derived.ProofGates)
+	}
+	for _, g := range r.Derived.ProofGates {
+		want := skill.VerdictPass
+		if g.ID == skill.GateRedactionVerify {
+			want = skill.VerdictNotApplicable
+		}
+		if g.Verdict != want {
+			t.Errorf("%s: %s (%s), want %s", g.ID, g.Verdict, g.Reason, want)
+		}
+	}
+	if l := gate(r.Derived, skill.GateReplayFidelity).Level; l != skill.LevelStructural {
+		t.Errorf("replay level %s, want structural", l)
+	}
+	if got := r.Derived.ConformanceCheck.FixturesPassed; len(got) != 1 || got[0] != "skill.replay_fidelity" {
+		t.Errorf("fixtures passed %v, failed %v", got, r.Derived.ConformanceCheck.FixturesFailed)
+	}
+}
+
+func TestRedactedFixtureVerifies(t *testing.T) {
+	v, files := setup(t)
+	data := files[fixturegen.RedactedTranscriptPII]
+	r, err := v.Bytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := gate(r.Derived, skill.GateRedactionVerify); g.Verdict != skill.VerdictPass {
+		t.Fatalf("redaction gate %s: %s", g.Verdict, g.Reason)
+	}
+	if r.Verdict != skill.VerdictPass {
+		t.Fatalf("verdict %s, overclaims %v", r.Verdict, r.Overclaims)
+	}
+	if strings.Contains(string(data), "sk-or-v1-0000") {
+		t.Fatal("the seeded key survived redaction")
+	}
+}
+
+func TestMissingContentHashIsInvalid(t *testing.T) {
+	v, files := setup(t)
+	_, err := v.Bytes(files[fixturegen.MissingContentHash])
+	var ie *verify.InvalidError
+	if !errors.As(err, &ie) {
+		t.Fatalf("got %v, want an InvalidError", err)
+	}
+	if !strings.Contains(ie.Error(), "content_hash") {
+		t.Errorf("error does not name content_hash: %v", ie)
+	}
+}
+
+func TestHostileInputIsInvalid(t *testing.T) {
+	v, _ := setup(t)
+	for name, in := range map[string]string{
+		"not json":       "hello",
+		"array root":     "[1,2]",
+		"duplicate key":  `{"a":1,"a":2}`,
+		"empty object":   `{}`,
+		"lone surrogate": `{"a":"\ud800"}`,
+	} {
+		_, err := v.Bytes([]byte(in))
+		var ie *verify.InvalidError
+		if !errors.As(err, &ie) {
+			t.Errorf("%s: got %v, want an InvalidError", name, err)
+		}
+	}
+}
+
+// mutate decodes the reference bundle, changes it, and re-encodes it:
+// reseal seals again (as an honest producer would) and reprove also
+// re-derives the embedded proof.
+func mutate(t *testing.T, v *verify.Verifier, data []byte, change func(b *skill.Bundle), reseal, reprove bool) *verify.Report {
+	t.Helper()
+	b := decode(t, data)
+	change(b)
+	switch {
+	case reprove:
+		if err := v.SealWithProof(b); err != nil {
+			t.Fatal(err)
+		}
+	case reseal:
+		if err := b.Seal(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := v.Bytes(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func replayRecord(t testing.TB, b *skill.Bundle) (*skill.ReplayRecord, func()) {
+	t.Helper()
+	i := len(b.Evidence.Events) - 1
+	if b.Evidence.Events[i].Type != skill.EventReplayExecuted {
+		t.Fatal("the reference bundle's last event is not its replay")
+	}
+	var rec skill.ReplayRecord
+	raw, _ := json.Marshal(b.Evidence.Events[i].Data)
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return &rec, func() { b.Evidence.Events[i].Data = rec }
+}
+
+func TestGatesFail(t *testing.T) {
+	v, files := setup(t)
+	valid := files[fixturegen.ValidBundle]
+	tests := []struct {
+		name    string
+		change  func(b *skill.Bundle)
+		reseal  bool
+		reprove bool
+		gate    string
+		verdict string
+		reason  string
+		inv     string // an invariant that must not hold
+	}{
+		{name: "tampered field", change: func(b *skill.Bundle) { b.Manifest.Description = "something else" },
+			gate: skill.GateContentHash, verdict: skill.VerdictFail, reason: "hashes to"},
+		{name: "undeclared capability", reprove: true, change: func(b *skill.Bundle) {
+			b.Trace.Edges[1].Capability = skill.CapabilityOS
+		}, gate: skill.GateNoHiddenCapability, verdict: skill.VerdictFail, reason: "edge 1 used &body.os"},
+		{name: "edge without capability", reprove: true, change: func(b *skill.Bundle) {
+			b.Trace.Edges[2].Capability, b.Trace.Edges[2].Provenance.Capability = "", ""
+		}, gate: skill.GateNoHiddenCapability, verdict: skill.VerdictFail, reason: "edge 2 does not say"},
+		{name: "missing authorization", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[0].Authorization = nil },
+			gate: skill.GateAuthority, verdict: skill.VerdictFail, reason: "edge 0 has no authorization", inv: skill.InvEveryActionAuthorized},
+		{name: "denied and stopped", reprove: true, change: func(b *skill.Bundle) {
+			e := &b.Trace.Edges[2]
+			e.Authorization.Decision, e.Authorization.Reason = skill.DecisionDeny, "host writes need destructive mode"
+			e.OutcomeStatus, e.StateAfter = skill.OutcomeDenied, e.StateBefore
+		}, gate: skill.GateAuthority, verdict: skill.VerdictFail, reason: "edge 2 was denied"},
+		{name: "denied but acted", reprove: true, change: func(b *skill.Bundle) {
+			b.Trace.Edges[1].Authorization.Decision = skill.DecisionDeny
+		}, gate: skill.GateAuthority, verdict: skill.VerdictFail, reason: "acted although", inv: skill.InvEveryActionAuthorized},
+		{name: "foreign policy", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[0].Authorization.PolicyID = "other" },
+			gate: skill.GateAuthority, verdict: skill.VerdictFail, reason: "under policy"},
+		{name: "index gap", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[2].Index = 5 },
+			gate: skill.GateTraceCompleteness, verdict: skill.VerdictFail, reason: "has index 5"},
+		{name: "time runs backwards", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[2].Provenance.Timestamp = b.Trace.StartedAt },
+			gate: skill.GateTraceCompleteness, verdict: skill.VerdictFail, reason: "before edge 1"},
+		{name: "no replay", reprove: true, change: func(b *skill.Bundle) { b.Evidence.Events = b.Evidence.Events[:len(b.Evidence.Events)-1] },
+			gate: skill.GateReplayFidelity, verdict: skill.VerdictInconclusive, reason: "no replay"},
+		{name: "replay claims exact match", reprove: true, change: func(b *skill.Bundle) {
+			rec, put := replayRecord(t, b)
+			rec.Edges[2].Match = skill.MatchExact
+			put()
+		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictFail, reason: "claims exact"},
+		{name: "replay committed a divergent edge", reprove: true, change: func(b *skill.Bundle) {
+			rec, put := replayRecord(t, b)
+			rec.Edges[1].ObservedShapeAfter = skill.HashBytes([]byte("other"))
+			rec.Edges[1].Match = skill.MatchMismatch
+			put()
+		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictFail, reason: "diverged"},
+		{name: "replay halted", reprove: true, change: func(b *skill.Bundle) {
+			rec, put := replayRecord(t, b)
+			rec.Edges[1].ObservedShapeAfter = skill.HashBytes([]byte("other"))
+			rec.Edges[1].Match, rec.Edges[1].Committed = skill.MatchMismatch, false
+			rec.Edges[2] = skill.ReplayEdge{Index: 2, EdgeID: rec.Edges[2].EdgeID, Match: skill.MatchNotRun}
+			rec.Report.EdgesAttempted, rec.Report.EdgesCommitted, rec.Report.Fidelity = 2, 1, 0.5
+			rec.Report.Status, rec.Report.FidelityLevel, rec.Report.HaltedAtEdge = skill.StatusHalted, skill.LevelFailed, new(int)
+			*rec.Report.HaltedAtEdge = 1
+			put()
+		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictFail, reason: "halted at edge 1"},
+		{name: "surprises where exact was expected", reprove: true, change: func(b *skill.Bundle) {
+			rec, put := replayRecord(t, b)
+			rec.ExpectedLevel = skill.LevelExact
+			rec.Report.Status = skill.StatusCompletedWithSurprises
+			put()
+		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictPartial},
+		{name: "wrong fidelity arithmetic", reprove: true, change: func(b *skill.Bundle) {
+			rec, put := replayRecord(t, b)
+			rec.Report.EdgesCommitted = 2
+			rec.Report.Fidelity = 0.5
+			put()
+		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictFail, reason: "attempted"},
+		{name: "claims redaction that did not happen", reprove: true, change: func(b *skill.Bundle) {
+			b.Evidence.RedactionProfile = skill.RedactionTranscriptPII
+		}, gate: skill.GateRedactionVerify, verdict: skill.VerdictFail, inv: skill.InvRedactedBundleStillVerify},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mutate(t, v, valid, tt.change, tt.reseal, tt.reprove)
+			g := gate(r.Derived, tt.gate)
+			if g.Verdict != tt.verdict {
+				t.Fatalf("%s: %s (%s), want %s", tt.gate, g.Verdict, g.Reason, tt.verdict)
+			}
+			if !strings.Contains(g.Reason, tt.reason) {
+				t.Errorf("%s reason %q does not mention %q", tt.gate, g.Reason, tt.reason)
+			}
+			if tt.inv != "" && invariant(r.Derived, tt.inv) == true {
+				t.Errorf("%s held", tt.inv)
+			}
+			if r.Verdict == skill.VerdictPass {
+				t.Errorf("overall verdict pass despite %s %s", tt.gate, g.Verdict)
+			}
+			if tt.reprove && len(r.Overclaims) > 0 {
+				t.Errorf("an honest re-proved bundle was flagged as overclaiming: %v", r.Overclaims)
+			}
+		})
+	}
+}
+
+// A producer proves a bundle before any schema check: the gates must catch
+// what the schema would, too.
+func TestProveWithoutSchema(t *testing.T) {
+	v, files := setup(t)
+	b := decode(t, files[fixturegen.ValidBundle])
+	b.Trace.Edges[1].StateAfter = "sha256:" + strings.Repeat("0", 63) + "g"
+	p, err := v.Prove(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := gate(p, skill.GateTraceCompleteness); g.Verdict != skill.VerdictFail || !strings.Contains(g.Reason, "edge 1 lacks") {
+		t.Errorf("trace gate %s: %s", g.Verdict, g.Reason)
+	}
+	if invariant(p, skill.InvStateHashPerEdge) != false {
+		t.Error("state hash invariant held")
+	}
+	if p.OverallVerdict != skill.VerdictFail {
+		t.Errorf("overall %s", p.OverallVerdict)
+	}
+}
+
+func TestOverclaimIsCaught(t *testing.T) {
+	v, files := setup(t)
+	// Drop the replay but keep the claim that replay passed, then seal
+	// honestly: the hash verifies, the claim does not.
+	r := mutate(t, v, files[fixturegen.ValidBundle], func(b *skill.Bundle) {
+		b.Evidence.Events = b.Evidence.Events[:len(b.Evidence.Events)-1]
+	}, true, false)
+	if r.Verdict != skill.VerdictFail {
+		t.Fatalf("verdict %s, want fail", r.Verdict)
+	}
+	var saw []string
+	for _, o := range r.Overclaims {
+		saw = append(saw, o.What)
+	}
+	for _, want := range []string{skill.GateReplayFidelity, "overall_verdict", "replay_result.fidelity_level"} {
+		if !strings.Contains(strings.Join(saw, " "), want) {
+			t.Errorf("overclaims %v miss %s", saw, want)
+		}
+	}
+	if g := gate(r.Derived, skill.GateContentHash); g.Verdict != skill.VerdictPass {
+		t.Errorf("content hash %s: the overclaim test should isolate the claim", g.Verdict)
+	}
+}
+
+func TestOverclaims(t *testing.T) {
+	pass := func(id, verdict string) skill.Gate { return skill.Gate{ID: id, Verdict: verdict} }
+	tests := []struct {
+		claimed, derived string
+		over             bool
+	}{
+		{skill.VerdictPass, skill.VerdictPass, false},
+		{skill.VerdictPass, skill.VerdictFail, true},
+		{skill.VerdictPass, skill.VerdictInconclusive, true},
+		{skill.VerdictPartial, skill.VerdictPass, false},
+		{skill.VerdictInconclusive, skill.VerdictFail, true},
+		{skill.VerdictFail, skill.VerdictPass, false},
+		{skill.VerdictNotApplicable, skill.VerdictNotApplicable, false},
+		{skill.VerdictNotApplicable, skill.VerdictFail, true},
+		{skill.VerdictPass, skill.VerdictNotApplicable, true},
+		{skill.VerdictFail, skill.VerdictNotApplicable, false},
+	}
+	for _, tt := range tests {
+		c := skill.ProofResult{ProofGates: []skill.Gate{pass(skill.GateAuthority, tt.claimed)}, OverallVerdict: skill.VerdictFail}
+		d := skill.ProofResult{ProofGates: []skill.Gate{pass(skill.GateAuthority, tt.derived)}, OverallVerdict: skill.VerdictFail}
+		got := len(verify.Overclaims(c, d)) > 0
+		if got != tt.over {
+			t.Errorf("claimed %s, derived %s: overclaim %v, want %v", tt.claimed, tt.derived, got, tt.over)
+		}
+	}
+}
