@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func fixture(name string) string { return filepath.Join("..", "..", "fixtures", name) }
+
+func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestVerifyExitStatus(t *testing.T) {
+	tampered := filepath.Join(t.TempDir(), "tampered.skill.json")
+	data, err := os.ReadFile(fixture("valid-skill-bundle.v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(tampered, bytes.Replace(data, []byte("Weather lookup"), []byte("Weather lookup!"), 1), 0o644)
+
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"passing bundle", []string{"verify", fixture("valid-skill-bundle.v0.json")}, 0,
+			[]string{"gate.replay_fidelity", "pass (structural)", "verdict: PASS", "signed: false"}, nil},
+		{"redacted bundle", []string{"verify", fixture("redacted-transcript_pii.v0.json")}, 0,
+			[]string{"redaction: transcript_pii", "verdict: PASS"}, nil},
+		{"tampered bundle", []string{"verify", tampered}, 1,
+			[]string{"gate.content_hash", "OVERCLAIM gate.content_hash: claimed pass, evidence gives fail", "verdict: FAIL"}, nil},
+		{"missing content hash", []string{"verify", fixture("invalid-missing-content-hash.v0.json")}, 2,
+			nil, []string{"/content_hash: is required"}},
+		{"missing file", []string{"verify", "no-such.skill.json"}, 2, nil, []string{"no-such.skill.json: cannot read"}},
+		{"worst status wins", []string{"verify", fixture("valid-skill-bundle.v0.json"), tampered}, 1, []string{"verdict: PASS", "verdict: FAIL"}, nil},
+		{"no files", []string{"verify"}, 2, nil, []string{"usage: workbench verify"}},
+		{"help", []string{"verify", "--help"}, 0, nil, []string{"usage: workbench verify"}},
+		{"unknown command", []string{"frobnicate"}, 2, nil, []string{"unknown command"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stack trace on stderr:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestVerifyStdinAndJSON(t *testing.T) {
+	data, err := os.ReadFile(fixture("valid-skill-bundle.v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(t, string(data), "verify", "--json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var results []struct {
+		File   string `json:"file"`
+		Report struct {
+			Verdict string `json:"verdict"`
+			Derived struct {
+				OverallVerdict string `json:"overall_verdict"`
+			} `json:"re_verified"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &results); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, stdout)
+	}
+	if len(results) != 1 || results[0].File != "-" || results[0].Report.Verdict != "pass" || results[0].Report.Derived.OverallVerdict != "pass" {
+		t.Fatalf("unexpected report: %+v", results)
+	}
+
+	code, _, stderr = runCmd(t, "{not json", "verify", "-")
+	if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "byte 1") {
+		t.Fatalf("malformed stdin: exit %d, stderr %q (want one line naming the offset)", code, stderr)
+	}
+}
