@@ -186,7 +186,7 @@ func (v *Verifier) prove(b *skill.Bundle, data []byte, doc *canonjson.Document) 
 	authGate, authInv, authRes := authority(b, rec)
 	traceGate, traceInv := traceCompleteness(b)
 	replayGate, replayRes := replayFidelity(b, rec, recErr)
-	hashGate, hashInv, hashOK := contentHash(b, data, doc)
+	hashGate, hashInv, hashOK := contentHash(b, doc)
 	redGate, redInv, redRes := v.redaction(b, data, hashOK)
 	capGate := noHiddenCapability(b)
 	gates := []skill.Gate{authGate, traceGate, replayGate, redGate, hashGate, capGate}
@@ -207,13 +207,14 @@ func (v *Verifier) prove(b *skill.Bundle, data []byte, doc *canonjson.Document) 
 
 // contentHash recomputes the content hash twice, from two independent
 // serializations — the canonical form of the bytes as given, and the
-// canonical form of a generic re-encoding — and requires both to equal the
-// claimed content_hash.
-func contentHash(b *skill.Bundle, data []byte, doc *canonjson.Document) (skill.Gate, skill.InvariantResult, bool) {
+// canonical form of that canonical text parsed afresh — and requires both to
+// equal the claimed content_hash. The second catches an encoder whose output
+// is not a fixed point, which would make hashes depend on who re-serialized.
+func contentHash(b *skill.Bundle, doc *canonjson.Document) (skill.Gate, skill.InvariantResult, bool) {
 	g := skill.Gate{ID: skill.GateContentHash, EvidenceRef: "content_hash"}
 	inv := skill.InvariantResult{ID: skill.InvBundleHashReproducible}
 	first, err1 := skill.DocumentHash(doc)
-	second, err2 := genericHash(data)
+	second, err2 := reserializedHash(doc)
 	if err1 != nil || err2 != nil {
 		inv.Held = false
 		g.Verdict, g.Reason = skill.VerdictFail, fmt.Sprintf("cannot recompute the hash: %v", errors.Join(err1, err2))
@@ -232,24 +233,14 @@ func contentHash(b *skill.Bundle, data []byte, doc *canonjson.Document) (skill.G
 	return g, inv, false
 }
 
-// genericHash re-serializes data through a generic JSON tree — a path that
-// shares nothing with the document parser but the final canonicalization.
-func genericHash(data []byte) (string, error) {
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		return "", err
-	}
-	delete(m, "content_hash")
-	delete(m, "signature")
-	re, err := json.Marshal(m)
+// reserializedHash hashes the bundle after a full round trip through its
+// canonical text: serialize, parse again, hash.
+func reserializedHash(doc *canonjson.Document) (string, error) {
+	again, err := canonjson.Parse(doc.Canonical(), canonjson.Limits{MaxBytes: 1 << 30})
 	if err != nil {
 		return "", err
 	}
-	c, err := canonjson.Transform(re)
-	if err != nil {
-		return "", err
-	}
-	return skill.HashBytes(c), nil
+	return skill.DocumentHash(again)
 }
 
 // redaction checks gate.redaction_verify: under a profile other than none,
