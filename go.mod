@@ -7,4 +7,7 @@ require (
 	golang.org/x/text v0.44.0
 )
 
-require github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+require (
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/syumai/workers v0.31.0
+)

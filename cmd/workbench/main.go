@@ -22,6 +22,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"verify": {"verify bundles: strict decode, schema, hash, re-derived proof", runVerify},
+		"serve":  {"serve the site and the OpenRouter proxy on one local origin", runServe},
 	}
 }
 

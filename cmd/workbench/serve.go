@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"workbench/pkg/proxy"
+)
+
+// runServe serves the built site and the OpenRouter proxy on one local
+// origin, the way the deployed Worker does: static files with the
+// single-page-app fallback, the site's _headers rules, and package proxy's
+// handler under proxy.MountPath.
+func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	addr := fl.String("addr", "127.0.0.1:8000", "`host:port` to listen on")
+	upstream := fl.String("openrouter-upstream", proxy.OpenRouterAPI, "OpenRouter API base `URL`; only a loopback URL may replace the default (for tests)")
+	origin := fl.String("allowed-origin", "", "the `origin` the browser loads the workbench from (default http://<addr>)")
+	site := fl.String("site", "build/site", "`directory` of the built site")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench serve [flags]")
+		fmt.Fprintln(stderr, "Serves the site and the OpenRouter proxy (/api/llm/openrouter/) on one origin.")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "workbench serve: unexpected argument %q\n", fl.Arg(0))
+		return 2
+	}
+	if st, err := os.Stat(*site); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "workbench serve: --site %s: not a directory (build the site first)\n", *site)
+		return 2
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "workbench serve: --addr: %v\n", err)
+		return 1
+	}
+	defer ln.Close()
+	if *origin == "" {
+		*origin = "http://" + ln.Addr().String()
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	h, err := newServeHandler(serveConfig{Site: *site, AllowedOrigin: *origin, Upstream: *upstream, Log: logger})
+	if err != nil {
+		fmt.Fprintf(stderr, "workbench serve: %v\n", err)
+		return 2
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "workbench: serving %s at http://%s (allowed origin %s; OpenRouter proxy %s → %s)\n",
+		*site, ln.Addr(), *origin, proxy.MountPath, *upstream)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(stderr, "workbench serve: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "workbench serve: shutdown: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serveConfig is what newServeHandler needs.
+type serveConfig struct {
+	Site          string // directory of the built site
+	AllowedOrigin string
+	Upstream      string
+	Log           *slog.Logger // one line per proxied request; nil for none
+}
+
+// newServeHandler routes /api/ to the proxy and everything else to the
+// site, as wrangler.toml does for the Worker.
+func newServeHandler(cfg serveConfig) (http.Handler, error) {
+	var logf func(proxy.Event)
+	if cfg.Log != nil {
+		logf = func(e proxy.Event) {
+			cfg.Log.Info("proxy", "method", e.Method, "path", e.Path, "status", e.Status, "code", e.Code,
+				"upstream", e.Upstream, "bytes", e.Bytes, "duration", e.Duration)
+		}
+	}
+	p, err := proxy.New(proxy.Config{AllowedOrigin: cfg.AllowedOrigin, Upstream: cfg.Upstream, Doer: proxy.NewHTTPDoer(), Log: logf})
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(cfg.Site)
+	if err != nil {
+		return nil, fmt.Errorf("--site: %w", err)
+	}
+	s := &siteHandler{fsys: root.FS()}
+	if s.rules, err = readHeadersFile(s.fsys); err != nil {
+		return nil, err
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, proxy.MountPath):
+			p.ServeHTTP(w, r)
+		case r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/"):
+			proxy.WriteError(w, &proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound,
+				Message: "no API route here; the OpenRouter proxy is under " + proxy.MountPath})
+		default:
+			s.ServeHTTP(w, r)
+		}
+	}), nil
+}
+
+// siteHandler serves the built site like Workers static assets in
+// single-page-application mode: a file when one matches, index.html for
+// any other path, with the headers the site's _headers file assigns.
+type siteHandler struct {
+	fsys  fs.FS // rooted at the site directory; cannot be escaped
+	rules []headerRule
+}
+
+// controlFile reports whether name is one of the platform's control files,
+// which are never served as assets.
+func controlFile(name string) bool {
+	switch name {
+	case "_headers", "_redirects", ".assetsignore":
+		return true
+	}
+	return false
+}
+
+func (s *siteHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	clean := path.Clean("/" + r.URL.Path)
+	name := strings.TrimPrefix(clean, "/")
+	if name == "" {
+		name = "index.html"
+	}
+	if st, err := fs.Stat(s.fsys, name); err == nil && st.IsDir() {
+		name = path.Join(name, "index.html")
+	}
+	if controlFile(path.Base(name)) || !fs.ValidPath(name) {
+		name = "index.html"
+	}
+	f, err := s.fsys.Open(name)
+	if err != nil {
+		// Deep links are the app's routes: serve it and let it route.
+		name = "index.html"
+		if f, err = s.fsys.Open(name); err != nil {
+			http.Error(w, "the site has no index.html", http.StatusNotFound)
+			return
+		}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		http.Error(w, "not a file", http.StatusNotFound)
+		return
+	}
+	for _, rule := range s.rules {
+		rule.apply(w.Header(), r.URL.Path)
+	}
+	rs, ok := f.(io.ReadSeeker)
+	if !ok {
+		http.Error(w, "unseekable file", http.StatusInternalServerError)
+		return
+	}
+	http.ServeContent(w, r, name, st.ModTime(), rs)
+}
+
+// headerRule is one block of a _headers file: a path pattern ("*" matches
+// any run of characters, ":name" one segment) with headers to set and
+// names to remove.
+type headerRule struct {
+	pattern string
+	set     [][2]string
+	remove  []string
+}
+
+// readHeadersFile parses the site's _headers file, if it has one, in
+// Workers static assets' format.
+func readHeadersFile(fsys fs.FS) ([]headerRule, error) {
+	f, err := fsys.Open("_headers")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("_headers: %w", err)
+	}
+	defer f.Close()
+	var rules []headerRule
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
+		case line[0] != ' ' && line[0] != '\t':
+			if !strings.HasPrefix(trimmed, "/") {
+				return nil, fmt.Errorf("_headers line %d: pattern %q does not start with /", n, trimmed)
+			}
+			rules = append(rules, headerRule{pattern: trimmed})
+		case len(rules) == 0:
+			return nil, fmt.Errorf("_headers line %d: header before any path pattern", n)
+		case strings.HasPrefix(trimmed, "!"):
+			r := &rules[len(rules)-1]
+			r.remove = append(r.remove, strings.TrimSpace(trimmed[1:]))
+		default:
+			k, v, ok := strings.Cut(trimmed, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return nil, fmt.Errorf("_headers line %d: want \"Name: value\", got %q", n, trimmed)
+			}
+			r := &rules[len(rules)-1]
+			r.set = append(r.set, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("_headers: %w", err)
+	}
+	return rules, nil
+}
+
+func (r headerRule) apply(h http.Header, urlPath string) {
+	if !matchPattern(r.pattern, urlPath) {
+		return
+	}
+	for _, kv := range r.set {
+		if prev := h.Get(kv[0]); prev != "" {
+			h.Set(kv[0], prev+", "+kv[1])
+		} else {
+			h.Set(kv[0], kv[1])
+		}
+	}
+	for _, k := range r.remove {
+		h.Del(k)
+	}
+}
+
+// matchPattern matches a _headers path pattern against a URL path.
+func matchPattern(pat, p string) bool {
+	for pat != "" {
+		switch {
+		case pat[0] == '*':
+			rest := pat[1:]
+			for i := len(p); i >= 0; i-- {
+				if matchPattern(rest, p[i:]) {
+					return true
+				}
+			}
+			return false
+		case pat[0] == ':':
+			end := strings.IndexByte(pat, '/')
+			if end < 0 {
+				end = len(pat)
+			}
+			seg := strings.IndexByte(p, '/')
+			if seg < 0 {
+				seg = len(p)
+			}
+			if seg == 0 {
+				return false
+			}
+			pat, p = pat[end:], p[seg:]
+		default:
+			if p == "" || pat[0] != p[0] {
+				return false
+			}
+			pat, p = pat[1:], p[1:]
+		}
+	}
+	return p == ""
+}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"workbench/pkg/proxy/proxytest"
+)
+
+const testIndex = "<!doctype html><title>workbench</title><script src=\"/app.js\"></script>\n"
+
+// writeSite makes a small built site: index, a script, a wasm file, a
+// nested page and a _headers file.
+func writeSite(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"index.html":      testIndex,
+		"app.js":          "console.log(1)\n",
+		"web/app.wasm":    "\x00asm\x01\x00\x00\x00",
+		"docs/index.html": "<!doctype html><title>docs</title>\n",
+		"_headers": "# security headers\n/*\n  Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'; worker-src 'none'\n  X-Frame-Options: DENY\n" +
+			"/web/*\n  Cache-Control: public, max-age=60\n/docs/*\n  X-Robots-Tag: noindex\n  ! X-Frame-Options\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// startServe runs serve's handler on a loopback server in front of a
+// recording upstream.
+func startServe(t *testing.T, log *slog.Logger) (proxytest.Target, string) {
+	t.Helper()
+	up := proxytest.NewUpstream(t)
+	srv := httptest.NewUnstartedServer(nil)
+	origin := "http://" + srv.Listener.Addr().String()
+	h, err := newServeHandler(serveConfig{Site: writeSite(t), AllowedOrigin: origin, Upstream: up.URL, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return proxytest.Target{
+		Addr: strings.TrimPrefix(srv.URL, "http://"), Origin: origin, Layer: proxytest.Serve, Upstream: up,
+		TransportHeaders: []string{"Content-Length", "Accept-Encoding"},
+	}, srv.URL
+}
+
+// The same attack suite as the Worker's, against the local server.
+func TestServeAttacks(t *testing.T) {
+	tg, _ := startServe(t, nil)
+	proxytest.RunAttacks(t, tg)
+}
+
+func TestServeForwarding(t *testing.T) {
+	tg, _ := startServe(t, nil)
+	proxytest.RunForwarding(t, tg)
+}
+
+func TestServeSSE(t *testing.T) {
+	tg, _ := startServe(t, nil)
+	proxytest.RunSSE(t, tg)
+}
+
+func TestServeSite(t *testing.T) {
+	_, base := startServe(t, nil)
+	const csp = "script-src 'self' 'wasm-unsafe-eval'; worker-src 'none'"
+	tests := []struct {
+		method, path string
+		status       int
+		contentType  string
+		body         string // "" means not checked
+		header       map[string]string
+	}{
+		{"GET", "/", 200, "text/html", testIndex, map[string]string{"Content-Security-Policy": csp, "X-Frame-Options": "DENY"}},
+		{"GET", "/skills/0190b3c2-7d4e-7000-8000-000000000001/replay", 200, "text/html", testIndex, map[string]string{"Content-Security-Policy": csp}},
+		{"GET", "/app.js", 200, "text/javascript", "console.log(1)\n", nil},
+		{"GET", "/web/app.wasm", 200, "application/wasm", "", map[string]string{"Cache-Control": "public, max-age=60"}},
+		{"GET", "/docs/", 200, "text/html", "<!doctype html><title>docs</title>\n", map[string]string{"X-Robots-Tag": "noindex", "X-Frame-Options": ""}},
+		{"GET", "/_headers", 200, "text/html", testIndex, nil},
+		{"GET", "/docs/../../../../etc/passwd", 200, "text/html", testIndex, nil},
+		{"HEAD", "/", 200, "text/html", "", nil},
+		{"POST", "/", 405, "text/plain", "", nil},
+		{"GET", "/api/other", 404, "application/json", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, base+tt.path, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.status {
+				t.Errorf("status %d, want %d", resp.StatusCode, tt.status)
+			}
+			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, tt.contentType) {
+				t.Errorf("Content-Type %q, want %s", ct, tt.contentType)
+			}
+			if tt.body != "" && string(body) != tt.body {
+				t.Errorf("body %q, want %q", body, tt.body)
+			}
+			for k, v := range tt.header {
+				if got := resp.Header.Get(k); got != v {
+					t.Errorf("%s %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+}
+
+func TestServeLogsHoldNoSecrets(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return buf.Write(p) })
+	tg, _ := startServe(t, slog.New(slog.NewTextHandler(w, nil)))
+	proxytest.RunForwarding(t, tg)
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	if !strings.Contains(out, `path=chat/completions status=200`) {
+		t.Fatalf("serve logged no proxy line:\n%s", out)
+	}
+	token := strings.TrimSpace(strings.TrimPrefix(proxytest.Key, "Bearer"))
+	for _, s := range []string{token, token[:20], proxytest.BodySentinel, proxytest.ResponseSentinel} {
+		if strings.Contains(out, s) {
+			t.Errorf("serve's log contains %q", s)
+		}
+	}
+}
+
+func TestMatchPattern(t *testing.T) {
+	tests := []struct {
+		pat, path string
+		want      bool
+	}{
+		{"/*", "/", true},
+		{"/*", "/a/b/c", true},
+		{"/", "/", true},
+		{"/", "/a", false},
+		{"/index.html", "/index.html", true},
+		{"/web/*", "/web/app.wasm", true},
+		{"/web/*", "/webx", false},
+		{"/*.wasm", "/web/app.wasm", true},
+		{"/*.wasm", "/web/app.js", false},
+		{"/skills/:id/replay", "/skills/abc/replay", true},
+		{"/skills/:id/replay", "/skills//replay", false},
+		{"/skills/:id/replay", "/skills/a/b/replay", false},
+		{"/skills/:id", "/skills/abc", true},
+		{"/skills/:id", "/skills/", false},
+	}
+	for _, tt := range tests {
+		if got := matchPattern(tt.pat, tt.path); got != tt.want {
+			t.Errorf("matchPattern(%q, %q) = %v, want %v", tt.pat, tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestReadHeadersFileErrors(t *testing.T) {
+	for _, tt := range []struct{ file, errHas string }{
+		{"  X-A: 1\n", "line 1: header before any path pattern"},
+		{"/*\n  no colon\n", "line 2: want \"Name: value\""},
+		{"https://example.org/*\n  X-A: 1\n", "line 1: pattern"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "_headers"), []byte(tt.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readHeadersFile(os.DirFS(dir))
+		if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+			t.Errorf("%q: error %v, want %q", tt.file, err, tt.errHas)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func TestServeFlags(t *testing.T) {
+	site := writeSite(t)
+	tests := []struct {
+		args   []string
+		code   int
+		errHas string
+	}{
+		{[]string{"--site", filepath.Join(site, "missing")}, 2, "not a directory"},
+		{[]string{"--site", site, "--addr", "127.0.0.1:0", "--allowed-origin", "https://Workbench.example"}, 2, "lower case"},
+		{[]string{"--site", site, "--addr", "127.0.0.1:0", "--openrouter-upstream", "https://evil.example/api/v1"}, 2, "loopback"},
+		{[]string{"--site", site, "--addr", "not an address"}, 1, "--addr"},
+		{[]string{"--site", site, "extra"}, 2, "unexpected argument"},
+		{[]string{"--no-such-flag"}, 2, "not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), append([]string{"serve"}, tt.args...), nil, &stdout, &stderr)
+			if code != tt.code || !strings.Contains(stderr.String(), tt.errHas) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tt.code, tt.errHas)
+			}
+		})
+	}
+}
+
+// TestServeCommand runs `workbench serve` for real: it listens, answers,
+// and stops cleanly when its context ends.
+func TestServeCommand(t *testing.T) {
+	site := writeSite(t)
+	up := proxytest.NewUpstream(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--site", site, "--openrouter-upstream", up.URL}, nil, pw, &stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no start line: %v; stderr %s", err, stderr.String())
+	}
+	go io.Copy(io.Discard, pr)
+	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+) \(allowed origin (http://127\.0\.0\.1:\d+);`).FindStringSubmatch(line)
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("start line %q does not name the address and a matching default origin", line)
+	}
+	req, _ := http.NewRequest("GET", m[1]+"/api/llm/openrouter/key", nil)
+	req.Header.Set("Origin", m[2])
+	req.Header.Set("Authorization", proxytest.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || up.Len() != 1 {
+		t.Errorf("proxied GET → %d, upstream saw %d requests", resp.StatusCode, up.Len())
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d; stderr %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop after its context ended")
+	}
+}

@@ -1,0 +1,53 @@
+# The edge proxy: the Go Cloudflare Worker (proxy/, pkg/proxy), its
+# wrangler toolchain, deployment and the workerd test layer.
+
+WORKER_DIR    := build/worker
+WORKER_WASM   := $(WORKER_DIR)/app.wasm
+SITE_DIR      := build/site
+WRANGLER      := node_modules/.bin/wrangler
+NPM_RECORD    := node_modules/.package-lock.json
+WORKER_GO_SRC := $(filter-out %_test.go,$(wildcard proxy/*.go pkg/proxy/*.go)) go.mod go.sum
+# Offline wrangler: no metrics, no account lookups, no remote fetches.
+WRANGLER_ENV  := WRANGLER_SEND_METRICS=false CI=true CLOUDFLARE_CF_FETCH_ENABLED=false
+
+.PHONY: worker deploy test-worker bench-worker node-deps site-placeholder
+
+# npm ci only when node_modules is missing or stale. npm's own record of
+# the install (node_modules/.package-lock.json) is the stamp, so any layer
+# that installed the same lockfile first saves this one the work.
+node-deps:
+	@if [ $(NPM_RECORD) -nt package-lock.json ] && [ $(NPM_RECORD) -nt package.json ]; then :; else \
+		echo "npm ci"; npm ci --no-audit --no-fund && touch $(NPM_RECORD); fi
+
+# The Worker: syumai/workers' JS glue plus the Go program as wasm.
+worker: $(WORKER_WASM)
+$(WORKER_WASM): $(WORKER_GO_SRC)
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./proxy
+
+# wrangler needs the assets directory to exist. The site build owns
+# build/site; until it has run, a placeholder page stands in (never
+# overwriting a built site, never committed).
+site-placeholder:
+	@if [ ! -e $(SITE_DIR)/index.html ]; then \
+		mkdir -p $(SITE_DIR) && \
+		printf '<!doctype html>\n<meta charset="utf-8">\n<title>Skill Workbench</title>\n<p>Placeholder: the site has not been built.</p>\n' > $(SITE_DIR)/index.html; \
+	fi
+
+# make deploy ALLOWED_ORIGIN=https://workbench.example.org
+deploy: node-deps worker site-placeholder
+	@test -n "$(ALLOWED_ORIGIN)" || { echo "deploy: set ALLOWED_ORIGIN=https://<the workbench's origin>"; exit 2; }
+	$(WRANGLER_ENV) $(WRANGLER) deploy --var ALLOWED_ORIGIN:$(ALLOWED_ORIGIN)
+
+# The Worker under wrangler dev (real workerd, offline) against a loopback
+# upstream: the attack suite over HTTP, header stripping, SSE streaming,
+# log capture, SPA fallback, `wrangler deploy --dry-run` and the wasm size.
+WORKER_TEST_ENV := WORKBENCH_WRANGLER=$(abspath $(WRANGLER)) WORKBENCH_WORKER_WASM=$(abspath $(WORKER_WASM))
+
+test-worker: node-deps worker site-placeholder
+	$(WORKER_TEST_ENV) $(GO) test -count=1 ./proxy
+
+bench-worker: node-deps worker site-placeholder
+	$(WORKER_TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2000x ./proxy
+
+TEST_LAYERS += test-worker

@@ -1,0 +1,36 @@
+package proxy
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// NewHTTPDoer returns the Doer for native hosts (workbench serve): an
+// *http.Client that follows no redirect and sends no User-Agent of its own,
+// so the upstream sees only the forwarded headers plus what HTTP itself
+// needs (Host, Content-Length, Accept-Encoding). It sets no overall timeout,
+// since a streamed completion may legitimately run for minutes; connection
+// setup and the wait for response headers are bounded.
+func NewHTTPDoer() Doer {
+	t := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 10 * time.Minute,
+	}
+	c := &http.Client{
+		Transport: t,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	return DoerFunc(func(r *http.Request) (*http.Response, error) {
+		// An empty value makes net/http omit its default User-Agent.
+		r.Header["User-Agent"] = []string{""}
+		return c.Do(r)
+	})
+}

@@ -1,0 +1,521 @@
+// Package proxy is the workbench's edge proxy to OpenRouter: an
+// http.Handler that forwards the browser's OpenRouter calls and holds every
+// rule of spec §7.3 and the CSRF row of §7.5.
+//
+// A request to MountPath + "<rest>" is forwarded to Upstream + "/<rest>"
+// (https://openrouter.ai/api/v1/<rest> in production) only when all of
+// these hold, checked in this order; otherwise the handler answers with a
+// JSON error {"error":{"code":…,"message":…}} and the upstream is never
+// contacted:
+//
+//   - Origin: the request carries an Origin header equal to the configured
+//     workbench origin. "null", a foreign origin or several Origin headers
+//     are refused. A browser sends no Origin on a same-origin GET, so a GET
+//     without Origin is accepted only when it carries
+//     "Sec-Fetch-Site: same-origin", a header no page can forge.
+//   - Method: GET or POST. OPTIONS is answered here (204, Allow) and never
+//     forwarded; no Access-Control-* header is ever sent, because a
+//     same-origin fetch never preflights.
+//   - Path: <rest> is one or more non-empty segments of unreserved
+//     characters (A–Z a–z 0–9 - . _ ~), none of them "." or "..", with no
+//     percent-encoding at all, within MaxPathBytes. Traversal in any
+//     encoding therefore cannot be expressed, and the target URL is built
+//     from the configured base and these bytes alone.
+//   - Headers: only Authorization, Content-Type and HTTP-Referer are
+//     forwarded, byte for byte; each may appear once and must be printable
+//     ASCII without a comma, and Authorization must be "Bearer <token>" (a comma is how a duplicate looks once a runtime
+//     has folded repeated header lines into one). Every other request
+//     header is dropped.
+//   - Body: a GET has none; a POST is application/json of at most
+//     Config.MaxBody bytes, read whole before the upstream is contacted, so
+//     an oversized body never reaches it.
+//
+// The upstream's status and body are passed through, the body streamed
+// unbuffered (flushed per read, so server-sent events keep their timing).
+// Only an allowlist of response headers is passed back; Set-Cookie and
+// Access-Control-* never are. A redirect from the upstream is not followed
+// and becomes a 502.
+//
+// The handler logs nothing by itself. Config.Log receives one Event per
+// request, a type with no field that could carry a header value, a query or
+// a body.
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// MountPath is where the handler is mounted on the workbench origin. The
+// part of the request path after it is appended to Config.Upstream.
+const MountPath = "/api/llm/openrouter/"
+
+// OpenRouterAPI is the production upstream; the only non-loopback upstream
+// New accepts.
+const OpenRouterAPI = "https://openrouter.ai/api/v1"
+
+// DefaultMaxBody is the request body cap when Config.MaxBody is zero. A chat
+// completion prompt carrying a long trace stays well below it.
+const DefaultMaxBody = 4 << 20
+
+// MaxPathBytes caps the part of the path after MountPath plus the query.
+const MaxPathBytes = 2048
+
+// forwardedRequestHeaders are the only request headers that reach the
+// upstream (spec §7.3).
+var forwardedRequestHeaders = [...]string{"Authorization", "Content-Type", "Http-Referer"}
+
+// passedResponseHeaders are the only upstream response headers the client
+// sees: what it needs to read the body and to back off.
+var passedResponseHeaders = [...]string{
+	"Content-Type",
+	"Cache-Control",
+	"Retry-After",
+	"X-Ratelimit-Limit",
+	"X-Ratelimit-Remaining",
+	"X-Ratelimit-Reset",
+}
+
+// Doer performs one upstream round trip. It must not follow redirects (the
+// handler refuses any 3xx it sees, so a Doer that follows one could send
+// the key elsewhere unnoticed) and must return the response body
+// unbuffered. *http.Client with CheckRedirect returning
+// http.ErrUseLastResponse satisfies it natively; see NewHTTPDoer.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// DoerFunc adapts a function to Doer.
+type DoerFunc func(*http.Request) (*http.Response, error)
+
+// Do calls f(r).
+func (f DoerFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Config is everything a Handler depends on. The handler keeps no other
+// state, so one Config may serve concurrent requests and a fresh Handler
+// per request (as in a Worker) behaves identically.
+type Config struct {
+	// AllowedOrigin is the workbench's own origin as a browser serializes
+	// it: scheme "://" host [":" port], lower case, no path, e.g.
+	// "https://workbench.example.org".
+	AllowedOrigin string
+
+	// Upstream is the base URL requests are forwarded under. It must be
+	// OpenRouterAPI, or an http(s) URL on a loopback host whose path is
+	// "/api/v1" (for tests). Empty means OpenRouterAPI.
+	Upstream string
+
+	// MaxBody caps the request body in bytes; zero means DefaultMaxBody.
+	MaxBody int64
+
+	// Doer performs the upstream round trip. Required.
+	Doer Doer
+
+	// Log, when non-nil, is called once per request after the response
+	// has been written.
+	Log func(Event)
+}
+
+// Event describes one handled request for logging. By construction it holds
+// nothing secret: no header value, no query, no body.
+type Event struct {
+	Method   string        // request method
+	Path     string        // validated path after MountPath; "" when refused before it was validated
+	Status   int           // status sent to the client
+	Code     string        // error code when the handler refused or failed; "" when the upstream answered
+	Upstream int           // upstream status; 0 when the upstream was not contacted
+	Bytes    int64         // response body bytes streamed from the upstream
+	Duration time.Duration // from the start of handling to the end of the response
+}
+
+// Handler enforces the proxy rules; see the package documentation. Create
+// it with New.
+type Handler struct {
+	origin  string
+	base    *url.URL
+	maxBody int64
+	doer    Doer
+	log     func(Event)
+}
+
+// New checks cfg and returns a Handler for it.
+func New(cfg Config) (*Handler, error) {
+	if err := checkOrigin(cfg.AllowedOrigin); err != nil {
+		return nil, fmt.Errorf("proxy: AllowedOrigin %q: %w", cfg.AllowedOrigin, err)
+	}
+	up := cfg.Upstream
+	if up == "" {
+		up = OpenRouterAPI
+	}
+	base, err := checkUpstream(up)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: Upstream %q: %w", up, err)
+	}
+	if cfg.MaxBody < 0 {
+		return nil, fmt.Errorf("proxy: MaxBody %d is negative", cfg.MaxBody)
+	}
+	if cfg.Doer == nil {
+		return nil, errors.New("proxy: Doer is nil")
+	}
+	h := &Handler{origin: cfg.AllowedOrigin, base: base, maxBody: cfg.MaxBody, doer: cfg.Doer, log: cfg.Log}
+	if h.maxBody == 0 {
+		h.maxBody = DefaultMaxBody
+	}
+	return h, nil
+}
+
+// checkOrigin accepts exactly the ASCII serialization of a tuple origin.
+func checkOrigin(o string) error {
+	u, err := url.Parse(o)
+	if err != nil {
+		return err
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("scheme must be http or https")
+	case u.Host == "" || u.User != nil:
+		return errors.New("want scheme://host[:port]")
+	case u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || strings.HasSuffix(o, "#"):
+		return errors.New("an origin has no path, query or fragment")
+	case o != strings.ToLower(o):
+		return errors.New("browsers serialize origins in lower case")
+	}
+	return nil
+}
+
+// checkUpstream accepts OpenRouterAPI, or a loopback base for tests, so a
+// misconfigured var cannot turn the proxy into a relay to anywhere.
+func checkUpstream(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if s == OpenRouterAPI {
+		return u, nil
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, errors.New("scheme must be http or https")
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.RawPath != "" || u.Path != "/api/v1" {
+		return nil, errors.New("want " + OpenRouterAPI + " or a loopback http(s)://host:port/api/v1")
+	}
+	if !isLoopback(u.Hostname()) {
+		return nil, errors.New("only " + OpenRouterAPI + " or a loopback host is allowed")
+	}
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+// ServeHTTP applies the rules to r and forwards it or refuses it.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	ev := Event{Method: r.Method}
+	h.serve(w, r, &ev)
+	if h.log != nil {
+		ev.Duration = time.Since(start)
+		h.log(ev)
+	}
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
+	refuse := func(e *Error) {
+		ev.Status, ev.Code = e.Status, e.Code
+		WriteError(w, e)
+	}
+	if e := h.checkOrigin(r); e != nil {
+		refuse(e)
+		return
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodPost:
+	case http.MethodOptions:
+		// Only a cross-origin request is preflighted, and those were
+		// refused above; answer without any Access-Control-* header so
+		// that no preflight can ever succeed.
+		w.Header().Set("Allow", allowed)
+		w.WriteHeader(http.StatusNoContent)
+		ev.Status = http.StatusNoContent
+		return
+	default:
+		w.Header().Set("Allow", allowed)
+		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; use GET or POST", r.Method))
+		return
+	}
+	rest, e := checkPath(r.URL)
+	if e != nil {
+		refuse(e)
+		return
+	}
+	ev.Path = rest
+	hdr, e := forwardHeaders(r.Header)
+	if e != nil {
+		refuse(e)
+		return
+	}
+	body, e := h.readBody(r)
+	if e != nil {
+		refuse(e)
+		return
+	}
+
+	target := *h.base
+	target.Path = h.base.Path + "/" + rest
+	target.RawQuery = r.URL.RawQuery
+	var br io.Reader
+	if r.Method == http.MethodPost {
+		br = bytes.NewReader(body)
+	}
+	up, err := http.NewRequestWithContext(r.Context(), r.Method, target.String(), br)
+	if err != nil {
+		refuse(errorf(http.StatusBadRequest, CodePath, "cannot build the upstream request: %v", err))
+		return
+	}
+	up.Header = hdr
+	resp, err := h.doer.Do(up)
+	if err != nil {
+		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+			// The client went away; nobody reads this answer.
+			ev.Status, ev.Code = 499, CodeClientGone
+			return
+		}
+		refuse(errorf(http.StatusBadGateway, CodeUpstream, "the upstream could not be reached: %v", err))
+		return
+	}
+	defer resp.Body.Close()
+	ev.Upstream = resp.StatusCode
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.StatusCode != http.StatusNotModified {
+		refuse(errorf(http.StatusBadGateway, CodeRedirect, "the upstream answered %d (a redirect); the proxy does not follow redirects", resp.StatusCode))
+		return
+	}
+	dst := w.Header()
+	for _, k := range passedResponseHeaders {
+		if v := resp.Header.Values(k); len(v) > 0 {
+			dst[k] = append([]string(nil), v...)
+		}
+	}
+	dst.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(resp.StatusCode)
+	ev.Status = resp.StatusCode
+	ev.Bytes, err = stream(w, resp.Body)
+	if err != nil && r.Context().Err() == nil {
+		// Status and headers are gone; all that is left is to say so in
+		// the log and end the body early.
+		ev.Code = CodeUpstreamBroken
+	}
+}
+
+const allowed = "GET, POST, OPTIONS"
+
+func (h *Handler) checkOrigin(r *http.Request) *Error {
+	origins := r.Header.Values("Origin")
+	switch {
+	case len(origins) == 0:
+		// Fetch sends no Origin on a same-origin GET or HEAD; it does
+		// send Sec-Fetch-Site, a forbidden header name that page script
+		// cannot set.
+		if r.Method == http.MethodGet {
+			if s := r.Header.Values("Sec-Fetch-Site"); len(s) == 1 && s[0] == "same-origin" {
+				return nil
+			}
+		}
+		return errorf(http.StatusForbidden, CodeOriginMissing, "missing Origin header; only the workbench at %s may use this proxy", h.origin)
+	case len(origins) > 1:
+		return errorf(http.StatusForbidden, CodeOriginForbidden, "%d Origin headers; want exactly one", len(origins))
+	case origins[0] == "null":
+		return errorf(http.StatusForbidden, CodeOriginForbidden, "Origin \"null\" is refused; only the workbench at %s may use this proxy", h.origin)
+	case origins[0] != h.origin:
+		return errorf(http.StatusForbidden, CodeOriginForbidden, "Origin %s is refused; only the workbench at %s may use this proxy", clip(origins[0]), h.origin)
+	}
+	return nil
+}
+
+// checkPath returns the validated path after MountPath. It checks both the
+// decoded and the escaped form so that no encoding, single or double, of a
+// separator or a dot segment gets through.
+func checkPath(u *url.URL) (string, *Error) {
+	if u.Opaque != "" {
+		return "", errorf(http.StatusBadRequest, CodePath, "opaque request target is not allowed")
+	}
+	p := u.Path
+	if !strings.HasPrefix(p, MountPath) {
+		return "", errorf(http.StatusNotFound, CodeNotFound, "not under %s", MountPath)
+	}
+	if len(p)-len(MountPath)+len(u.RawQuery) > MaxPathBytes {
+		return "", errorf(http.StatusRequestURITooLong, CodeTooLong, "path and query exceed %d bytes", MaxPathBytes)
+	}
+	if ep := u.EscapedPath(); ep != p || strings.ContainsRune(u.RawPath, '%') {
+		return "", errorf(http.StatusBadRequest, CodePath, "percent-encoding is not allowed in the path")
+	}
+	rest := p[len(MountPath):]
+	if rest == "" {
+		return "", errorf(http.StatusNotFound, CodeNotFound, "no endpoint after %s", MountPath)
+	}
+	for i, seg := range strings.Split(rest, "/") {
+		switch seg {
+		case "":
+			return "", errorf(http.StatusBadRequest, CodePath, "path segment %d is empty", i+1)
+		case ".", "..":
+			return "", errorf(http.StatusBadRequest, CodePath, "path segment %d is %q", i+1, seg)
+		}
+		for j := 0; j < len(seg); j++ {
+			if !unreserved(seg[j]) {
+				return "", errorf(http.StatusBadRequest, CodePath, "path segment %d has byte %q at offset %d; only A-Z a-z 0-9 - . _ ~ are allowed", i+1, seg[j], j)
+			}
+		}
+	}
+	if e := checkQuery(u.RawQuery); e != nil {
+		return "", e
+	}
+	return rest, nil
+}
+
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+// checkQuery accepts RFC 3986 query characters with well-formed
+// percent-encoding; the query cannot change the target's host or path.
+func checkQuery(q string) *Error {
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case unreserved(c) || strings.IndexByte("!$&'()*+,;=:@/?", c) >= 0:
+		case c == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2]):
+			i += 2
+		default:
+			return errorf(http.StatusBadRequest, CodeQuery, "query has byte %q at offset %d", c, i)
+		}
+	}
+	return nil
+}
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// forwardHeaders returns the only headers the upstream will see.
+func forwardHeaders(in http.Header) (http.Header, *Error) {
+	out := make(http.Header, len(forwardedRequestHeaders))
+	for _, k := range forwardedRequestHeaders {
+		v := in.Values(k)
+		if len(v) == 0 {
+			continue
+		}
+		if len(v) > 1 {
+			return nil, errorf(http.StatusBadRequest, CodeHeader, "%d %s headers; want at most one", len(v), k)
+		}
+		for i := 0; i < len(v[0]); i++ {
+			c := v[0][i]
+			if (c < 0x20 && c != '\t') || c > 0x7e {
+				return nil, errorf(http.StatusBadRequest, CodeHeader, "%s header has byte 0x%02x at offset %d; only printable ASCII is forwarded", k, c, i)
+			}
+		}
+		if k == "Authorization" && !bearer(v[0]) {
+			return nil, errorf(http.StatusBadRequest, CodeHeader, "Authorization header is not \"Bearer <token>\" (RFC 6750 b64token)")
+		}
+		if strings.IndexByte(v[0], ',') >= 0 {
+			// A runtime that folds repeated header lines into one
+			// (the Fetch API does) makes a duplicate look like this.
+			return nil, errorf(http.StatusBadRequest, CodeHeader, "%s header holds a comma: a list, or repeated headers folded into one; only single values are forwarded", k)
+		}
+		out[k] = []string{v[0]}
+	}
+	return out, nil
+}
+
+// bearer reports whether v is RFC 6750 credentials: "Bearer" 1*SP
+// b64token. The shape leaves no room for a folded or smuggled header.
+func bearer(v string) bool {
+	if len(v) < 7 || !strings.EqualFold(v[:6], "Bearer") || v[6] != ' ' {
+		return false
+	}
+	tok := strings.TrimLeft(v[6:], " ")
+	body := strings.TrimRight(tok, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; !unreserved(c) && c != '+' && c != '/' {
+			return false
+		}
+	}
+	return true
+}
+
+func (h *Handler) readBody(r *http.Request) ([]byte, *Error) {
+	if r.Method != http.MethodPost {
+		var one [1]byte
+		if n, _ := io.ReadFull(r.Body, one[:]); n > 0 || r.ContentLength > 0 {
+			return nil, errorf(http.StatusBadRequest, CodeBody, "a %s request has no body", r.Method)
+		}
+		return nil, nil
+	}
+	ct := r.Header.Get("Content-Type")
+	mt, _, _ := strings.Cut(ct, ";")
+	if !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
+		return nil, errorf(http.StatusUnsupportedMediaType, CodeMediaType, "Content-Type %s; want application/json", clip(ct))
+	}
+	if r.ContentLength > h.maxBody {
+		return nil, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "body of %d bytes exceeds the %d-byte cap", r.ContentLength, h.maxBody)
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, CodeBody, "reading the request body: %v", err)
+	}
+	if int64(len(b)) > h.maxBody {
+		return nil, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "body exceeds the %d-byte cap", h.maxBody)
+	}
+	return b, nil
+}
+
+// stream copies src to w, flushing after every read so that each upstream
+// chunk reaches the client as soon as it arrives.
+func stream(w http.ResponseWriter, src io.Reader) (int64, error) {
+	f, _ := w.(http.Flusher)
+	buf := make([]byte, 32<<10)
+	var n int64
+	for {
+		m, rerr := src.Read(buf)
+		if m > 0 {
+			k, werr := w.Write(buf[:m])
+			n += int64(k)
+			if werr != nil {
+				return n, werr
+			}
+			if f != nil {
+				f.Flush()
+			}
+		}
+		if rerr == io.EOF {
+			return n, nil
+		}
+		if rerr != nil {
+			return n, rerr
+		}
+	}
+}
+
+// clip shortens attacker-supplied text echoed in an error message.
+func clip(s string) string {
+	const max = 64
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}

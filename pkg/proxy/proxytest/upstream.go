@@ -1,0 +1,255 @@
+// Package proxytest tests an OpenRouter proxy from outside, over HTTP: a
+// recording loopback upstream that answers in OpenRouter's wire format, and
+// a suite of attacks and checks that runs unchanged against any host of
+// package proxy's handler (the native server, the Worker under workerd).
+//
+// It exists for tests only. Its upstream lives on a loopback address, which
+// proxy.New accepts only because it is loopback; no production path can
+// reach it.
+package proxytest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Secrets and markers the suite plants so that it can look for them where
+// they must not be: in logs, in the upstream's view, in the client's view.
+const (
+	// Key is the OpenRouter key the suite sends. The internal double space
+	// checks that Authorization travels byte for byte.
+	Key = "Bearer  sk-or-v1-0123456789abcdefSENTINELKEY_~.-+/=="
+	// BodySentinel is planted in every request body.
+	BodySentinel = "REQUEST-BODY-SENTINEL-7f3a"
+	// ResponseSentinel is in every upstream response body.
+	ResponseSentinel = "RESPONSE-BODY-SENTINEL-91c2"
+	// PrivateHeader is a response header the upstream sets and the client
+	// must not see.
+	PrivateHeader = "X-Upstream-Private"
+)
+
+// Received is one request as the upstream saw it.
+type Received struct {
+	Method     string
+	RequestURI string
+	Header     http.Header
+	Body       []byte
+}
+
+// Upstream is a loopback HTTP server standing in for
+// https://openrouter.ai/api/v1. It records every request it receives,
+// whatever its path.
+//
+// It answers GET /api/v1/key and /api/v1/models, POST
+// /api/v1/chat/completions (JSON, or server-sent events when the body asks
+// for "stream": true), and GET /api/v1/redirect with a 302 to another host.
+// Streamed completions go in lockstep with the client: after flushing each
+// event the upstream waits for Release, so a proxy that buffers the stream
+// is caught without any timing threshold.
+type Upstream struct {
+	// URL is the base to configure the proxy with: http://127.0.0.1:port/api/v1.
+	URL string
+
+	srv     *httptest.Server
+	release chan struct{}
+
+	mu      sync.Mutex
+	reqs    []Received
+	stalls  int
+	flushed []time.Time
+}
+
+// Events is the number of data events a streamed completion sends,
+// [DONE] excluded.
+const Events = 5
+
+// StallTimeout is how long a streamed completion waits for Release before
+// counting a stall and going on.
+const StallTimeout = 10 * time.Second
+
+// NewUpstream starts an Upstream on 127.0.0.1 and closes it when t ends.
+func NewUpstream(t testing.TB) *Upstream {
+	u := StartUpstream()
+	t.Cleanup(u.Close)
+	return u
+}
+
+// StartUpstream starts an Upstream on 127.0.0.1; Close stops it. For a
+// TestMain, where there is no testing.TB yet.
+func StartUpstream() *Upstream {
+	u := &Upstream{release: make(chan struct{})}
+	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
+	u.URL = u.srv.URL + "/api/v1"
+	return u
+}
+
+// Close stops the server.
+func (u *Upstream) Close() { u.srv.Close() }
+
+// Requests returns a copy of everything received so far.
+func (u *Upstream) Requests() []Received {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]Received(nil), u.reqs...)
+}
+
+// Len is the number of requests received so far.
+func (u *Upstream) Len() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.reqs)
+}
+
+// Release lets a streamed completion send its next event.
+func (u *Upstream) Release() {
+	select {
+	case u.release <- struct{}{}:
+	case <-time.After(StallTimeout):
+	}
+}
+
+// Stalls counts events a streamed completion sent only after waiting
+// StallTimeout for a Release that did not come.
+func (u *Upstream) Stalls() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.stalls
+}
+
+// Flushed returns when the upstream began writing each event of the last
+// streamed completion.
+func (u *Upstream) Flushed() []time.Time {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]time.Time(nil), u.flushed...)
+}
+
+func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	u.mu.Lock()
+	u.reqs = append(u.reqs, Received{r.Method, r.RequestURI, r.Header.Clone(), body})
+	u.mu.Unlock()
+
+	h := w.Header()
+	// Headers a real upstream may send that the proxy must not pass back.
+	h.Set("Set-Cookie", "__cf_bm=upstream-cookie; Path=/; HttpOnly")
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set(PrivateHeader, "private-value")
+	// A comma inside a passed header: the Worker must not mangle it.
+	h.Set("Cache-Control", "no-cache, no-store")
+
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/key":
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
+			"label": "sk-or-v1-012…cdef", "limit": nil, "limit_remaining": nil,
+			"usage": 0.25, "is_free_tier": false, "note": ResponseSentinel,
+		}})
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/models":
+		writeJSON(w, http.StatusOK, map[string]any{"data": []any{
+			map[string]any{"id": "openai/gpt-4o-mini", "name": "GPT-4o mini", "description": ResponseSentinel},
+		}})
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/redirect":
+		http.Redirect(w, r, "http://127.0.0.2:9/steal", http.StatusFound)
+	case r.Method == http.MethodPost && r.URL.Path == "/api/v1/chat/completions":
+		var req struct {
+			Stream bool `json:"stream"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": "invalid JSON"}})
+			return
+		}
+		if req.Stream {
+			u.stream(w, r)
+			return
+		}
+		writeJSON(w, http.StatusOK, completion(ResponseSentinel))
+	default:
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "message": "Not Found"}})
+	}
+}
+
+func (u *Upstream) stream(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Del("Cache-Control")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	f := w.(http.Flusher)
+	u.mu.Lock()
+	u.flushed = u.flushed[:0]
+	u.mu.Unlock()
+	send := func(s string) {
+		// Stamped before the write, so the stamp exists by the time the
+		// client can have read the event.
+		u.mu.Lock()
+		u.flushed = append(u.flushed, time.Now())
+		u.mu.Unlock()
+		io.WriteString(w, s)
+		f.Flush()
+	}
+	send(": OPENROUTER PROCESSING\n\n")
+	for i := 0; i < Events; i++ {
+		select {
+		case <-u.release:
+		case <-r.Context().Done():
+			return
+		case <-time.After(StallTimeout):
+			u.mu.Lock()
+			u.stalls++
+			u.mu.Unlock()
+		}
+		chunk := map[string]any{"id": "gen-1", "object": "chat.completion.chunk",
+			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": fmt.Sprintf("part%d ", i)}}}}
+		if i == Events-1 {
+			chunk["usage"] = map[string]any{"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8, "cost": 0.0001}
+		}
+		b, _ := json.Marshal(chunk)
+		send("data: " + string(b) + "\n\n")
+	}
+	send("data: [DONE]\n\n")
+}
+
+func completion(content string) map[string]any {
+	return map[string]any{
+		"id": "gen-1", "object": "chat.completion", "model": "openai/gpt-4o-mini",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}},
+		"usage": map[string]any{"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8, "cost": 0.0001},
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// canonicalUpstreamPath reports whether a request URI the upstream received
+// is one the proxy may send: under /api/v1/, plain unreserved segments.
+func canonicalUpstreamPath(uri string) bool {
+	p, _, _ := strings.Cut(uri, "?")
+	rest, ok := strings.CutPrefix(p, "/api/v1/")
+	if !ok || rest == "" {
+		return false
+	}
+	for _, seg := range strings.Split(rest, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,40 @@
+package proxy_test
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"workbench/pkg/proxy"
+	"workbench/pkg/proxy/proxytest"
+)
+
+// startNative serves the handler, with its native Doer, on a loopback
+// server in front of a recording upstream.
+func startNative(t testing.TB, log func(proxy.Event)) proxytest.Target {
+	up := proxytest.NewUpstream(t)
+	var h *proxy.Handler
+	srv := httptest.NewUnstartedServer(nil)
+	origin := "http://" + srv.Listener.Addr().String()
+	h, err := proxy.New(proxy.Config{AllowedOrigin: origin, Upstream: up.URL, Doer: proxy.NewHTTPDoer(), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return proxytest.Target{
+		Addr:     strings.TrimPrefix(srv.URL, "http://"),
+		Origin:   origin,
+		Layer:    proxytest.Native,
+		Upstream: up,
+		// What net/http's client adds on its own.
+		TransportHeaders: []string{"Content-Length", "Accept-Encoding"},
+	}
+}
+
+func TestNativeAttacks(t *testing.T) { proxytest.RunAttacks(t, startNative(t, nil)) }
+
+func TestNativeForwarding(t *testing.T) { proxytest.RunForwarding(t, startNative(t, nil)) }
+
+func TestNativeSSE(t *testing.T) { proxytest.RunSSE(t, startNative(t, nil)) }

@@ -1,0 +1,370 @@
+//go:build !js
+
+package main
+
+// These tests run the built Worker under `wrangler dev` — real workerd,
+// offline — against a loopback upstream, and check the deployment bundle.
+// They need node_modules and a built Worker, so they run only when
+// WORKBENCH_WRANGLER names the wrangler executable (make test-worker sets
+// it, and WORKBENCH_WORKER_WASM, after building); plain `go test ./...`
+// skips them.
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"workbench/pkg/proxy"
+	"workbench/pkg/proxy/proxytest"
+)
+
+// MaxWasmGzip is the ceiling on the Worker's gzipped wasm: well inside the
+// free plan's 3 MiB, with room for the handler to grow.
+const MaxWasmGzip = 2 << 20
+
+// worker is the wrangler dev instance TestMain starts when
+// WORKBENCH_WRANGLER is set; nil otherwise.
+var worker *devServer
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	bin := os.Getenv("WORKBENCH_WRANGLER")
+	if bin == "" {
+		return m.Run()
+	}
+	up := proxytest.StartUpstream()
+	defer up.Close()
+	d, err := startDev(bin, map[string]string{"OPENROUTER_UPSTREAM": up.URL}, true)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "starting wrangler dev: %v\n", err)
+		return 1
+	}
+	defer d.stop()
+	d.up = up
+	worker = d
+	return m.Run()
+}
+
+// devServer is a running `wrangler dev`.
+type devServer struct {
+	addr   string // 127.0.0.1:port
+	origin string // http://127.0.0.1:port
+	up     *proxytest.Upstream
+	cmd    *exec.Cmd
+	logs   *syncBuffer
+	tmp    string
+	done   chan struct{}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
+}
+
+// wranglerEnv keeps wrangler offline and its files out of the tree.
+func wranglerEnv(tmp string) []string {
+	return append(os.Environ(),
+		"WRANGLER_SEND_METRICS=false", "CI=true", "CLOUDFLARE_CF_FETCH_ENABLED=false",
+		"WRANGLER_LOG_PATH="+filepath.Join(tmp, "logs"),
+	)
+}
+
+// startDev starts wrangler dev from the repository root with the given
+// vars; ALLOWED_ORIGIN is set to the dev server's own origin when
+// withOrigin is true.
+func startDev(bin string, vars map[string]string, withOrigin bool) (*devServer, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	inspector, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "workbench-wrangler-")
+	if err != nil {
+		return nil, err
+	}
+	d := &devServer{addr: "127.0.0.1:" + port, origin: "http://127.0.0.1:" + port, logs: &syncBuffer{}, tmp: tmp, done: make(chan struct{})}
+	args := []string{"dev", "--local", "--ip", "127.0.0.1", "--port", port, "--inspector-port", inspector,
+		"--persist-to", filepath.Join(tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log"}
+	if withOrigin {
+		args = append(args, "--var", "ALLOWED_ORIGIN:"+d.origin)
+	}
+	for k, v := range vars {
+		args = append(args, "--var", k+":"+v)
+	}
+	d.cmd = exec.Command(bin, args...)
+	d.cmd.Dir = ".." // the repository root, where wrangler.toml is
+	d.cmd.Env = wranglerEnv(tmp)
+	d.cmd.Stdout, d.cmd.Stderr = d.logs, d.logs
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so stop reaches workerd too
+	if err := d.cmd.Start(); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	go func() { d.cmd.Wait(); close(d.done) }()
+
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		select {
+		case <-d.done:
+			d.stop()
+			return nil, fmt.Errorf("wrangler dev exited early:\n%s", d.logs)
+		default:
+		}
+		resp, err := http.Get(d.origin + "/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return d, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			d.stop()
+			return nil, fmt.Errorf("wrangler dev not ready after 90s:\n%s", d.logs)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// stop ends the wrangler process group it started.
+func (d *devServer) stop() {
+	if d.cmd.Process != nil {
+		syscall.Kill(-d.cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-d.done:
+		case <-time.After(5 * time.Second):
+			syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+			<-d.done
+		}
+	}
+	os.RemoveAll(d.tmp)
+}
+
+func requireWorker(t testing.TB) *devServer {
+	t.Helper()
+	if worker == nil {
+		t.Skip("set WORKBENCH_WRANGLER to run the Worker under wrangler dev (make test-worker)")
+	}
+	return worker
+}
+
+func target(d *devServer) proxytest.Target {
+	return proxytest.Target{
+		Addr: d.addr, Origin: d.origin, Layer: proxytest.Workerd, Upstream: d.up,
+		// What workerd's fetch adds on its own; CF-Worker names the
+		// Worker making a subrequest, as Cloudflare's edge does too.
+		TransportHeaders: []string{"Content-Length", "Accept-Encoding", "Transfer-Encoding", "Connection", "Cf-Worker"},
+	}
+}
+
+func TestWorkerdAttacks(t *testing.T) { proxytest.RunAttacks(t, target(requireWorker(t))) }
+
+func TestWorkerdForwarding(t *testing.T) { proxytest.RunForwarding(t, target(requireWorker(t))) }
+
+func TestWorkerdSSE(t *testing.T) { proxytest.RunSSE(t, target(requireWorker(t))) }
+
+// TestWorkerdRoutes checks the one-origin layout: the site at /, deep
+// links falling back to it, the Worker answering /api/*.
+func TestWorkerdRoutes(t *testing.T) {
+	d := requireWorker(t)
+	get := func(path string, hdr ...string) (int, http.Header, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", d.origin+path, nil)
+		for i := 0; i < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, b
+	}
+	st, h, index := get("/")
+	if st != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/html") || !bytes.Contains(bytes.ToLower(index), []byte("<!doctype html")) {
+		t.Fatalf("GET / → %d %q %.100q", st, h.Get("Content-Type"), index)
+	}
+	// What a browser sends when the user opens a deep link.
+	st, _, deep := get("/skills/0190b3c2-7d4e-7000-8000-000000000001/replay",
+		"Accept", "text/html,application/xhtml+xml", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "document")
+	if st != 200 || !bytes.Equal(deep, index) {
+		t.Errorf("deep link → %d, body equal to / : %v", st, bytes.Equal(deep, index))
+	}
+	st, h, body := get("/api/other")
+	if st != 404 || !strings.HasPrefix(h.Get("Content-Type"), "application/json") || !bytes.Contains(body, []byte(`"not_found"`)) {
+		t.Errorf("GET /api/other → %d %q %s; want the Worker's JSON 404", st, h.Get("Content-Type"), body)
+	}
+}
+
+// TestWorkerdLogsHoldNoSecrets reads everything wrangler and the Worker
+// printed during the whole run (every test above sent the key and the body
+// sentinels) and finds neither the key nor a body in it.
+func TestWorkerdLogsHoldNoSecrets(t *testing.T) {
+	d := requireWorker(t)
+	req, _ := http.NewRequest("POST", d.origin+proxy.MountPath+"chat/completions",
+		strings.NewReader(`{"messages":[{"role":"user","content":"`+proxytest.BodySentinel+`"}]}`))
+	req.Header.Set("Origin", d.origin)
+	req.Header.Set("Authorization", proxytest.Key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	// The Worker's console lines reach wrangler's output asynchronously.
+	var out string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		out = d.logs.String()
+		if strings.Contains(out, `proxy method=POST path="chat/completions" status=200`) {
+			break
+		}
+	}
+	if !strings.Contains(out, `proxy method=POST path="chat/completions" status=200`) {
+		t.Fatalf("the Worker's own log line never appeared, so the capture is blind:\n%s", out)
+	}
+	token := strings.TrimSpace(strings.TrimPrefix(proxytest.Key, "Bearer"))
+	for _, secret := range []string{token, token[:20], proxytest.BodySentinel, proxytest.ResponseSentinel, "part0"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("wrangler/Worker output contains %q", secret)
+		}
+	}
+	t.Logf("checked %d bytes of wrangler and Worker output", len(out))
+}
+
+// TestWorkerdFailsClosed runs a second Worker without ALLOWED_ORIGIN: every
+// proxied request must be refused as misconfigured.
+func TestWorkerdFailsClosed(t *testing.T) {
+	d := requireWorker(t)
+	bad, err := startDev(os.Getenv("WORKBENCH_WRANGLER"), map[string]string{"OPENROUTER_UPSTREAM": d.up.URL}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.stop()
+	mark := d.up.Len()
+	req, _ := http.NewRequest("GET", bad.origin+proxy.MountPath+"key", nil)
+	req.Header.Set("Origin", bad.origin)
+	req.Header.Set("Authorization", proxytest.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 500 || !bytes.Contains(body, []byte(`"proxy_misconfigured"`)) {
+		t.Errorf("got %d %s; want 500 proxy_misconfigured", resp.StatusCode, body)
+	}
+	if d.up.Len() != mark {
+		t.Errorf("a misconfigured Worker reached the upstream")
+	}
+}
+
+// TestDeployDryRun bundles the Worker exactly as `wrangler deploy` would,
+// without uploading it.
+func TestDeployDryRun(t *testing.T) {
+	requireWorker(t)
+	tmp := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Getenv("WORKBENCH_WRANGLER"), "deploy", "--dry-run", "--outdir", filepath.Join(tmp, "out"),
+		"--var", "ALLOWED_ORIGIN:https://workbench.example.org")
+	cmd.Dir = ".."
+	cmd.Env = wranglerEnv(tmp)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("wrangler deploy --dry-run: %v\n%s", err, out)
+	}
+	if m := regexp.MustCompile(`Total Upload: [^\n]*`).Find(out); m != nil {
+		t.Logf("%s", m)
+	} else {
+		t.Errorf("dry run printed no upload size:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "out", "worker.js")); err != nil {
+		entries, _ := os.ReadDir(filepath.Join(tmp, "out"))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if len(names) == 0 {
+			t.Errorf("dry run wrote no bundle: %v", err)
+		}
+	}
+}
+
+// TestWorkerWasmSize fails when the Worker's wasm, gzipped as Cloudflare
+// measures uploads, exceeds MaxWasmGzip.
+func TestWorkerWasmSize(t *testing.T) {
+	path := os.Getenv("WORKBENCH_WORKER_WASM")
+	if path == "" {
+		t.Skip("set WORKBENCH_WORKER_WASM to the built Worker wasm (make test-worker)")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&z, gzip.DefaultCompression)
+	zw.Write(raw)
+	zw.Close()
+	t.Logf("Worker wasm: %d bytes, %d gzipped (limit %d)", len(raw), z.Len(), MaxWasmGzip)
+	if z.Len() > MaxWasmGzip {
+		t.Errorf("Worker wasm gzips to %d bytes, over the %d-byte limit", z.Len(), MaxWasmGzip)
+	}
+}
+
+// BenchmarkWorkerdAddedLatency is BenchmarkAddedLatency of package proxy
+// through workerd: each iteration calls the loopback upstream directly
+// and through the Worker.
+func BenchmarkWorkerdAddedLatency(b *testing.B) {
+	d := requireWorker(b)
+	body := `{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`
+	for _, c := range []struct{ name, method, path, body string }{
+		{"GET-key", "GET", "key", ""},
+		{"POST-completion", "POST", "chat/completions", body},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			proxytest.MeasureAddedLatency(b, c.method, d.up.URL+"/"+c.path, d.origin+proxy.MountPath+c.path, d.origin, c.body)
+		})
+	}
+}
