@@ -1,0 +1,10 @@
+# pkg/redact: secret detection and redaction profiles. Its unit tests run in
+# test-unit; this layer checks the js/wasm build and runs the detector's
+# fuzz target briefly on top of its committed seed corpus
+# (pkg/redact/testdata/fuzz/FuzzScan).
+.PHONY: test-redact
+test-redact:
+	GOOS=js GOARCH=wasm $(GO) build ./pkg/redact/...
+	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 5s ./pkg/redact
+
+TEST_LAYERS += test-redact
