@@ -8,6 +8,13 @@
 // place. Parse never panics and allocates in proportion to its input, which
 // Limits bounds.
 //
+// A number is an integer beyond 2^53 whether it is written as one
+// (9007199254740993) or only comes out as one in canonical form (1e20, which
+// RFC 8785 writes 100000000000000000000); both are rejected, so the
+// canonical form of every accepted document is itself accepted and is its
+// own canonical form. From 1e21 up RFC 8785 writes exponents (1e+21), and
+// such numbers are accepted.
+//
 // A parsed Document writes its canonical form in one pass: members sorted by
 // their UTF-16 code units, strings with the minimal escapes of ECMAScript's
 // JSON.stringify, numbers in ECMAScript's Number.prototype.toString form. The
@@ -16,6 +23,8 @@
 package canonjson
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -27,9 +36,12 @@ import (
 
 // Limits bound what Parse accepts.
 type Limits struct {
-	// MaxBytes is the largest input accepted, in bytes.
+	// MaxBytes is the largest input accepted, in bytes. Zero, a negative
+	// value or one above 1 GiB means DefaultMaxBytes.
 	MaxBytes int
-	// MaxDepth is the deepest nesting of objects and arrays accepted.
+	// MaxDepth is the deepest nesting of objects and arrays accepted. Zero
+	// or a negative value means DefaultMaxDepth; values above 10,000 are
+	// lowered to 10,000, which keeps Parse's recursion within a small stack.
 	MaxDepth int
 }
 
@@ -39,6 +51,7 @@ const (
 	DefaultMaxBytes = 64 << 20
 	DefaultMaxDepth = 128
 	hardMaxBytes    = 1 << 30
+	hardMaxDepth    = 10000
 )
 
 // DefaultLimits returns the limits used when none are given.
@@ -49,7 +62,8 @@ func DefaultLimits() Limits {
 // Kind classifies a rejection so callers can branch on it.
 type Kind int
 
-// Rejection kinds.
+// Rejection kinds. KindSyntax is input that is not JSON at all; every other
+// kind is JSON that I-JSON or Limits rule out.
 const (
 	KindSyntax        Kind = iota + 1 // not JSON
 	KindDuplicateKey                  // a member name repeats in one object
@@ -62,21 +76,26 @@ const (
 	KindTrailingData                  // something after the top-level value
 )
 
-var kindNames = map[Kind]string{
-	KindSyntax:        "syntax error",
-	KindDuplicateKey:  "duplicate member name",
-	KindInvalidUTF8:   "invalid UTF-8",
-	KindLoneSurrogate: "lone surrogate",
-	KindNonFinite:     "non-finite number",
-	KindIntegerRange:  "integer out of range",
-	KindTooDeep:       "nesting too deep",
-	KindTooLarge:      "input too large",
-	KindTrailingData:  "trailing data",
-}
-
 func (k Kind) String() string {
-	if s, ok := kindNames[k]; ok {
-		return s
+	switch k {
+	case KindSyntax:
+		return "syntax error"
+	case KindDuplicateKey:
+		return "duplicate member name"
+	case KindInvalidUTF8:
+		return "invalid UTF-8"
+	case KindLoneSurrogate:
+		return "lone surrogate"
+	case KindNonFinite:
+		return "non-finite number"
+	case KindIntegerRange:
+		return "integer out of range"
+	case KindTooDeep:
+		return "nesting too deep"
+	case KindTooLarge:
+		return "input too large"
+	case KindTrailingData:
+		return "trailing data"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -113,15 +132,16 @@ const (
 )
 
 const (
-	flagEscaped   = 1 << iota // string contains backslash escapes
-	flagSimpleInt             // number is an integer of at most 15 digits
+	flagEscaped  = 1 << iota // string contains backslash escapes
+	flagVerbatim             // a string, number or literal whose source is its canonical form
 )
 
 // node is one value of a parsed document. For an object, first is its
 // first member's name node; a name node's value is the node right after it,
 // and next links names in canonical order. For an array, first is the first
-// element and next links elements. start and end delimit the raw bytes: for a
-// string, the bytes between the quotes.
+// element and next links elements. start and end delimit the raw bytes, a
+// string's quotes included, so that the encoder copies every verbatim
+// value the same way.
 type node struct {
 	kind  kind
 	flags uint8
@@ -146,11 +166,15 @@ func Parse(data []byte, lim Limits) (*Document, error) {
 	if lim.MaxDepth <= 0 {
 		lim.MaxDepth = DefaultMaxDepth
 	}
+	lim.MaxDepth = min(lim.MaxDepth, hardMaxDepth)
 	if len(data) > lim.MaxBytes {
 		return nil, &Error{Kind: KindTooLarge, Offset: lim.MaxBytes,
 			Detail: fmt.Sprintf("%d bytes, limit %d", len(data), lim.MaxBytes)}
 	}
-	p := parser{src: data, lim: lim, nodes: make([]node, 0, len(data)/8+4)}
+	// A value takes at least two bytes of input (a digit and a comma),
+	// usually 15 to 100; add doubles the array for documents denser than
+	// the guess.
+	p := parser{src: data, lim: lim, nodes: make([]node, 0, len(data)/32+16)}
 	p.skipSpace()
 	if p.pos >= len(p.src) {
 		return nil, p.fail(KindSyntax, "empty input")
@@ -170,13 +194,16 @@ func (d *Document) IsObject() bool { return d.nodes[0].kind == kObject }
 
 // Canonical returns the RFC 8785 form of the document.
 func (d *Document) Canonical() []byte {
-	return d.AppendCanonical(make([]byte, 0, len(d.src)))
+	return d.AppendCanonical(nil)
 }
 
 // AppendCanonical appends the canonical form to dst. Top-level object
 // members named in omit are left out (a bundle's content hash covers the
 // bundle without content_hash and signature).
 func (d *Document) AppendCanonical(dst []byte, omit ...string) []byte {
+	// The canonical form is rarely longer than the input; growing once up
+	// front saves growing the output many times over.
+	dst = slices.Grow(dst, len(d.src))
 	if len(omit) == 0 || d.nodes[0].kind != kObject {
 		return d.appendValue(dst, 0)
 	}
@@ -190,9 +217,7 @@ func (d *Document) AppendCanonical(dst []byte, omit ...string) []byte {
 			dst = append(dst, ',')
 		}
 		comma = true
-		dst = d.appendString(dst, k)
-		dst = append(dst, ':')
-		dst = d.appendValue(dst, k+1)
+		dst = d.appendMember(dst, k)
 	}
 	return append(dst, '}')
 }
@@ -208,9 +233,10 @@ func Transform(data []byte) ([]byte, error) {
 
 func (d *Document) keyIn(k int32, names []string) bool {
 	n := d.nodes[k]
-	raw := d.src[n.start:n.end]
+	raw := d.src[n.start+1 : n.end-1]
 	if n.flags&flagEscaped != 0 {
-		raw = unescape(nil, raw)
+		var buf [64]byte
+		raw = unescape(buf[:0], raw)
 	}
 	for _, name := range names {
 		if string(raw) == name {
@@ -220,8 +246,14 @@ func (d *Document) keyIn(k int32, names []string) bool {
 	return false
 }
 
+// appendValue writes node i. Leaves written verbatim are copied in the
+// loops rather than through a call, which matters most compiled to wasm,
+// where calls are dear.
 func (d *Document) appendValue(dst []byte, i int32) []byte {
-	n := d.nodes[i]
+	n := &d.nodes[i]
+	if n.flags&flagVerbatim != 0 {
+		return append(dst, d.src[n.start:n.end]...)
+	}
 	switch n.kind {
 	case kObject:
 		dst = append(dst, '{')
@@ -229,9 +261,7 @@ func (d *Document) appendValue(dst []byte, i int32) []byte {
 			if k != n.first {
 				dst = append(dst, ',')
 			}
-			dst = d.appendString(dst, k)
-			dst = append(dst, ':')
-			dst = d.appendValue(dst, k+1)
+			dst = d.appendMember(dst, k)
 		}
 		return append(dst, '}')
 	case kArray:
@@ -240,79 +270,124 @@ func (d *Document) appendValue(dst []byte, i int32) []byte {
 			if e != n.first {
 				dst = append(dst, ',')
 			}
-			dst = d.appendValue(dst, e)
+			if v := &d.nodes[e]; v.flags&flagVerbatim != 0 {
+				dst = append(dst, d.src[v.start:v.end]...)
+			} else {
+				dst = d.appendValue(dst, e)
+			}
 		}
 		return append(dst, ']')
 	case kString:
-		return d.appendString(dst, i)
-	case kNumber:
-		raw := d.src[n.start:n.end]
-		if n.flags&flagSimpleInt != 0 {
-			if len(raw) == 2 && raw[0] == '-' && raw[1] == '0' {
-				return append(dst, '0')
-			}
-			return append(dst, raw...)
-		}
-		f, _ := strconv.ParseFloat(string(raw), 64) // validated by Parse
+		return appendReescaped(dst, d.src[n.start:n.end])
+	default: // a number that needs formatting
+		f, _ := strconv.ParseFloat(string(d.src[n.start:n.end]), 64) // validated by Parse
 		return AppendNumber(dst, f)
-	case kTrue:
-		return append(dst, "true"...)
-	case kFalse:
-		return append(dst, "false"...)
-	default:
-		return append(dst, "null"...)
 	}
 }
 
-func (d *Document) appendString(dst []byte, i int32) []byte {
-	n := d.nodes[i]
-	raw := d.src[n.start:n.end]
-	dst = append(dst, '"')
-	if n.flags&flagEscaped == 0 {
-		// Without escapes the raw bytes hold no quote, backslash or control
-		// character, so they already are their canonical form.
-		dst = append(dst, raw...)
+// appendMember writes the member whose name is node k.
+func (d *Document) appendMember(dst []byte, k int32) []byte {
+	if key := &d.nodes[k]; key.flags&flagVerbatim != 0 {
+		dst = append(dst, d.src[key.start:key.end]...)
 	} else {
-		dst = appendEscaped(dst, unescape(nil, raw))
+		dst = appendReescaped(dst, d.src[key.start:key.end])
 	}
+	dst = append(dst, ':')
+	if v := &d.nodes[k+1]; v.flags&flagVerbatim != 0 {
+		return append(dst, d.src[v.start:v.end]...)
+	}
+	return d.appendValue(dst, k+1)
+}
+
+// appendReescaped writes a validated JSON string, quotes included, in
+// canonical form, going from one escape form to the other without decoding
+// the string first. Bytes between escapes are valid UTF-8 with no quote,
+// backslash or control character, and most escapes are already canonical,
+// so it copies long runs and rewrites only the escapes JSON.stringify would
+// not write: \/, \u escapes of printable characters, and \u escapes in
+// another form than its own.
+func appendReescaped(dst, quoted []byte) []byte {
+	raw := quoted[:len(quoted)-1] // the closing quote is written last
+	last, i := 0, 1
+	for {
+		// Find the next backslash, eight bytes at a time first: a zero
+		// byte of x^'\\'·ones borrows into its high bit. Written out
+		// here because a call per escape is dear compiled to wasm.
+		for i+8 <= len(raw) {
+			x := binary.LittleEndian.Uint64(raw[i:]) ^ (ones * '\\')
+			if (x-ones)&^x&highs != 0 {
+				break
+			}
+			i += 8
+		}
+		for i < len(raw) && raw[i] != '\\' {
+			i++
+		}
+		if i >= len(raw) {
+			break
+		}
+		switch c := raw[i+1]; c {
+		case 'u':
+			if canonicalEscape(raw[i+2 : i+6]) {
+				i += 6
+				continue
+			}
+			dst = append(dst, raw[last:i]...)
+			r := rune(hex4(raw[i+2 : i+6]))
+			i += 6
+			if utf16.IsSurrogate(r) { // validated: a low surrogate escape follows
+				r = utf16.DecodeRune(r, rune(hex4(raw[i+2:i+6])))
+				i += 6
+			}
+			dst = appendRune(dst, r)
+			last = i
+		case '/':
+			dst = append(dst, raw[last:i]...)
+			dst = append(dst, '/')
+			i += 2
+			last = i
+		default: // " \ b f n r t: the canonical short forms
+			i += 2
+		}
+	}
+	dst = append(dst, raw[last:]...)
 	return append(dst, '"')
 }
 
-// appendEscaped writes s (valid UTF-8) with JSON.stringify's escapes.
-func appendEscaped(dst, s []byte) []byte {
+// appendRune writes one decoded character of a string the way
+// JSON.stringify does.
+func appendRune(dst []byte, r rune) []byte {
 	const hex = "0123456789abcdef"
-	last := 0
-	for i, c := range s {
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[last:i]...)
-		last = i + 1
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
+	switch r {
+	case '"':
+		return append(dst, '\\', '"')
+	case '\\':
+		return append(dst, '\\', '\\')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
 	}
-	return append(dst, s[last:]...)
+	if r < 0x20 {
+		return append(dst, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
+	}
+	return utf8.AppendRune(dst, r)
 }
 
 // AppendNumber appends f in the form ECMAScript's Number.prototype.toString
-// gives it, which RFC 8785 §3.2.2.3 adopts. f must be finite.
+// gives it, which RFC 8785 §3.2.2.3 adopts. A non-finite f, which JSON
+// cannot hold and Parse never yields, is written as null, as
+// JSON.stringify writes it.
 func AppendNumber(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
 	if f == 0 {
 		return append(dst, '0') // also -0
 	}
@@ -320,12 +395,22 @@ func AppendNumber(dst []byte, f float64) []byte {
 		dst = append(dst, '-')
 		f = -f
 	}
-	// Shortest round-tripping digits, as d.ddddde±x.
+	// Shortest round-tripping digits, as d[.ddd]e±xx.
 	var buf [32]byte
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
-	mant, exp, _ := strings.Cut(string(e), "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	x, _ := strconv.Atoi(exp)
+	m := bytes.IndexByte(e, 'e')
+	var dbuf [17]byte
+	digits := append(dbuf[:0], e[0])
+	if m > 1 {
+		digits = append(digits, e[2:m]...)
+	}
+	x := 0
+	for _, c := range e[m+2:] {
+		x = x*10 + int(c-'0')
+	}
+	if e[m+1] == '-' {
+		x = -x
+	}
 	k, n := len(digits), x+1 // value = 0.digits × 10^n
 	switch {
 	case k <= n && n <= 21:
@@ -360,14 +445,13 @@ func AppendNumber(dst []byte, f float64) []byte {
 
 // unescape decodes the body of a JSON string validated by Parse.
 func unescape(dst, raw []byte) []byte {
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			i++
-			continue
+	for {
+		i := bytes.IndexByte(raw, '\\')
+		if i < 0 {
+			return append(dst, raw...)
 		}
-		switch raw[i+1] {
+		dst = append(dst, raw[:i]...)
+		switch c := raw[i+1]; c {
 		case 'b':
 			dst = append(dst, '\b')
 		case 'f':
@@ -380,25 +464,23 @@ func unescape(dst, raw []byte) []byte {
 			dst = append(dst, '\t')
 		case 'u':
 			r := rune(hex4(raw[i+2 : i+6]))
+			raw = raw[i+6:]
 			if utf16.IsSurrogate(r) {
-				lo := rune(hex4(raw[i+8 : i+12]))
-				r = utf16.DecodeRune(r, lo)
-				i += 6
+				r = utf16.DecodeRune(r, rune(hex4(raw[2:6])))
+				raw = raw[6:]
 			}
 			dst = utf8.AppendRune(dst, r)
-			i += 6
 			continue
 		default: // " \ /
-			dst = append(dst, raw[i+1])
+			dst = append(dst, c)
 		}
-		i += 2
+		raw = raw[i+2:]
 	}
-	return dst
 }
 
 func hex4(b []byte) int {
 	v := 0
-	for _, c := range b {
+	for _, c := range b[:4] {
 		v <<= 4
 		switch {
 		case c >= '0' && c <= '9':
@@ -414,38 +496,29 @@ func hex4(b []byte) int {
 	return v
 }
 
-// lessUTF16 orders two UTF-8 strings by their UTF-16 code units, as
-// RFC 8785 §3.2.3 sorts member names.
-func lessUTF16(a, b []byte) bool {
+// compareUTF16 orders two UTF-8 strings by their UTF-16 code units, as
+// RFC 8785 §3.2.3 sorts member names. UTF-8 byte order is code point order,
+// and that agrees with UTF-16 code unit order except between a character
+// beyond U+FFFF (a surrogate pair, from 0xD800) and one in U+E000–U+FFFF:
+// their lead bytes are 0xF0–0xF4 and 0xEE–0xEF. The first differing bytes
+// are lead bytes or continuation bytes of runes with equal lead bytes, so
+// comparing there is enough.
+func compareUTF16(a, b []byte) int {
 	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
+	for i := range n {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca >= 0xee && cb >= 0xee && (ca >= 0xf0) != (cb >= 0xf0) {
+			if ca >= 0xf0 {
+				return -1
+			}
+			return 1
+		}
+		return int(ca) - int(cb)
 	}
-	if i == n {
-		return len(a) < len(b)
-	}
-	if a[i] < 0x80 && b[i] < 0x80 {
-		return a[i] < b[i]
-	}
-	for i > 0 && a[i]&0xC0 == 0x80 { // back to the start of the differing rune
-		i--
-	}
-	ra, _ := utf8.DecodeRune(a[i:])
-	rb, _ := utf8.DecodeRune(b[i:])
-	ua, ub := firstUnit(ra), firstUnit(rb)
-	if ua != ub {
-		return ua < ub
-	}
-	return ra < rb
-}
-
-func firstUnit(r rune) rune {
-	if r >= 0x10000 {
-		hi, _ := utf16.EncodeRune(r)
-		return hi
-	}
-	return r
+	return len(a) - len(b)
 }
 
 // member is a name being sorted while its object is parsed.
@@ -454,9 +527,11 @@ type member struct {
 	node int32  // index of the name node
 }
 
+// pathElem is one step of the JSON pointer to the value being parsed: the
+// name node of an object member, or the index of an array element.
 type pathElem struct {
-	name  []byte
-	index int // -1 for an object member
+	name  int32 // name node; -1 for an array element
+	index int32
 }
 
 type parser struct {
@@ -465,7 +540,13 @@ type parser struct {
 	lim     Limits
 	nodes   []node
 	members []member // scratch, shared by nested objects as a stack
-	path    []pathElem
+	// path has one element for each container being parsed, updated in
+	// place as the parser moves from child to child.
+	path []pathElem
+	// names holds the decoded form of member names that contain escapes.
+	// It only grows: members keep slices of it, and a slice made before
+	// append moved the buffer still reads its old, unchanged bytes.
+	names []byte
 }
 
 func (p *parser) fail(k Kind, detail string) *Error {
@@ -473,17 +554,19 @@ func (p *parser) fail(k Kind, detail string) *Error {
 }
 
 func (p *parser) pointer() string {
-	if len(p.path) == 0 {
-		return ""
-	}
 	var b strings.Builder
 	for _, e := range p.path {
 		b.WriteByte('/')
-		if e.index >= 0 {
-			b.WriteString(strconv.Itoa(e.index))
+		if e.name < 0 {
+			b.WriteString(strconv.Itoa(int(e.index)))
 			continue
 		}
-		s := strings.ReplaceAll(string(e.name), "~", "~0")
+		n := p.nodes[e.name]
+		name := p.src[n.start+1 : n.end-1]
+		if n.flags&flagEscaped != 0 {
+			name = unescape(nil, name)
+		}
+		s := strings.ReplaceAll(string(name), "~", "~0")
 		b.WriteString(strings.ReplaceAll(s, "/", "~1"))
 	}
 	return b.String()
@@ -497,19 +580,26 @@ func describe(c byte) string {
 }
 
 func (p *parser) skipSpace() {
-	for p.pos < len(p.src) {
-		switch p.src[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
+	i := p.pos
+	for i < len(p.src) && (p.src[i] == ' ' || p.src[i] == '\n' || p.src[i] == '\r' || p.src[i] == '\t') {
+		i++
 	}
+	p.pos = i
 }
 
 func (p *parser) add(n node) int32 {
+	if len(p.nodes) == cap(p.nodes) {
+		p.grow()
+	}
 	p.nodes = append(p.nodes, n)
 	return int32(len(p.nodes) - 1)
+}
+
+// grow doubles the node array. append alone grows a large slice by a
+// quarter at a time, which copies it several times over for a document
+// dense in small values.
+func (p *parser) grow() {
+	p.nodes = slices.Grow(p.nodes, len(p.nodes))
 }
 
 // value parses one value at p.pos (after white space) and returns its node.
@@ -518,12 +608,12 @@ func (p *parser) value(depth int) (int32, error) {
 		return 0, p.fail(KindSyntax, "unexpected end of input")
 	}
 	switch c := p.src[p.pos]; c {
+	case '"':
+		return p.str()
 	case '{':
 		return p.object(depth + 1)
 	case '[':
 		return p.array(depth + 1)
-	case '"':
-		return p.str()
 	case 't':
 		return p.literal("true", kTrue)
 	case 'f':
@@ -539,7 +629,7 @@ func (p *parser) value(depth int) (int32, error) {
 			return 0, p.fail(KindNonFinite, "Infinity is not a JSON number")
 		}
 	case '-':
-		if p.pos+1 < len(p.src) && p.src[p.pos+1] == 'I' {
+		if p.hasPrefix("-Infinity") {
 			return 0, p.fail(KindNonFinite, "-Infinity is not a JSON number")
 		}
 		return p.number()
@@ -561,7 +651,7 @@ func (p *parser) literal(word string, k kind) (int32, error) {
 	}
 	start := p.pos
 	p.pos += len(word)
-	return p.add(node{kind: k, start: int32(start), end: int32(p.pos), first: -1, next: -1}), nil
+	return p.add(node{kind: k, flags: flagVerbatim, start: int32(start), end: int32(p.pos), first: -1, next: -1}), nil
 }
 
 func (p *parser) object(depth int) (int32, error) {
@@ -570,13 +660,14 @@ func (p *parser) object(depth int) (int32, error) {
 	}
 	obj := p.add(node{kind: kObject, start: int32(p.pos), first: -1, next: -1})
 	p.pos++ // {
-	base := len(p.members)
 	p.skipSpace()
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
 		p.pos++
 		p.nodes[obj].end = int32(p.pos)
 		return obj, nil
 	}
+	base := len(p.members)
+	at := len(p.path)
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
@@ -587,9 +678,11 @@ func (p *parser) object(depth int) (int32, error) {
 			return 0, err
 		}
 		n := p.nodes[name]
-		decoded := p.src[n.start:n.end]
+		decoded := p.src[n.start+1 : n.end-1]
 		if n.flags&flagEscaped != 0 {
-			decoded = unescape(nil, decoded)
+			from := len(p.names)
+			p.names = unescape(p.names, decoded)
+			decoded = p.names[from:len(p.names):len(p.names)]
 		}
 		p.members = append(p.members, member{name: decoded, node: name})
 		p.skipSpace()
@@ -598,11 +691,16 @@ func (p *parser) object(depth int) (int32, error) {
 		}
 		p.pos++
 		p.skipSpace()
-		p.path = append(p.path, pathElem{name: decoded, index: -1})
-		if _, err := p.value(depth); err != nil {
+		p.path = append(p.path, pathElem{name: name})
+		if p.pos < len(p.src) && p.src[p.pos] == '"' {
+			_, err = p.str()
+		} else {
+			_, err = p.value(depth)
+		}
+		if err != nil {
 			return 0, err
 		}
-		p.path = p.path[:len(p.path)-1]
+		p.path = p.path[:at]
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			return 0, p.expected("',' or '}'")
@@ -619,31 +717,62 @@ func (p *parser) object(depth int) (int32, error) {
 	}
 	p.nodes[obj].end = int32(p.pos)
 	ms := p.members[base:]
-	if len(ms) > 1 {
-		slices.SortFunc(ms, func(a, b member) int {
-			switch {
-			case lessUTF16(a.name, b.name):
-				return -1
-			case lessUTF16(b.name, a.name):
-				return 1
-			}
-			return 0
-		})
+	if !sortMembers(ms) {
+		return 0, p.duplicate(ms)
 	}
-	for i := range ms {
-		if i > 0 && string(ms[i].name) == string(ms[i-1].name) {
-			dup := max(ms[i].node, ms[i-1].node)
-			p.pos = int(p.nodes[dup].start) - 1
-			p.path = append(p.path, pathElem{name: ms[i].name, index: -1})
-			return 0, p.fail(KindDuplicateKey, fmt.Sprintf("%q appears more than once", ms[i].name))
-		}
-		if i+1 < len(ms) {
-			p.nodes[ms[i].node].next = ms[i+1].node
-		}
+	for i := range len(ms) - 1 {
+		p.nodes[ms[i].node].next = ms[i+1].node
 	}
 	p.nodes[obj].first = ms[0].node
 	p.members = p.members[:base]
 	return obj, nil
+}
+
+// sortMembers sorts the members of one object into canonical order and
+// reports whether their names are unique. Objects are mostly small, and
+// insertion sort with a direct comparison beats the general sort there;
+// it also meets every pair of equal names on the way.
+func sortMembers(ms []member) bool {
+	if len(ms) > 24 {
+		slices.SortFunc(ms, func(a, b member) int { return compareUTF16(a.name, b.name) })
+		for i := 1; i < len(ms); i++ {
+			if string(ms[i].name) == string(ms[i-1].name) {
+				return false
+			}
+		}
+		return true
+	}
+	unique := true
+	for i := 1; i < len(ms); i++ {
+		m := ms[i]
+		j := i
+		for ; j > 0; j-- {
+			c := compareUTF16(ms[j-1].name, m.name)
+			if c < 0 {
+				break
+			}
+			if c == 0 {
+				unique = false
+				break
+			}
+			ms[j] = ms[j-1]
+		}
+		ms[j] = m
+	}
+	return unique
+}
+
+// duplicate reports the later of two equal names in sorted members.
+func (p *parser) duplicate(ms []member) *Error {
+	for i := 1; i < len(ms); i++ {
+		if string(ms[i].name) == string(ms[i-1].name) {
+			dup := max(ms[i].node, ms[i-1].node)
+			p.pos = int(p.nodes[dup].start)
+			p.path = append(p.path, pathElem{name: dup})
+			return p.fail(KindDuplicateKey, fmt.Sprintf("%.60q appears more than once", ms[i].name))
+		}
+	}
+	return p.fail(KindDuplicateKey, "a member name appears more than once") // not reached
 }
 
 func (p *parser) array(depth int) (int32, error) {
@@ -658,15 +787,22 @@ func (p *parser) array(depth int) (int32, error) {
 		p.nodes[arr].end = int32(p.pos)
 		return arr, nil
 	}
+	at := len(p.path)
+	p.path = append(p.path, pathElem{name: -1})
 	prev := int32(-1)
-	for i := 0; ; i++ {
+	for i := int32(0); ; i++ {
 		p.skipSpace()
-		p.path = append(p.path, pathElem{index: i})
-		e, err := p.value(depth)
+		p.path[at].index = i
+		var e int32
+		var err error
+		if p.pos < len(p.src) && p.src[p.pos] == '"' {
+			e, err = p.str()
+		} else {
+			e, err = p.value(depth)
+		}
 		if err != nil {
 			return 0, err
 		}
-		p.path = p.path[:len(p.path)-1]
 		if prev < 0 {
 			p.nodes[arr].first = e
 		} else {
@@ -675,6 +811,7 @@ func (p *parser) array(depth int) (int32, error) {
 		prev = e
 		p.skipSpace()
 		if p.pos >= len(p.src) {
+			p.path = p.path[:at]
 			return 0, p.expected("',' or ']'")
 		}
 		if p.src[p.pos] == ',' {
@@ -682,11 +819,13 @@ func (p *parser) array(depth int) (int32, error) {
 			continue
 		}
 		if p.src[p.pos] != ']' {
+			p.path = p.path[:at]
 			return 0, p.expected("',' or ']'")
 		}
 		p.pos++
 		break
 	}
+	p.path = p.path[:at]
 	p.nodes[arr].end = int32(p.pos)
 	return arr, nil
 }
@@ -698,45 +837,120 @@ func (p *parser) expected(what string) *Error {
 	return p.fail(KindSyntax, "unexpected "+describe(p.src[p.pos])+", expected "+what)
 }
 
+// Masks for testing the eight bytes of a uint64 at once: ones·c repeats
+// the byte c, and highs holds the high bit of every byte.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain reports whether none of the eight bytes of x is a control
+// character, a quote, a backslash or a non-ASCII byte. x - 0x20·ones sets
+// the high bit of a byte below 0x20, and a zero byte of x^c·ones (a byte
+// equal to c) sets its high bit when ones is subtracted; a borrow only ever
+// starts at such a byte, so there are no false alarms, and non-ASCII bytes
+// carry their high bit already.
+func plain(x uint64) bool {
+	q := x ^ (ones * '"')
+	s := x ^ (ones * '\\')
+	return ((x-ones*0x20)|(q-ones)|(s-ones)|x)&highs == 0
+}
+
 // str parses a string at p.pos (on its opening quote).
 func (p *parser) str() (int32, error) {
-	p.pos++ // "
-	start := p.pos
-	var flags uint8
 	src := p.src
+	start := p.pos // the opening quote
+	i := start + 1
+	// A string is verbatim while every escape in it is the one
+	// JSON.stringify would write: a short form other than \/, or \u00xx
+	// in lowercase for a control character without a short form.
+	flags := uint8(flagVerbatim)
 	for {
-		// Fast path: plain ASCII.
-		for p.pos < len(src) {
-			c := src[p.pos]
-			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-				break
-			}
-			p.pos++
+		// Fast path: plain ASCII, a word at a time, then a byte at a time.
+		for i+8 <= len(src) && plain(binary.LittleEndian.Uint64(src[i:])) {
+			i += 8
 		}
-		if p.pos >= len(src) {
+		for i < len(src) && plainByte[src[i]] {
+			i++
+		}
+		if i >= len(src) {
+			p.pos = i
 			return 0, p.fail(KindSyntax, "unterminated string")
 		}
-		switch c := src[p.pos]; {
+		c := src[i]
+		switch {
 		case c == '"':
-			end := p.pos
-			p.pos++
-			return p.add(node{kind: kString, flags: flags, start: int32(start), end: int32(end), first: -1, next: -1}), nil
+			p.pos = i + 1
+			return p.add(node{kind: kString, flags: flags, start: int32(start), end: int32(p.pos), first: -1, next: -1}), nil
 		case c == '\\':
 			flags |= flagEscaped
+			if i+1 < len(src) && shortEscape[src[i+1]] {
+				if src[i+1] == '/' {
+					flags &^= flagVerbatim
+				}
+				i += 2
+				continue
+			}
+			p.pos = i
 			if err := p.escape(); err != nil {
 				return 0, err
 			}
+			if p.pos-i != 6 || !canonicalEscape(src[i+2:i+6]) {
+				flags &^= flagVerbatim
+			}
+			i = p.pos
 		case c < 0x20:
+			p.pos = i
 			return 0, p.fail(KindSyntax, fmt.Sprintf("control character 0x%02x in a string must be escaped", c))
 		default:
-			r, size := utf8.DecodeRune(src[p.pos:])
+			// Two- and three-byte sequences without special cases inline,
+			// the rest through DecodeRune, which rejects overlong forms and
+			// surrogates.
+			if c >= 0xc2 && c <= 0xdf && i+1 < len(src) && src[i+1]&0xc0 == 0x80 {
+				i += 2
+				continue
+			}
+			if (c >= 0xe1 && c <= 0xec || c == 0xee || c == 0xef) && i+2 < len(src) &&
+				src[i+1]&0xc0 == 0x80 && src[i+2]&0xc0 == 0x80 {
+				i += 3
+				continue
+			}
+			r, size := utf8.DecodeRune(src[i:])
 			if r == utf8.RuneError && size <= 1 {
+				p.pos = i
 				return 0, p.fail(KindInvalidUTF8, fmt.Sprintf("byte 0x%02x", c))
 			}
-			p.pos += size
+			i += size
 		}
 	}
 }
+
+// plainByte marks the bytes a string holds as they are: printable ASCII
+// other than quote and backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// canonicalEscape reports whether \u followed by the four hex digits is
+// how JSON.stringify writes the character: 00 and a lowercase hex byte
+// below 0x20 that has no short form.
+func canonicalEscape(h []byte) bool {
+	if h[0] != '0' || h[1] != '0' || h[2] > '1' {
+		return false
+	}
+	switch h[3] {
+	case '8', '9', 'a', 'c', 'd': // \b \t \n \f \r from 00; none from 10
+		return h[2] == '1'
+	}
+	return h[3] >= '0' && h[3] <= '9' || h[3] >= 'a' && h[3] <= 'f'
+}
+
+// shortEscape marks the characters that may follow a backslash on their
+// own.
+var shortEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
 // escape validates one escape sequence at p.pos (on the backslash).
 func (p *parser) escape() error {
@@ -749,7 +963,7 @@ func (p *parser) escape() error {
 		return nil
 	case 'u':
 	default:
-		return p.fail(KindSyntax, "invalid escape \\"+string(rune(p.src[p.pos+1])))
+		return p.fail(KindSyntax, "invalid escape "+strconv.Quote(string(p.src[p.pos:p.pos+2])))
 	}
 	r, err := p.hexEscape(p.pos)
 	if err != nil {
@@ -789,17 +1003,14 @@ func (p *parser) hexEscape(at int) (int, error) {
 	return v, nil
 }
 
-// safeInteger reports whether an integer token is within ±2^53. Parsing as
-// a double would round 2^53+1 down to 2^53 and let it through.
-func safeInteger(raw []byte) bool {
-	v, err := strconv.ParseInt(string(raw), 10, 64)
-	return err == nil && v <= maxSafeInteger && v >= -maxSafeInteger
-}
-
 // maxSafeInteger is 2^53, the largest magnitude up to which every integer
 // has an exact IEEE 754 double.
 const maxSafeInteger = 1 << 53
 
+// number parses a number at p.pos. It rejects integers beyond ±2^53, both
+// written ones and floats whose canonical form would be written as one,
+// and marks numbers whose spelling is already canonical so that encoding
+// copies them instead of formatting them again.
 func (p *parser) number() (int32, error) {
 	start := p.pos
 	src := p.src
@@ -821,20 +1032,20 @@ func (p *parser) number() (int32, error) {
 		return 0, p.fail(KindSyntax, "a number needs a digit")
 	}
 	intDigits := p.pos - intStart
-	integer := true
+	fracStart, fracDigits := p.pos+1, 0
 	if p.pos < len(src) && src[p.pos] == '.' {
-		integer = false
 		p.pos++
-		d := p.pos
 		for p.pos < len(src) && src[p.pos] >= '0' && src[p.pos] <= '9' {
 			p.pos++
 		}
-		if p.pos == d {
+		fracDigits = p.pos - fracStart
+		if fracDigits == 0 {
 			return 0, p.fail(KindSyntax, "a fraction needs a digit after '.'")
 		}
 	}
+	exponent := false
 	if p.pos < len(src) && (src[p.pos] == 'e' || src[p.pos] == 'E') {
-		integer = false
+		exponent = true
 		p.pos++
 		if p.pos < len(src) && (src[p.pos] == '+' || src[p.pos] == '-') {
 			p.pos++
@@ -849,18 +1060,63 @@ func (p *parser) number() (int32, error) {
 	}
 	n := node{kind: kNumber, start: int32(start), end: int32(p.pos), first: -1, next: -1}
 	raw := src[start:p.pos]
-	if integer && intDigits <= 15 {
-		n.flags = flagSimpleInt
+	if fracDigits == 0 && !exponent {
+		// An integer within ±2^53 is its own canonical form, except -0.
+		if intDigits > 15 && !safeInteger(raw) {
+			p.pos = start
+			return 0, p.fail(KindIntegerRange, fmt.Sprintf("%s is beyond ±2^53", shorten(raw)))
+		}
+		if !(intDigits == 1 && len(raw) == 2 && raw[1] == '0') {
+			n.flags = flagVerbatim
+		}
+		return p.add(n), nil
+	}
+	if !exponent && src[fracStart+fracDigits-1] != '0' && canonicalFixed(src[intStart:fracStart-1], src[fracStart:fracStart+fracDigits]) {
+		// Fewer than 16 significant digits, so finite and below 2^53.
+		n.flags = flagVerbatim
 		return p.add(n), nil
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || math.IsInf(f, 0) {
+	if err != nil && math.IsInf(f, 0) {
 		p.pos = start
-		return 0, p.fail(KindNonFinite, fmt.Sprintf("%s overflows a double", raw))
+		return 0, p.fail(KindNonFinite, fmt.Sprintf("%s overflows a double", shorten(raw)))
 	}
-	if integer && !safeInteger(raw) {
+	if a := math.Abs(f); a > maxSafeInteger && a < 1e21 {
 		p.pos = start
-		return 0, p.fail(KindIntegerRange, fmt.Sprintf("%s is beyond ±2^53", raw))
+		return 0, p.fail(KindIntegerRange, fmt.Sprintf("%s is the integer %s, beyond ±2^53",
+			shorten(raw), AppendNumber(nil, f)))
 	}
 	return p.add(n), nil
+}
+
+// shorten keeps a number token in an error message short: a hostile file
+// may hold a number megabytes long.
+func shorten(raw []byte) string {
+	if len(raw) <= 40 {
+		return string(raw)
+	}
+	return fmt.Sprintf("%s…%s (%d characters)", raw[:20], raw[len(raw)-10:], len(raw))
+}
+
+// canonicalFixed reports whether a number written int.frac, frac not ending
+// in 0, is already in canonical form. It is when it has at most 15
+// significant digits (any decimal that short survives a round trip through
+// a double, so ECMAScript's shortest digits are those digits) and is at
+// least 1e-6 (below that ECMAScript writes an exponent).
+func canonicalFixed(intPart, frac []byte) bool {
+	if len(intPart) == 1 && intPart[0] == '0' {
+		zeros := 0
+		for zeros < len(frac) && frac[zeros] == '0' {
+			zeros++
+		}
+		return zeros <= 5 && len(frac)-zeros <= 15
+	}
+	return len(intPart)+len(frac) <= 15
+}
+
+// safeInteger reports whether an integer token is within ±2^53. Parsing as
+// a double would round 2^53+1 down to 2^53 and let it through.
+func safeInteger(raw []byte) bool {
+	v, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil && v <= maxSafeInteger && v >= -maxSafeInteger
 }

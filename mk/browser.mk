@@ -1,0 +1,35 @@
+# The browser half of canonical hashing: package canonjson compiled to
+# WebAssembly, run in headless Chromium next to the JavaScript canonicalize
+# package (cmd/benchbrowser).
+#
+#   make test-browser-canon   wasm and JS give byte-identical output (a test layer)
+#   make bench-browser        MB/s of both on a ~11 MB bundle (a benchmark, not a test)
+
+CHROMIUM      ?= /usr/bin/chromium
+BROWSER_RUNS  ?= 15
+# npm writes this file on every install, so it is newer than the lockfile
+# exactly when node_modules matches it.
+NPM_INSTALLED := node_modules/.package-lock.json
+
+.PHONY: chromium node_modules bench-browser test-browser-canon
+
+# Debian's Chromium, installed only when missing.
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	fi
+
+# npm ci only when node_modules is missing or older than package.json or
+# the lockfile.
+node_modules: $(NPM_INSTALLED)
+$(NPM_INSTALLED): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+test-browser-canon: chromium node_modules
+	$(GO) run ./cmd/benchbrowser -check -chromium $(CHROMIUM)
+
+bench-browser: chromium node_modules
+	$(GO) run ./cmd/benchbrowser -runs $(BROWSER_RUNS) -chromium $(CHROMIUM)
+
+TEST_LAYERS += test-browser-canon

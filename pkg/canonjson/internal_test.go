@@ -1,0 +1,91 @@
+package canonjson
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unicode/utf16"
+)
+
+// TestCompareUTF16 checks the byte-level shortcut against comparing the
+// UTF-16 encodings, on strings built from characters at the boundaries
+// where UTF-8 and UTF-16 order part.
+func TestCompareUTF16(t *testing.T) {
+	chars := []rune{0, 'a', 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xefff, 0xf000,
+		0xfb33, 0xffff, 0x10000, 0x1f600, 0x10ffff}
+	r := rand.New(rand.NewPCG(1, 2))
+	random := func() []rune {
+		s := make([]rune, r.IntN(4))
+		for i := range s {
+			s[i] = chars[r.IntN(len(chars))]
+		}
+		return s
+	}
+	sign := func(x int) int { return min(max(x, -1), 1) }
+	for range 200000 {
+		a, b := random(), random()
+		if r.IntN(2) == 0 && len(a) > 0 { // share a prefix
+			b = append(slices.Clone(a[:r.IntN(len(a))]), b...)
+		}
+		want := slices.Compare(utf16.Encode(a), utf16.Encode(b))
+		if got := sign(compareUTF16([]byte(string(a)), []byte(string(b)))); got != want {
+			t.Fatalf("compareUTF16(%q, %q) = %d, want %d", string(a), string(b), got, want)
+		}
+	}
+}
+
+// TestPlain checks the eight-bytes-at-once test against the byte test for
+// every byte value at every position.
+func TestPlain(t *testing.T) {
+	for pos := range 8 {
+		for c := range 256 {
+			var w [8]byte
+			for i := range w {
+				w[i] = 'x'
+			}
+			w[pos] = byte(c)
+			want := c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
+			if got := plain(binary.LittleEndian.Uint64(w[:])); got != want {
+				t.Errorf("plain with byte 0x%02x at %d = %v, want %v", c, pos, got, want)
+			}
+		}
+	}
+	// Borrows between neighbouring bytes must not hide a byte below 0x20.
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 1000000 {
+		var x uint64
+		want := true
+		for i := range 8 {
+			c := byte(0x20 + r.IntN(0x5f)) // mostly printable ASCII
+			if r.IntN(16) == 0 {
+				c = byte(r.IntN(256))
+			}
+			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				want = false
+			}
+			x |= uint64(c) << (8 * i)
+		}
+		if plain(x) != want {
+			t.Fatalf("plain(%016x) = %v, want %v", x, !want, want)
+		}
+	}
+}
+
+// TestCanonicalEscape checks, for every \u escape of a BMP character in
+// both cases of hex digits, that the parser's shortcut agrees with how the
+// encoder writes the character.
+func TestCanonicalEscape(t *testing.T) {
+	for v := range 0x10000 {
+		if v >= 0xd800 && v < 0xe000 {
+			continue
+		}
+		for _, digits := range []string{"0123456789abcdef", "0123456789ABCDEF"} {
+			h := []byte{digits[v>>12], digits[v>>8&0xf], digits[v>>4&0xf], digits[v&0xf]}
+			want := string(appendRune(nil, rune(v))) == `\u`+string(h)
+			if got := canonicalEscape(h); got != want {
+				t.Errorf("canonicalEscape(%s) = %v, want %v", h, got, want)
+			}
+		}
+	}
+}
