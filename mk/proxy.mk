@@ -7,8 +7,6 @@ SITE_DIR      := build/site
 WRANGLER      := node_modules/.bin/wrangler
 NPM_RECORD    := node_modules/.package-lock.json
 WORKER_GO_SRC := $(filter-out %_test.go,$(wildcard proxy/*.go pkg/proxy/*.go)) go.mod go.sum
-# Offline wrangler: no metrics, no account lookups, no remote fetches.
-WRANGLER_ENV  := WRANGLER_SEND_METRICS=false CI=true CLOUDFLARE_CF_FETCH_ENABLED=false
 
 .PHONY: worker deploy test-worker bench-worker node-deps site-placeholder
 
@@ -35,9 +33,11 @@ site-placeholder:
 	fi
 
 # make deploy ALLOWED_ORIGIN=https://workbench.example.org
+# (wrangler needs Cloudflare credentials: `npx wrangler login`, or
+# CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID in the environment.)
 deploy: node-deps worker site-placeholder
 	@test -n "$(ALLOWED_ORIGIN)" || { echo "deploy: set ALLOWED_ORIGIN=https://<the workbench's origin>"; exit 2; }
-	$(WRANGLER_ENV) $(WRANGLER) deploy --var ALLOWED_ORIGIN:$(ALLOWED_ORIGIN)
+	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy --var ALLOWED_ORIGIN:$(ALLOWED_ORIGIN)
 
 # The Worker under wrangler dev (real workerd, offline) against a loopback
 # upstream: the attack suite over HTTP, header stripping, SSE streaming,

@@ -467,3 +467,48 @@ func TestWriteError(t *testing.T) {
 		t.Errorf("headers %v", rr.Header())
 	}
 }
+
+// FuzzCheckPath checks the path rule's guarantee: whatever request target
+// arrives, an accepted one yields an upstream URL on the configured host
+// whose path is the base plus plain segments, and that survives a parse
+// round trip unchanged (nothing for a later hop to re-decode).
+func FuzzCheckPath(f *testing.F) {
+	for _, s := range []string{
+		MountPath + "key", MountPath + "chat/completions", MountPath + "../key", MountPath + "%2e%2e/key",
+		MountPath + "%252e%252e/key", MountPath + `..\key`, MountPath + "/evil.example/x", MountPath + "@evil.example",
+		MountPath + "models?supported_parameters=tools", "//evil.example" + MountPath + "key", "http://evil.example" + MountPath + "key",
+		MountPath + "key%00", MountPath + "a/./b", MountPath + "~/.-_",
+	} {
+		f.Add(s)
+	}
+	base, _ := url.Parse(OpenRouterAPI)
+	f.Fuzz(func(t *testing.T, target string) {
+		u, err := url.ParseRequestURI(target)
+		if err != nil {
+			return
+		}
+		rest, e := checkPath(u)
+		if e != nil {
+			return
+		}
+		got := *base
+		got.Path = base.Path + "/" + rest
+		got.RawQuery = u.RawQuery
+		s := got.String()
+		back, err := url.Parse(s)
+		if err != nil {
+			t.Fatalf("accepted %q, built unparsable %q: %v", target, s, err)
+		}
+		if back.Scheme != "https" || back.Host != "openrouter.ai" || back.User != nil {
+			t.Fatalf("accepted %q, built %q: wrong host", target, s)
+		}
+		if !strings.HasPrefix(back.EscapedPath(), "/api/v1/") || back.EscapedPath() != back.Path {
+			t.Fatalf("accepted %q, built %q: path %q escaped %q", target, s, back.Path, back.EscapedPath())
+		}
+		for _, seg := range strings.Split(strings.TrimPrefix(back.Path, "/api/v1/"), "/") {
+			if seg == "" || seg == "." || seg == ".." {
+				t.Fatalf("accepted %q, built %q with segment %q", target, s, seg)
+			}
+		}
+	})
+}
