@@ -1,9 +1,9 @@
 package skill
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"workbench/pkg/canonjson"
 )
@@ -53,23 +53,52 @@ func Parse(data []byte) (*canonjson.Document, error) {
 	return doc, nil
 }
 
-// Decode strictly parses data and decodes it into a Bundle. Callers that
-// need to know the document matches the bundle schema validate it first
-// (package schemas); Decode reports only what stops typed decoding.
+// Decode strictly parses data and decodes it into a Bundle, keeping the
+// unknown members of open objects. Callers that need to know the document
+// matches the bundle schema validate it first (package schemas); Decode
+// reports only what stops typed decoding.
 func Decode(data []byte) (*Bundle, *canonjson.Document, error) {
 	doc, err := Parse(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	var b Bundle
-	if err := json.Unmarshal(data, &b); err != nil {
-		de := &DecodeError{Offset: -1, Reason: err.Error(), Err: err}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			de.Offset = int(te.Offset)
-			de.Reason = fmt.Sprintf("%s must be %s, found JSON %s", te.Field, te.Type, te.Value)
-		}
-		return nil, nil, de
+	b, err := DecodeDocument(doc)
+	if err != nil {
+		return nil, nil, err
 	}
-	return &b, doc, nil
+	return b, doc, nil
+}
+
+// DecodeDocument decodes an already parsed bundle document.
+func DecodeDocument(doc *canonjson.Document) (*Bundle, error) {
+	var b Bundle
+	if err := doc.Decode(&b); err != nil {
+		de := &DecodeError{Offset: -1, Reason: err.Error(), Err: err}
+		var te *canonjson.TypeError
+		if errors.As(err, &te) {
+			de.Pointer, de.Offset = te.Pointer, te.Offset
+			de.Reason = fmt.Sprintf("must be %s, found JSON %s", goTypeName(te.Go), te.JSON)
+		}
+		return nil, de
+	}
+	return &b, nil
+}
+
+// goTypeName says a Go type in JSON's words for error messages.
+func goTypeName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "[]"):
+		return "an array"
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "skill."):
+		return "an object"
+	}
+	return t
 }

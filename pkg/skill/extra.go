@@ -39,6 +39,15 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 	return unmarshalOpen(b, (*scenarioFields)(s), &s.Extra)
 }
 
+// SetExtra keeps members the trace does not declare (canonjson.Extensible).
+func (t *Trace) SetExtra(m map[string]json.RawMessage) { t.Extra = m }
+
+// SetExtra keeps members the edge does not declare (canonjson.Extensible).
+func (e *Edge) SetExtra(m map[string]json.RawMessage) { e.Extra = m }
+
+// SetExtra keeps members the scenario does not declare (canonjson.Extensible).
+func (s *Scenario) SetExtra(m map[string]json.RawMessage) { s.Extra = m }
+
 func marshalOpen(known any, extra map[string]json.RawMessage) ([]byte, error) {
 	b, err := json.Marshal(known)
 	if err != nil || len(extra) == 0 {

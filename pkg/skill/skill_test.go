@@ -121,8 +121,8 @@ func TestDecodeErrorsNameThePlace(t *testing.T) {
 	}{
 		{`[1]`, "top-level value must be a JSON object"},
 		{`{"a":1,"a":2}`, "/a"},
-		{`{"manifest":{"version":"one"}}`, "manifest.version"},
-		{`{"skill_version":1.5}`, "skill_version"},
+		{`{"manifest":{"version":"one"}}`, "/manifest/version (byte 23): must be an integer, found JSON string"},
+		{`{"skill_version":1.5}`, "/skill_version (byte 17): must be an integer, found JSON number 1.5"},
 		{"{\"a\":\"\xff\"}", "invalid UTF-8"},
 	}
 	for _, tt := range tests {

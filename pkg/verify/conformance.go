@@ -1,12 +1,12 @@
 package verify
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 
 	"workbench/fixtures"
+	"workbench/pkg/canonjson"
 	"workbench/pkg/redact"
 	"workbench/pkg/skill"
 )
@@ -15,56 +15,22 @@ import (
 // stripped and splits them into those that hold no content (null or a
 // redaction marker) and those that still do. A pointer that resolves to
 // nothing counts as stripped: the member is gone.
-func checkStripped(data []byte, claimed []string) (stripped, notStripped []string) {
-	var root any
-	if err := json.Unmarshal(data, &root); err != nil {
-		return nil, claimed
-	}
+func checkStripped(doc *canonjson.Document, claimed []string) (stripped, notStripped []string) {
 	stripped = []string{}
 	for _, ptr := range claimed {
-		v, found := resolve(root, ptr)
-		if !found || v == nil {
+		var v any
+		found, err := doc.DecodeAt(ptr, &v)
+		switch s, isString := v.(string); {
+		case err != nil:
+			notStripped = append(notStripped, ptr)
+		case !found || v == nil, isString && redact.IsMarker(s):
 			stripped = append(stripped, ptr)
-			continue
+		default:
+			notStripped = append(notStripped, ptr)
 		}
-		if s, ok := v.(string); ok && redact.IsMarker(s) {
-			stripped = append(stripped, ptr)
-			continue
-		}
-		notStripped = append(notStripped, ptr)
 	}
 	slices.Sort(stripped)
 	return stripped, notStripped
-}
-
-// resolve follows an RFC 6901 JSON pointer through a generic JSON value.
-func resolve(v any, ptr string) (any, bool) {
-	if ptr == "" {
-		return v, true
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, false
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := v.(type) {
-		case map[string]any:
-			next, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			v = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			v = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 // conformance checks the bundle against the pass criteria of the fixture

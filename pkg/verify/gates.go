@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"workbench/pkg/canonjson"
 	"workbench/pkg/skill"
 )
 
@@ -185,22 +186,24 @@ func noHiddenCapability(b *skill.Bundle) skill.Gate {
 }
 
 // latestReplay returns the data of the last workbench.v1.ReplayExecuted
-// event, the replay the proof cites (DESIGN §12).
-func latestReplay(b *skill.Bundle) (*skill.ReplayRecord, error) {
+// event, the replay the proof cites (DESIGN §12). It decodes the record
+// straight from the bundle document rather than from the generic event data.
+func latestReplay(b *skill.Bundle, doc *canonjson.Document) (*skill.ReplayRecord, error) {
 	for i := len(b.Evidence.Events) - 1; i >= 0; i-- {
-		ev := b.Evidence.Events[i]
-		if ev.Type != skill.EventReplayExecuted {
+		if b.Evidence.Events[i].Type != skill.EventReplayExecuted {
 			continue
 		}
-		rec, err := replayRecordOf(ev)
-		if err != nil {
-			return nil, fmt.Errorf("/evidence/events/%d/data is not a replay record: %w", i, err)
+		ptr := fmt.Sprintf("/evidence/events/%d/data", i)
+		var rec skill.ReplayRecord
+		if _, err := doc.DecodeAt(ptr, &rec); err != nil {
+			return nil, fmt.Errorf("%s is not a replay record: %w", ptr, err)
 		}
-		return rec, nil
+		return &rec, nil
 	}
 	return nil, nil
 }
 
+// replayRecordOf decodes the replay record an event carries.
 func replayRecordOf(ev skill.Event) (*skill.ReplayRecord, error) {
 	raw, err := json.Marshal(ev.Data)
 	if err != nil {

@@ -113,14 +113,22 @@ func (v *Verifier) Bytes(data []byte) (*Report, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	if err := v.schemas.ValidateJSON(schemas.Bundle, data); err != nil {
+	// Schema validation and the proof read the same parsed document and
+	// share nothing else, so they run side by side; the proof is discarded
+	// if the schema rejects the bundle.
+	schemaErr := make(chan error, 1)
+	go func() { schemaErr <- v.schemas.Validate(schemas.Bundle, doc.Generic()) }()
+	b, decodeErr := skill.DecodeDocument(doc)
+	var derived skill.ProofResult
+	if decodeErr == nil {
+		derived = v.prove(b, doc)
+	}
+	if err := <-schemaErr; err != nil {
 		return nil, invalid(err)
 	}
-	b, _, err := skill.Decode(data)
-	if err != nil {
-		return nil, invalid(err)
+	if decodeErr != nil {
+		return nil, invalid(decodeErr)
 	}
-	derived := v.prove(b, data, doc)
 	claimed := b.Proof
 	r := &Report{
 		BundleID: b.BundleID, SkillID: b.SkillID, SkillName: b.Manifest.Name, Version: b.SkillVersion,
@@ -163,7 +171,7 @@ func (v *Verifier) Prove(b *skill.Bundle) (skill.ProofResult, error) {
 	if err != nil {
 		return skill.ProofResult{}, err
 	}
-	return v.prove(b, data, doc), nil
+	return v.prove(b, doc), nil
 }
 
 // SealWithProof seals b, derives its proof, embeds it and seals again. The
@@ -181,13 +189,13 @@ func (v *Verifier) SealWithProof(b *skill.Bundle) error {
 	return b.Seal()
 }
 
-func (v *Verifier) prove(b *skill.Bundle, data []byte, doc *canonjson.Document) skill.ProofResult {
-	rec, recErr := latestReplay(b)
+func (v *Verifier) prove(b *skill.Bundle, doc *canonjson.Document) skill.ProofResult {
+	rec, recErr := latestReplay(b, doc)
 	authGate, authInv, authRes := authority(b, rec)
 	traceGate, traceInv := traceCompleteness(b)
 	replayGate, replayRes := replayFidelity(b, rec, recErr)
 	hashGate, hashInv, hashOK := contentHash(b, doc)
-	redGate, redInv, redRes := v.redaction(b, data, hashOK)
+	redGate, redInv, redRes := v.redaction(b, doc, hashOK)
 	capGate := noHiddenCapability(b)
 	gates := []skill.Gate{authGate, traceGate, replayGate, redGate, hashGate, capGate}
 	p := skill.ProofResult{
@@ -246,7 +254,7 @@ func reserializedHash(doc *canonjson.Document) (string, error) {
 // redaction checks gate.redaction_verify: under a profile other than none,
 // the stripped classes really hold no content, no secret remains, every
 // pointer the claim lists as stripped is stripped, and the hash verifies.
-func (v *Verifier) redaction(b *skill.Bundle, data []byte, hashOK bool) (skill.Gate, skill.InvariantResult, skill.RedactionResult) {
+func (v *Verifier) redaction(b *skill.Bundle, doc *canonjson.Document, hashOK bool) (skill.Gate, skill.InvariantResult, skill.RedactionResult) {
 	profile := b.Evidence.RedactionProfile
 	g := skill.Gate{ID: skill.GateRedactionVerify, EvidenceRef: "evidence.redaction_profile"}
 	inv := skill.InvariantResult{ID: skill.InvRedactedBundleStillVerify}
@@ -260,7 +268,7 @@ func (v *Verifier) redaction(b *skill.Bundle, data []byte, hashOK bool) (skill.G
 		problems = append(problems, p.String())
 	}
 	claimed := b.Proof.RedactionResult.FieldsStripped
-	stripped, notStripped := checkStripped(data, claimed)
+	stripped, notStripped := checkStripped(doc, claimed)
 	for _, ptr := range notStripped {
 		problems = append(problems, fmt.Sprintf("%s is listed as stripped but still holds content", ptr))
 	}

@@ -1,0 +1,372 @@
+package canonjson
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// A parsed Document is already validated and tokenized, so turning it into
+// Go values needs no second scan of the text. Decode and Generic do that;
+// they are several times faster than encoding/json on the same bytes, which
+// matters for multi-megabyte bundles in the browser.
+
+// Extensible is implemented by struct types that keep the members they do
+// not declare. Decode fills such a struct field by field and hands it the
+// unknown members, instead of calling its UnmarshalJSON method.
+type Extensible interface {
+	SetExtra(members map[string]json.RawMessage)
+}
+
+// TypeError says a JSON value does not fit the Go value it is decoded into.
+type TypeError struct {
+	Pointer string // JSON pointer of the value
+	Offset  int    // byte offset of the value
+	JSON    string // the JSON kind found: "string", "number 1.5", "object" …
+	Go      string // the Go type wanted
+}
+
+func (e *TypeError) Error() string {
+	p := e.Pointer
+	if p == "" {
+		p = "the document root"
+	}
+	return fmt.Sprintf("%s (byte %d): cannot decode JSON %s into Go %s", p, e.Offset, e.JSON, e.Go)
+}
+
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	extensibleType  = reflect.TypeFor[Extensible]()
+	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+	numberType      = reflect.TypeFor[json.Number]()
+)
+
+// Decode stores the document's value in the value v points to, following
+// encoding/json's rules for the types a bundle uses: structs by json tag
+// name (exact, else case-insensitive), pointers, slices, maps with string
+// keys, strings, booleans, integers and floats, json.RawMessage, json.Number,
+// and interfaces (as map[string]any, []any, float64, string, bool, nil).
+// A type implementing json.Unmarshaler decodes itself unless it is
+// Extensible. Unknown members of other structs are ignored.
+func (d *Document) Decode(v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("canonjson: Decode needs a non-nil pointer, got %T", v)
+	}
+	dec := decoder{d: d, structs: map[reflect.Type]*structInfo{}}
+	return dec.value(0, rv.Elem())
+}
+
+// Generic returns the document as the values encoding/json decodes into an
+// interface with UseNumber: map[string]any, []any, json.Number, string,
+// bool and nil. Schema validators take this form.
+func (d *Document) Generic() any {
+	return d.generic(0, true)
+}
+
+func (d *Document) generic(i int32, useNumber bool) any {
+	n := d.nodes[i]
+	switch n.kind {
+	case kObject:
+		m := make(map[string]any, d.count(n.first))
+		for k := n.first; k >= 0; k = d.nodes[k].next {
+			m[d.str(k)] = d.generic(k+1, useNumber)
+		}
+		return m
+	case kArray:
+		a := make([]any, 0, d.count(n.first))
+		for e := n.first; e >= 0; e = d.nodes[e].next {
+			a = append(a, d.generic(e, useNumber))
+		}
+		return a
+	case kString:
+		return d.str(i)
+	case kNumber:
+		raw := string(d.src[n.start:n.end])
+		if useNumber {
+			return json.Number(raw)
+		}
+		f, _ := strconv.ParseFloat(raw, 64)
+		return f
+	case kTrue:
+		return true
+	case kFalse:
+		return false
+	}
+	return nil
+}
+
+func (d *Document) count(first int32) int {
+	c := 0
+	for k := first; k >= 0; k = d.nodes[k].next {
+		c++
+	}
+	return c
+}
+
+// str is the decoded text of a string node.
+func (d *Document) str(i int32) string {
+	n := d.nodes[i]
+	raw := d.src[n.start+1 : n.end-1]
+	if n.flags&flagEscaped != 0 {
+		return string(unescape(nil, raw))
+	}
+	return string(raw)
+}
+
+// raw is the source text of a value node, quotes included for a string.
+func (d *Document) raw(i int32) []byte {
+	n := d.nodes[i]
+	return d.src[n.start:n.end]
+}
+
+type structInfo struct {
+	byName     map[string]int // json name → field index
+	byFold     map[string]int // lower-case json name → field index
+	extensible bool
+}
+
+type decoder struct {
+	d       *Document
+	structs map[reflect.Type]*structInfo
+	path    []pathElem
+}
+
+func (dec *decoder) fail(i int32, want reflect.Type) error {
+	n := dec.d.nodes[i]
+	found := map[kind]string{kObject: "object", kArray: "array", kString: "string", kTrue: "true", kFalse: "false", kNull: "null"}[n.kind]
+	if n.kind == kNumber {
+		found = "number " + shorten(dec.d.src[n.start:n.end])
+	}
+	p := parser{src: dec.d.src, nodes: dec.d.nodes, path: dec.path}
+	return &TypeError{Pointer: p.pointer(), Offset: int(n.start), JSON: found, Go: want.String()}
+}
+
+func (dec *decoder) info(t reflect.Type) *structInfo {
+	if si, ok := dec.structs[t]; ok {
+		return si
+	}
+	si := &structInfo{byName: map[string]int{}, byFold: map[string]int{}}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		si.byName[name] = i
+		if _, dup := si.byFold[strings.ToLower(name)]; !dup {
+			si.byFold[strings.ToLower(name)] = i
+		}
+	}
+	si.extensible = reflect.PointerTo(t).Implements(extensibleType)
+	dec.structs[t] = si
+	return si
+}
+
+func (dec *decoder) value(i int32, v reflect.Value) error {
+	n := dec.d.nodes[i]
+	if n.kind == kNull {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+			v.SetZero()
+		}
+		return nil
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		return dec.value(i, v.Elem())
+	}
+	t := v.Type()
+	switch {
+	case t == rawMessageType:
+		v.SetBytes(append([]byte(nil), dec.d.raw(i)...))
+		return nil
+	case t == numberType:
+		if n.kind != kNumber {
+			return dec.fail(i, t)
+		}
+		v.SetString(string(dec.d.raw(i)))
+		return nil
+	case v.CanAddr() && reflect.PointerTo(t).Implements(unmarshalerType) &&
+		!(t.Kind() == reflect.Struct && dec.info(t).extensible):
+		return v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(dec.d.raw(i))
+	}
+
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.NumMethod() != 0 {
+			return dec.fail(i, t)
+		}
+		v.Set(reflect.ValueOf(dec.d.generic(i, false)))
+	case reflect.String:
+		if n.kind != kString {
+			return dec.fail(i, t)
+		}
+		v.SetString(dec.d.str(i))
+	case reflect.Bool:
+		if n.kind != kTrue && n.kind != kFalse {
+			return dec.fail(i, t)
+		}
+		v.SetBool(n.kind == kTrue)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if n.kind != kNumber {
+			return dec.fail(i, t)
+		}
+		x, err := strconv.ParseInt(string(dec.d.src[n.start:n.end]), 10, 64)
+		if err != nil || v.OverflowInt(x) {
+			return dec.fail(i, t)
+		}
+		v.SetInt(x)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if n.kind != kNumber {
+			return dec.fail(i, t)
+		}
+		x, err := strconv.ParseUint(string(dec.d.src[n.start:n.end]), 10, 64)
+		if err != nil || v.OverflowUint(x) {
+			return dec.fail(i, t)
+		}
+		v.SetUint(x)
+	case reflect.Float32, reflect.Float64:
+		if n.kind != kNumber {
+			return dec.fail(i, t)
+		}
+		x, err := strconv.ParseFloat(string(dec.d.src[n.start:n.end]), t.Bits())
+		if err != nil {
+			return dec.fail(i, t)
+		}
+		v.SetFloat(x)
+	case reflect.Slice:
+		if n.kind != kArray {
+			return dec.fail(i, t)
+		}
+		s := reflect.MakeSlice(t, dec.d.count(n.first), dec.d.count(n.first))
+		j := 0
+		for e := n.first; e >= 0; e = dec.d.nodes[e].next {
+			dec.path = append(dec.path, pathElem{name: -1, index: int32(j)})
+			if err := dec.value(e, s.Index(j)); err != nil {
+				return err
+			}
+			dec.path = dec.path[:len(dec.path)-1]
+			j++
+		}
+		v.Set(s)
+	case reflect.Map:
+		if n.kind != kObject || t.Key().Kind() != reflect.String {
+			return dec.fail(i, t)
+		}
+		m := reflect.MakeMapWithSize(t, dec.d.count(n.first))
+		for k := n.first; k >= 0; k = dec.d.nodes[k].next {
+			name := dec.d.str(k)
+			elem := reflect.New(t.Elem()).Elem()
+			dec.path = append(dec.path, pathElem{name: k})
+			if err := dec.value(k+1, elem); err != nil {
+				return err
+			}
+			dec.path = dec.path[:len(dec.path)-1]
+			m.SetMapIndex(reflect.ValueOf(name).Convert(t.Key()), elem)
+		}
+		v.Set(m)
+	case reflect.Struct:
+		if n.kind != kObject {
+			return dec.fail(i, t)
+		}
+		return dec.object(i, v, dec.info(t))
+	default:
+		return dec.fail(i, t)
+	}
+	return nil
+}
+
+func (dec *decoder) object(i int32, v reflect.Value, si *structInfo) error {
+	var extra map[string]json.RawMessage
+	for k := dec.d.nodes[i].first; k >= 0; k = dec.d.nodes[k].next {
+		name := dec.d.str(k)
+		f, ok := si.byName[name]
+		if !ok {
+			f, ok = si.byFold[strings.ToLower(name)]
+		}
+		if !ok {
+			if si.extensible {
+				if extra == nil {
+					extra = map[string]json.RawMessage{}
+				}
+				extra[name] = append(json.RawMessage(nil), dec.d.raw(k+1)...)
+			}
+			continue
+		}
+		dec.path = append(dec.path, pathElem{name: k})
+		if err := dec.value(k+1, v.Field(f)); err != nil {
+			return err
+		}
+		dec.path = dec.path[:len(dec.path)-1]
+	}
+	if si.extensible {
+		v.Addr().Interface().(Extensible).SetExtra(extra)
+	}
+	return nil
+}
+
+// DecodeAt decodes the value at the RFC 6901 JSON pointer ptr into v. It
+// reports false when nothing is at ptr.
+func (d *Document) DecodeAt(ptr string, v any) (bool, error) {
+	i, ok := d.lookup(ptr)
+	if !ok {
+		return false, nil
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return true, fmt.Errorf("canonjson: DecodeAt needs a non-nil pointer, got %T", v)
+	}
+	dec := decoder{d: d, structs: map[reflect.Type]*structInfo{}}
+	return true, dec.value(i, rv.Elem())
+}
+
+// lookup finds the node a JSON pointer designates.
+func (d *Document) lookup(ptr string) (int32, bool) {
+	if ptr == "" {
+		return 0, true
+	}
+	if ptr[0] != '/' {
+		return 0, false
+	}
+	i := int32(0)
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		n := d.nodes[i]
+		found := false
+		switch n.kind {
+		case kObject:
+			for k := n.first; k >= 0; k = d.nodes[k].next {
+				if d.str(k) == tok {
+					i, found = k+1, true
+					break
+				}
+			}
+		case kArray:
+			idx, err := strconv.Atoi(tok)
+			if err != nil || idx < 0 || tok != strconv.Itoa(idx) {
+				return 0, false
+			}
+			for e, j := n.first, 0; e >= 0; e, j = d.nodes[e].next, j+1 {
+				if j == idx {
+					i, found = e, true
+					break
+				}
+			}
+		}
+		if !found {
+			return 0, false
+		}
+	}
+	return i, true
+}
