@@ -1,0 +1,68 @@
+// Package body defines what the workbench acts through: a Body lists its
+// tools, performs tool calls and reports its state (DESIGN §4). A simulator
+// (package body/sim), a browser and a host reached over MCP all implement
+// it, so demonstration and replay never know which one they drive.
+//
+// A Body's encoded state is what state hashes are computed from
+// (skill.StateHash); two visits to the same situation must encode equally,
+// so an implementation normalizes whatever varies between identical visits.
+package body
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Kinds of body (spec §4.1 BodyChoice).
+const (
+	KindSimulator = "simulator"
+	KindBrowser   = "browser"
+	KindHost      = "host"
+)
+
+// Tool is one action a body offers, described as an MCP tool is.
+type Tool struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations Annotations     `json:"annotations"`
+	// Capability is the [&] capability the tool exercises, e.g.
+	// "&body.browser" or "&body.os".
+	Capability string `json:"capability"`
+}
+
+// Annotations are MCP's tool hints. Nil means the server did not say.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// Result is what a tool call returned: Text for the model to read,
+// Structured content when the tool gives any, and whether the tool itself
+// reported an error (a failed action, not a failed call).
+type Result struct {
+	Text       string `json:"text"`
+	Structured any    `json:"structured,omitempty"`
+	IsError    bool   `json:"is_error"`
+}
+
+// Body is something the agent acts through.
+type Body interface {
+	// Kind is KindSimulator, KindBrowser or KindHost.
+	Kind() string
+	// Server names where tool calls go: "simulator" or an MCP server's name.
+	Server() string
+	// Tools lists the tools the body offers now.
+	Tools(ctx context.Context) ([]Tool, error)
+	// Call performs one tool call. An error means the call could not be
+	// made or answered; a tool that ran and failed returns a Result with
+	// IsError set.
+	Call(ctx context.Context, tool string, args map[string]any) (Result, error)
+	// State returns the body's encoded state: a JSON value whose canonical
+	// form is hashed into state and shape hashes.
+	State(ctx context.Context) (any, error)
+}
