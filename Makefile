@@ -4,13 +4,21 @@
 GO        ?= go
 FUZZTIME  ?= 10s
 
-.PHONY: test fmt-check vet test-unit test-fuzz bench fixtures
+.PHONY: test run site fmt-check vet test-unit test-fuzz bench fixtures
 
 # Each mk/*.mk adds its layer's targets and appends them to TEST_LAYERS.
 TEST_LAYERS :=
 include $(wildcard mk/*.mk)
 
 test: fmt-check vet test-unit test-fuzz $(TEST_LAYERS)
+
+# The deployable site in build/site. The browser app is not built yet, so
+# this is the placeholder page the Worker also falls back to.
+site: site-placeholder
+
+# Serves the site and the OpenRouter proxy on http://127.0.0.1:8000.
+run: site
+	$(GO) run ./cmd/workbench serve --addr 127.0.0.1:8000 --site build/site
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \

@@ -7,11 +7,7 @@
 
 CHROMIUM      ?= /usr/bin/chromium
 BROWSER_RUNS  ?= 15
-# npm writes this file on every install, so it is newer than the lockfile
-# exactly when node_modules matches it.
-NPM_INSTALLED := node_modules/.package-lock.json
-
-.PHONY: chromium node_modules bench-browser test-browser-canon
+.PHONY: chromium bench-browser test-browser-canon
 
 # Debian's Chromium, installed only when missing.
 chromium:
@@ -19,17 +15,10 @@ chromium:
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
 
-# npm ci only when node_modules is missing or older than package.json or
-# the lockfile.
-node_modules: $(NPM_INSTALLED)
-$(NPM_INSTALLED): package.json package-lock.json
-	npm ci --no-audit --no-fund
-	@touch $@
-
-test-browser-canon: chromium node_modules
+test-browser-canon: chromium node-deps
 	$(GO) run ./cmd/benchbrowser -check -chromium $(CHROMIUM)
 
-bench-browser: chromium node_modules
+bench-browser: chromium node-deps
 	$(GO) run ./cmd/benchbrowser -runs $(BROWSER_RUNS) -chromium $(CHROMIUM)
 
 TEST_LAYERS += test-browser-canon

@@ -5,17 +5,9 @@ WORKER_DIR    := build/worker
 WORKER_WASM   := $(WORKER_DIR)/app.wasm
 SITE_DIR      := build/site
 WRANGLER      := node_modules/.bin/wrangler
-NPM_RECORD    := node_modules/.package-lock.json
 WORKER_GO_SRC := $(filter-out %_test.go,$(wildcard proxy/*.go pkg/proxy/*.go)) go.mod go.sum
 
 .PHONY: worker deploy test-worker bench-worker node-deps site-placeholder
-
-# npm ci only when node_modules is missing or stale. npm's own record of
-# the install (node_modules/.package-lock.json) is the stamp, so any layer
-# that installed the same lockfile first saves this one the work.
-node-deps:
-	@if [ $(NPM_RECORD) -nt package-lock.json ] && [ $(NPM_RECORD) -nt package.json ]; then :; else \
-		echo "npm ci"; npm ci --no-audit --no-fund && touch $(NPM_RECORD); fi
 
 # The Worker: syumai/workers' JS glue plus the Go program as wasm.
 worker: $(WORKER_WASM)
