@@ -290,8 +290,16 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 func (dec *decoder) object(i int32, v reflect.Value, si *structInfo) error {
 	var extra map[string]json.RawMessage
 	for k := dec.d.nodes[i].first; k >= 0; k = dec.d.nodes[k].next {
-		name := dec.d.str(k)
-		f, ok := si.byName[name]
+		f, ok := 0, false
+		if nk := dec.d.nodes[k]; nk.flags&flagEscaped == 0 {
+			// The common case, looked up without allocating the name.
+			f, ok = si.byName[string(dec.d.src[nk.start+1:nk.end-1])]
+		}
+		var name string
+		if !ok {
+			name = dec.d.str(k)
+			f, ok = si.byName[name]
+		}
 		if !ok {
 			f, ok = si.byFold[strings.ToLower(name)]
 		}

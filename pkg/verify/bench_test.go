@@ -52,9 +52,9 @@ func bigBundle(b *testing.B, v *verify.Verifier, n int) []byte {
 	return data
 }
 
-// BenchmarkVerify is full verification of bundle bytes: strict decode,
-// schema validation, typed decode, both hash recomputations and every gate.
-func BenchmarkVerify(b *testing.B) {
+// benchSizes runs op on reference-shaped bundles of 10, 1,000 and 10,000
+// edges, reporting throughput and allocations.
+func benchSizes(b *testing.B, op func(b *testing.B, v *verify.Verifier, data []byte)) {
 	v, err := fixturegen.Verifier()
 	if err != nil {
 		b.Fatal(err)
@@ -65,35 +65,44 @@ func BenchmarkVerify(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := v.Bytes(data); err != nil {
-					b.Fatal(err)
-				}
+				op(b, v, data)
 			}
 		})
 	}
 }
 
+// BenchmarkVerify is full verification of bundle bytes: strict decode,
+// schema validation, typed decode, both hash recomputations and every gate.
+func BenchmarkVerify(b *testing.B) {
+	benchSizes(b, func(b *testing.B, v *verify.Verifier, data []byte) {
+		if _, err := v.Bytes(data); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkProve is verification without the schema: strict decode, typed
+// decode, both hash recomputations and every gate.
+func BenchmarkProve(b *testing.B) {
+	benchSizes(b, func(b *testing.B, v *verify.Verifier, data []byte) {
+		bundle, doc, err := skill.Decode(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		v.ProveDocument(bundle, doc)
+	})
+}
+
 // BenchmarkSeal is sealing bundle bytes: strict parse, canonicalize without
 // content_hash and signature, SHA-256.
 func BenchmarkSeal(b *testing.B) {
-	v, err := fixturegen.Verifier()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, n := range []int{10, 1000, 10000} {
-		data := bigBundle(b, v, n)
-		b.Run(fmt.Sprintf("edges=%d", n), func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				doc, err := skill.Parse(data)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := skill.DocumentHash(doc); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchSizes(b, func(b *testing.B, v *verify.Verifier, data []byte) {
+		doc, err := skill.Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := skill.DocumentHash(doc); err != nil {
+			b.Fatal(err)
+		}
+	})
 }

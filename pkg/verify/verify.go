@@ -174,6 +174,12 @@ func (v *Verifier) Prove(b *skill.Bundle) (skill.ProofResult, error) {
 	return v.prove(b, doc), nil
 }
 
+// ProveDocument derives the proof of a bundle decoded from doc, without
+// validating doc against the bundle schema.
+func (v *Verifier) ProveDocument(b *skill.Bundle, doc *canonjson.Document) skill.ProofResult {
+	return v.prove(b, doc)
+}
+
 // SealWithProof seals b, derives its proof, embeds it and seals again. The
 // embedded proof's content-hash gate speaks of the seal it was derived
 // from; the final seal covers the proof too, and re-verification checks it.
