@@ -4,13 +4,7 @@ package skill
 // or objects with empty ones, so that a bundle built in Go code encodes as
 // a valid bundle rather than with nulls. Seal, Hash and Encode call it.
 func (b *Bundle) Normalize() {
-	m := &b.Manifest
-	emptySlice(&m.Inputs)
-	emptySlice(&m.Outputs)
-	emptySlice(&m.Preconditions)
-	emptySlice(&m.ValidatedAgainst)
-	emptySlice(&m.RegressionProbes)
-	emptySlice(&m.CapabilitiesRequired)
+	b.Manifest.Normalize()
 
 	emptySlice(&b.Trace.Edges)
 	for i := range b.Trace.Edges {
@@ -41,6 +35,16 @@ func (b *Bundle) Normalize() {
 	emptySlice(&ev.ToolCalls)
 	emptySlice(&ev.GraphonomousRefs)
 	emptySlice(&ev.EvidenceRefs)
+}
+
+// Normalize does for a manifest what Bundle.Normalize does for a bundle.
+func (m *Manifest) Normalize() {
+	emptySlice(&m.Inputs)
+	emptySlice(&m.Outputs)
+	emptySlice(&m.Preconditions)
+	emptySlice(&m.ValidatedAgainst)
+	emptySlice(&m.RegressionProbes)
+	emptySlice(&m.CapabilitiesRequired)
 }
 
 // Normalize does for a replay report what Bundle.Normalize does for a bundle.
