@@ -42,11 +42,13 @@ const (
 	Proof        = skill.ProofSchemaURI
 	Evidence     = skill.EvidenceSchemaURI
 	Scenario     = skill.ScenarioSchemaURI
+	// Policy is the local policy engine's policy file (package policy).
+	Policy = "https://opensentience.org/spec/workbench-policy/v0.1"
 )
 
 // IDs returns the $id of every schema, the bundle's first.
 func IDs() []string {
-	return []string{Bundle, Manifest, ReplayReport, Proof, Evidence, Scenario}
+	return []string{Bundle, Manifest, ReplayReport, Proof, Evidence, Scenario, Policy}
 }
 
 //go:embed *.json
