@@ -126,7 +126,10 @@ type ConsolidationEventData struct {
 	ConvergenceStatus string   `json:"convergence_status"`
 	BundleID          string   `json:"bundle_id"`
 	SkillID           string   `json:"skill_id"`
-	ContentHash       string   `json:"content_hash"`
+	// ContentHash is the sealed bundle's hash when the event is kept
+	// outside it; a bundle cannot carry its own hash, so inside one it is
+	// left out.
+	ContentHash string `json:"content_hash,omitempty"`
 }
 
 // SkillCrystallizedData says a trace became a skill: which skill and
