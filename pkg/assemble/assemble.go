@@ -1,0 +1,176 @@
+// Package assemble puts a demonstration, its crystallized manifest and its
+// replays together into a sealed SkillBundle whose embedded proof is the
+// verifier's own (spec §5.1, §6).
+//
+// It is the last step of teaching — demonstrate (package demonstrate),
+// crystallize (package crystallize), assemble — and the step that saves a
+// replay as a new bundle version. Every member of the evidence comes from
+// what was recorded; nothing is filled in for show.
+package assemble
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"workbench/pkg/demonstrate"
+	"workbench/pkg/pulse"
+	"workbench/pkg/skill"
+	"workbench/pkg/verify"
+)
+
+// Teaching is one finished demonstration and the manifest made from it.
+type Teaching struct {
+	Task     demonstrate.Task
+	Result   *demonstrate.Result
+	Manifest skill.Manifest
+	ModelID  string
+}
+
+// Bundle assembles and seals the bundle of a teaching. The manifest's name,
+// slug and description are taken as the user left them.
+func Bundle(v *verify.Verifier, t Teaching, now time.Time, newID func() string) (*skill.Bundle, error) {
+	res := t.Result
+	if res == nil || res.Recorder == nil {
+		return nil, errors.New("assemble: no demonstration")
+	}
+	if len(res.Trace.Edges) == 0 {
+		return nil, errors.New("assemble: the demonstration recorded no action, so there is no skill to bundle")
+	}
+	rec := res.Recorder
+	learn := rec.StartPhase(pulse.PhaseLearn)
+	if _, err := rec.SkillCrystallized(learn, t.Manifest); err != nil {
+		return nil, fmt.Errorf("assemble: %w", err)
+	}
+	b := &skill.Bundle{
+		BundleVersion: skill.BundleVersion, BundleID: newID(), SkillID: t.Manifest.SkillID,
+		SkillVersion: t.Manifest.Version, CreatedAt: skill.Timestamp(now),
+		WorkbenchVersion: skill.WorkbenchVersion,
+		Manifest:         t.Manifest,
+		Trace:            res.Trace,
+	}
+	consolidate := rec.StartPhase(pulse.PhaseConsolidate)
+	if _, err := rec.ConsolidationEvent(consolidate, pulse.Consolidation{BundleID: b.BundleID, SkillID: b.SkillID}); err != nil {
+		return nil, fmt.Errorf("assemble: %w", err)
+	}
+	consolidate.End()
+	ev, err := evidence(t, rec)
+	if err != nil {
+		return nil, err
+	}
+	b.Evidence = ev
+	if err := v.SealWithProof(b); err != nil {
+		return nil, fmt.Errorf("assemble: seal: %w", err)
+	}
+	return b, nil
+}
+
+func evidence(t Teaching, rec *pulse.Recorder) (skill.Evidence, error) {
+	res := t.Result
+	manifestMap := map[string]any{}
+	if err := roundTrip(t.Manifest, &manifestMap); err != nil {
+		return skill.Evidence{}, err
+	}
+	pm, err := pulse.Manifest()
+	if err != nil {
+		return skill.Evidence{}, fmt.Errorf("assemble: PULSE manifest: %w", err)
+	}
+	scenario := t.Task.ScenarioID
+	if scenario == "" {
+		scenario = "freeform"
+	}
+	task := &skill.Task{ID: t.Task.ID, Description: t.Task.Description, BodyChoice: t.Task.BodyChoice, CreatedAt: res.Trace.StartedAt}
+	inputs := t.Task.Inputs
+	if inputs == nil {
+		inputs = map[string]any{}
+	}
+	auth := map[string]any{"policy_id": t.Manifest.DelegaticPolicyID, "approved_by": "local-user", "principal_id": nil, "capability_grant_ref": nil}
+	return skill.Evidence{
+		Scenario: skill.Scenario{ScenarioID: scenario, Source: "workbench", Manifest: manifestMap, Task: task, Inputs: inputs},
+		System:   skill.System{SystemID: "openrouter:" + t.ModelID, Model: t.ModelID, Provider: "openrouter", BYOKey: true},
+		CapabilitySnapshot: skill.CapabilitySnapshot{
+			AmpersandVersion: skill.AmpersandVersion,
+			Primitives:       primitives(t.Manifest.CapabilitiesRequired),
+			Subtypes:         t.Manifest.CapabilitiesRequired,
+		},
+		PulseManifestSnapshot: pm,
+		Trace:                 rec.Trace(),
+		Events:                rec.Events(),
+		Transcript:            res.Transcript,
+		ToolCalls:             res.ToolCalls,
+		GraphonomousRefs:      []skill.GraphRef{},
+		Authorization:         auth,
+		EvidenceRefs:          []skill.EvidenceRef{},
+		RedactionProfile:      skill.RedactionNone,
+		Reproducibility: skill.Reproducibility{
+			AmpersandProtocolVersion: skill.AmpersandVersion, PulseVersion: skill.PulseVersion,
+			PrismVersion: skill.PrismVersion, WorkbenchVersion: skill.WorkbenchVersion,
+		},
+	}, nil
+}
+
+// primitives lists the [&] primitives of capability subtypes:
+// "&body.browser" → "&body".
+func primitives(caps []string) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, c := range caps {
+		p := c
+		for i := 1; i < len(c); i++ {
+			if c[i] == '.' {
+				p = c[:i]
+				break
+			}
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// WithReplay returns a new version of bundle b that carries the replay
+// record as a workbench.v1.ReplayExecuted event, with the manifest's
+// validated_against extended and the proof re-derived. b is not changed.
+func WithReplay(v *verify.Verifier, b *skill.Bundle, rec skill.ReplayRecord, now time.Time, newID func() string) (*skill.Bundle, error) {
+	data, err := b.Encode()
+	if err != nil {
+		return nil, err
+	}
+	nb, _, err := skill.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	r, err := pulse.NewRecorder(nb.Trace.TraceID, "workbench", pulse.WithClock(func() time.Time { return now }), pulse.WithIDs(newID))
+	if err != nil {
+		return nil, fmt.Errorf("assemble: %w", err)
+	}
+	ev, err := r.ReplayExecuted(nil, rec)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: %w", err)
+	}
+	nb.Evidence.Events = append(nb.Evidence.Events, ev)
+	nb.Manifest.ValidatedAgainst = append(nb.Manifest.ValidatedAgainst, skill.Validation{
+		Model: rec.Report.ModelUsed, Fidelity: rec.Report.Fidelity, Level: rec.Report.FidelityLevel, TS: rec.Report.EndedAt,
+	})
+	nb.Manifest.Version++
+	nb.Manifest.UpdatedAt = skill.Timestamp(now)
+	nb.SkillVersion = nb.Manifest.Version
+	nb.BundleID = newID()
+	nb.CreatedAt = skill.Timestamp(now)
+	if err := v.SealWithProof(nb); err != nil {
+		return nil, fmt.Errorf("assemble: seal: %w", err)
+	}
+	return nb, nil
+}
+
+// roundTrip converts v to the generic JSON form out points to.
+func roundTrip(v, out any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("assemble: %w", err)
+	}
+	return json.Unmarshal(data, out)
+}
