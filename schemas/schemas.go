@@ -1,6 +1,7 @@
 // Package schemas holds the JSON Schemas (draft 2020-12) of the workbench's
 // artifacts — the SkillBundle, SkillManifest, ReplayReport, ProofResult,
-// EvidenceBundle and fixture scenario — and validates documents against them.
+// EvidenceBundle, fixture scenario and simulator world — and validates
+// documents against them.
 //
 // The schemas are embedded in the binary and compiled together once by New;
 // the bundle schema refers to the others by their $id, and nothing is ever
@@ -42,13 +43,16 @@ const (
 	Proof        = skill.ProofSchemaURI
 	Evidence     = skill.EvidenceSchemaURI
 	Scenario     = skill.ScenarioSchemaURI
+	// World is the simulator world's schema (fixtures/worlds, package
+	// body/sim); a world names it in its "schema" member.
+	World = "https://opensentience.org/spec/workbench-simulator-world/v0.1"
 	// Policy is the local policy engine's policy file (package policy).
 	Policy = "https://opensentience.org/spec/workbench-policy/v0.1"
 )
 
 // IDs returns the $id of every schema, the bundle's first.
 func IDs() []string {
-	return []string{Bundle, Manifest, ReplayReport, Proof, Evidence, Scenario, Policy}
+	return []string{Bundle, Manifest, ReplayReport, Proof, Evidence, Scenario, World, Policy}
 }
 
 //go:embed *.json

@@ -81,6 +81,8 @@ func minimal(t testing.TB, schemaID string) map[string]any {
 		return testdata(t, "evidence.json")
 	case schemas.Scenario:
 		return testdata(t, "scenario.json")
+	case schemas.World:
+		return testdata(t, "world.json")
 	case schemas.Policy:
 		return testdata(t, "policy.json")
 	}

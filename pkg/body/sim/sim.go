@@ -1,0 +1,266 @@
+// Package sim is the simulator body (DESIGN §4): a deterministic,
+// in-process stand-in for a browser and a host, driven through the same
+// body.Body interface as the MCP bodies, so demonstration and replay run
+// on it unchanged natively and inside the WebAssembly build.
+//
+// A simulator runs a World: data loaded from a world file (package
+// fixtures holds the built-in ones) describing web pages with text, links
+// and forms, and a file tree with a working directory. Its browser tools
+// (browser_navigate, browser_snapshot, browser_click, browser_type,
+// browser_submit) stand in for &body.browser; its host tools (file_list,
+// file_read, file_write, file_delete, shell_exec) stand in for &body.os.
+// What a form submission leads to is declared in the world as a lookup
+// table or a text template: worlds hold no code.
+//
+// Guarantees:
+//   - Determinism: the state after a sequence of calls depends only on the
+//     world and the calls. State encodes the whole world — the browser's
+//     page and form values, every page, the submission counters and the
+//     file tree — and its canonical form, hence skill.StateHash, is the
+//     same natively and in js/wasm.
+//   - Honesty: tool annotations say which tools may change things, and
+//     Effect says exactly what one call would change before it runs. A
+//     call with arguments its input schema rejects, or naming a link,
+//     field, page or file that does not exist, returns a Result with
+//     IsError set and the reason, and changes nothing; the one exception
+//     is a shell command that fails part way (rm a missing), whose result
+//     lists what it changed before failing, as a real shell's would.
+//   - Isolation: a Sim owns its world. Clone gives an independent copy;
+//     Reset returns to the world as loaded; Mutate edits the live world
+//     between calls, for tests that change the world under a replay.
+//
+// A Sim is safe for concurrent use; calls are serialized.
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"workbench/pkg/body"
+	"workbench/pkg/skill"
+	"workbench/schemas"
+)
+
+// Sim is a simulator body running one world.
+type Sim struct {
+	mu   sync.Mutex
+	base *base
+
+	world *World
+	// url is the page the browser shows; "" when none is open. The page
+	// itself is looked up in the live world, so an edit to it shows.
+	url string
+	// values holds what was typed into the current page's forms: form name
+	// → field name → value. Loading a page clears it.
+	values map[string]map[string]string
+	// seqs counts submissions of template buttons.
+	seqs map[seqKey]int
+	// cache holds the encoded state and its parts, each nil when stale.
+	cache encCache
+}
+
+// base is what a Sim shares with its clones; it never changes.
+type base struct {
+	initial *World
+	tools   *toolSet
+	v       *schemas.Validator
+}
+
+// seqKey names a template button: the page, form and button it belongs to.
+type seqKey struct{ page, form, button string }
+
+var _ body.Body = (*Sim)(nil)
+
+// New loads a world file and returns a simulator showing its start page.
+// The world is parsed strictly (I-JSON) and must match the world schema
+// and the rules the schema cannot state (unique page URLs, links and
+// lookups that lead to pages of the world, a sound file tree); an error is
+// a *WorldError naming the JSON pointer of the offending value.
+func New(world []byte) (*Sim, error) {
+	v, err := schemas.New()
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	return NewWithValidator(world, v)
+}
+
+// NewWithValidator is New with an already compiled schema set, for callers
+// that load many worlds.
+func NewWithValidator(world []byte, v *schemas.Validator) (*Sim, error) {
+	w, err := decodeWorld(world, v)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := newToolSet()
+	if err != nil {
+		return nil, err
+	}
+	s := &Sim{base: &base{initial: w, tools: ts, v: v}}
+	s.reset()
+	return s, nil
+}
+
+// Kind is body.KindSimulator.
+func (s *Sim) Kind() string { return body.KindSimulator }
+
+// Server is "simulator": calls go to no MCP server.
+func (s *Sim) Server() string { return body.KindSimulator }
+
+// Name is the world's name.
+func (s *Sim) Name() string { return s.base.initial.Name }
+
+// Tools lists the simulator's tools: the browser tools, then the host
+// tools. The list is the same for every world and every state.
+func (s *Sim) Tools(ctx context.Context) ([]body.Tool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]body.Tool, len(s.base.tools.specs))
+	for i, sp := range s.base.tools.specs {
+		// Copies all the way down: a caller editing its list cannot
+		// change what the body reports.
+		t := sp.tool
+		t.InputSchema = slices.Clone(t.InputSchema)
+		a := &t.Annotations
+		for _, h := range []**bool{&a.ReadOnlyHint, &a.DestructiveHint, &a.IdempotentHint, &a.OpenWorldHint} {
+			if *h != nil {
+				*h = ptr(**h)
+			}
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// Call performs one tool call. An unknown tool is an error wrapping
+// ErrUnknownTool, as an MCP server answers it with a protocol error;
+// arguments the tool's input schema rejects, and actions that cannot be
+// done in the current state, give a Result with IsError set that says why,
+// and leave the state as it was.
+func (s *Sim) Call(ctx context.Context, tool string, a map[string]any) (body.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return body.Result{}, err
+	}
+	i, ok := s.base.tools.byName[tool]
+	if !ok {
+		return body.Result{}, fmt.Errorf("sim: %w: %q", ErrUnknownTool, tool)
+	}
+	if a == nil {
+		a = map[string]any{}
+	}
+	if msg := checkArgs(s.base.tools.schemas[i], a); msg != "" {
+		return failf("%s: invalid arguments: %s", tool, msg), nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base.tools.specs[i].run(s, args(a)), nil
+}
+
+// State returns the encoded state: a json.RawMessage holding the canonical
+// (RFC 8785) JSON of the whole world as it is now (see the package doc).
+// Equal situations encode to equal bytes.
+func (s *Sim) State(ctx context.Context) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	enc, err := s.encoded()
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(slices.Clone(enc)), nil
+}
+
+// StateHash is skill.StateHash of State, computed from the cached
+// encoding without re-parsing it: the fast path for callers that know
+// they drive a simulator.
+func (s *Sim) StateHash() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache.hash != "" {
+		return s.cache.hash, nil
+	}
+	enc, err := s.encoded()
+	if err != nil {
+		return "", err
+	}
+	s.cache.hash = skill.HashBytes(enc)
+	return s.cache.hash, nil
+}
+
+// Clone returns an independent simulator in the same state, sharing only
+// what never changes (the world as loaded and the compiled tool schemas).
+func (s *Sim) Clone() *Sim {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &Sim{base: s.base, world: s.world.clone(), url: s.url}
+	c.values = make(map[string]map[string]string, len(s.values))
+	for f, vals := range s.values {
+		c.values[f] = cloneMap(vals)
+	}
+	c.seqs = cloneMap(s.seqs)
+	c.cache = s.cache // the cached bytes are never written in place, only replaced
+	return c
+}
+
+// Reset returns the simulator to the world as loaded, the browser on the
+// start page with no typed values, and no submissions counted.
+func (s *Sim) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reset()
+}
+
+func (s *Sim) reset() {
+	s.world = s.base.initial.clone()
+	s.url = s.world.StartURL
+	s.values = map[string]map[string]string{}
+	s.seqs = map[seqKey]int{}
+	s.changed(partAll)
+}
+
+// World returns a copy of the live world.
+func (s *Sim) World() *World {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.world.clone()
+}
+
+// Mutate changes the live world: edit receives a copy of it, and when edit
+// returns nil and the edited world is still valid, the copy becomes the
+// live world. Otherwise the world is unchanged and the error (edit's own,
+// or a *WorldError naming the pointer of what is invalid) is returned.
+//
+// The edited world must match the schema and keep URLs, names and the
+// file tree sound, but its links and lookups may lead to pages that no
+// longer exist, as on the real web; following one is a tool error. The
+// browser stays on its URL and keeps the values typed into fields that
+// still exist.
+func (s *Sim) Mutate(edit func(w *World) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.world.clone()
+	if err := edit(w); err != nil {
+		return err
+	}
+	if err := validateWorld(w, s.base.v); err != nil {
+		return err
+	}
+	w.normalize()
+	s.world = w
+	s.pruneValues()
+	s.changed(partAll)
+	return nil
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	c := make(map[K]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}

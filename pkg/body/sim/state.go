@@ -1,0 +1,258 @@
+package sim
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"workbench/pkg/canonjson"
+)
+
+// The encoded state. Lists whose order means nothing (pages, submission
+// counters, directories, files) are sorted, and lists stand where a map
+// would put data (paths, URLs) into member names: a state's shape
+// signature (skill.ShapeHash) keeps member names, so a map keyed by paths
+// would make every new file a change of shape, where it is a change of
+// content.
+
+type stateDoc struct {
+	Browser browserState `json:"browser"`
+	Web     webState     `json:"web"`
+	Host    hostState    `json:"host"`
+}
+
+type browserState struct {
+	// URL is the address the browser shows; "" before any page is open.
+	URL string `json:"url"`
+	// Page is the page rendered with its current field values; null when
+	// no page is open or the page has been removed from the world.
+	Page *PageView `json:"page"`
+}
+
+type webState struct {
+	Pages       []Page       `json:"pages"`
+	Submissions []submission `json:"submissions"`
+}
+
+type submission struct {
+	Page   string `json:"page"`
+	Form   string `json:"form"`
+	Button string `json:"button"`
+	Count  int    `json:"count"`
+}
+
+type hostState struct {
+	Cwd   string      `json:"cwd"`
+	Dirs  []string    `json:"dirs"`
+	Files []fileState `json:"files"`
+}
+
+type fileState struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// PageView is a page as the browser shows it: its text and links, and its
+// forms with the value each field holds now. It is the structured content
+// of the browser tools' results.
+type PageView struct {
+	URL    string     `json:"url"`
+	Title  string     `json:"title"`
+	Blocks []Block    `json:"blocks"`
+	Links  []Link     `json:"links"`
+	Forms  []FormView `json:"forms"`
+}
+
+// FormView is a form with its current values.
+type FormView struct {
+	Name    string      `json:"name"`
+	Fields  []FieldView `json:"fields"`
+	Buttons []string    `json:"buttons"`
+}
+
+// FieldView is a field with its current value.
+type FieldView struct {
+	Name     string   `json:"name"`
+	Label    string   `json:"label"`
+	Type     string   `json:"type"`
+	Required bool     `json:"required"`
+	Options  []string `json:"options,omitempty"`
+	Value    string   `json:"value"`
+}
+
+// The encoded state is {"browser":…,"host":…,"web":…}, with its three
+// parts encoded and cached separately: most calls change one part, and
+// the pages, the bulk of a state, change least. Canonical parts joined
+// under sorted member names make a canonical whole.
+
+// part names the parts of the state a change makes stale.
+type part uint8
+
+const (
+	partBrowser part = 1 << iota
+	partWeb
+	partHost
+	partAll = partBrowser | partWeb | partHost
+)
+
+// encCache holds canonical encodings; nil (or "") means stale.
+type encCache struct {
+	browser, web, host []byte
+	all                []byte
+	hash               string
+}
+
+// changed marks parts of the state stale. Every change to the world, the
+// browser or the submission counters must call it.
+func (s *Sim) changed(p part) {
+	if p&partBrowser != 0 {
+		s.cache.browser = nil
+	}
+	if p&partWeb != 0 {
+		s.cache.web = nil
+		// The page on screen is looked up in the world.
+		s.cache.browser = nil
+	}
+	if p&partHost != 0 {
+		s.cache.host = nil
+	}
+	s.cache.all, s.cache.hash = nil, ""
+}
+
+// encoded returns the canonical encoded state, building what is stale.
+func (s *Sim) encoded() ([]byte, error) {
+	c := &s.cache
+	if c.all != nil {
+		return c.all, nil
+	}
+	var err error
+	if c.browser == nil {
+		if c.browser, err = canonical(browserState{URL: s.url, Page: s.view()}); err != nil {
+			return nil, err
+		}
+	}
+	if c.web == nil {
+		if c.web, err = canonical(s.webState()); err != nil {
+			return nil, err
+		}
+	}
+	if c.host == nil {
+		if c.host, err = canonical(s.hostState()); err != nil {
+			return nil, err
+		}
+	}
+	all := make([]byte, 0, len(c.browser)+len(c.web)+len(c.host)+32)
+	all = append(all, `{"browser":`...)
+	all = append(all, c.browser...)
+	all = append(all, `,"host":`...)
+	all = append(all, c.host...)
+	all = append(all, `,"web":`...)
+	all = append(all, c.web...)
+	all = append(all, '}')
+	c.all = all
+	return all, nil
+}
+
+func canonical(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("sim: encode state: %w", err)
+	}
+	c, err := canonjson.Transform(data)
+	if err != nil {
+		return nil, fmt.Errorf("sim: encode state: %w", err)
+	}
+	return c, nil
+}
+
+// stateDoc is the whole state as one value, the reference the cached
+// encoding must equal (a test holds it to that).
+func (s *Sim) stateDoc() stateDoc {
+	return stateDoc{Browser: browserState{URL: s.url, Page: s.view()}, Web: s.webState(), Host: s.hostState()}
+}
+
+func (s *Sim) webState() webState {
+	w := webState{Submissions: []submission{}}
+	w.Pages = slices.SortedFunc(slices.Values(s.world.Pages), func(a, b Page) int { return cmp.Compare(a.URL, b.URL) })
+	for _, k := range slices.SortedFunc(maps.Keys(s.seqs), compareSeqKeys) {
+		w.Submissions = append(w.Submissions, submission{k.page, k.form, k.button, s.seqs[k]})
+	}
+	return w
+}
+
+func (s *Sim) hostState() hostState {
+	h := &s.world.Host
+	out := hostState{Cwd: h.Cwd, Dirs: slices.Clone(h.Dirs), Files: []fileState{}}
+	if out.Dirs == nil {
+		out.Dirs = []string{}
+	}
+	for _, p := range slices.Sorted(maps.Keys(h.Files)) {
+		out.Files = append(out.Files, fileState{p, h.Files[p]})
+	}
+	return out
+}
+
+func compareSeqKeys(a, b seqKey) int {
+	return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.form, b.form), cmp.Compare(a.button, b.button))
+}
+
+// view renders the current page, or returns nil when there is none.
+func (s *Sim) view() *PageView {
+	p := s.world.page(s.url)
+	if p == nil {
+		return nil
+	}
+	v := &PageView{URL: p.URL, Title: p.Title, Blocks: slices.Clone(p.Blocks), Links: slices.Clone(p.Links), Forms: []FormView{}}
+	if v.Blocks == nil {
+		v.Blocks = []Block{}
+	}
+	if v.Links == nil {
+		v.Links = []Link{}
+	}
+	for _, f := range p.Forms {
+		fv := FormView{Name: f.Name, Fields: make([]FieldView, len(f.Fields)), Buttons: make([]string, len(f.Buttons))}
+		for i, fl := range f.Fields {
+			fv.Fields[i] = FieldView{Name: fl.Name, Label: fl.Label, Type: fl.Type, Required: fl.Required, Options: slices.Clone(fl.Options), Value: s.value(f, fl)}
+		}
+		for i, b := range f.Buttons {
+			fv.Buttons[i] = b.Name
+		}
+		v.Forms = append(v.Forms, fv)
+	}
+	return v
+}
+
+// value is what field fl of form f holds now: what was typed, else its
+// initial value.
+func (s *Sim) value(f Form, fl Field) string {
+	if v, ok := s.values[f.Name][fl.Name]; ok {
+		return v
+	}
+	return fl.Value
+}
+
+// pruneValues drops typed values whose form or field no longer exists.
+func (s *Sim) pruneValues() {
+	p := s.world.page(s.url)
+	for form, vals := range s.values {
+		var f *Form
+		if p != nil {
+			for i := range p.Forms {
+				if p.Forms[i].Name == form {
+					f = &p.Forms[i]
+				}
+			}
+		}
+		if f == nil {
+			delete(s.values, form)
+			continue
+		}
+		for name := range vals {
+			if !slices.ContainsFunc(f.Fields, func(fl Field) bool { return fl.Name == name }) {
+				delete(vals, name)
+			}
+		}
+	}
+}
