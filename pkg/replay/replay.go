@@ -48,6 +48,9 @@ type Choice struct {
 	Model     string
 }
 
+// NoModel is the model_used of a replay that made no model call.
+const NoModel = "none"
+
 // ErrRefused is returned (wrapped) by a Chooser whose model answered
 // without calling a tool.
 var ErrRefused = errors.New("the model did not call a tool")
@@ -147,6 +150,11 @@ func (r *run) run(ctx context.Context) skill.ReplayRecord {
 		rep.Status, rep.FidelityLevel = skill.StatusSuccess, r.expected
 	}
 	rep.ModelUsed = r.model
+	if rep.ModelUsed == "" {
+		// Every parameter was bound from the recording or the input: no
+		// model took part, and the report says so rather than naming one.
+		rep.ModelUsed = NoModel
+	}
 	if r.cost > 0 {
 		c := r.cost
 		rep.CostUSD = &c

@@ -1,0 +1,92 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"workbench/pkg/body"
+	"workbench/pkg/openrouter"
+	"workbench/pkg/policy"
+	"workbench/pkg/skill"
+)
+
+// PolicyAuthorizer re-authorizes replayed actions with a policy.Authorizer
+// under the skill's declared capabilities, exactly as the demonstration
+// was authorized.
+type PolicyAuthorizer struct {
+	Policy          policy.Authorizer
+	Declared        []string // the manifest's capabilities_required
+	BodyKind        string
+	TrustedServer   bool
+	DestructiveMode bool
+	AgentID         string
+}
+
+// Authorize implements Authorizer.
+func (p PolicyAuthorizer) Authorize(ctx context.Context, e skill.Edge, tool body.Tool, _ map[string]any) (skill.Authorization, error) {
+	action := e.TypedAction.Type
+	if e.Authorization != nil && e.Authorization.ActionType != "" {
+		action = e.Authorization.ActionType
+	}
+	return p.Policy.Authorize(ctx, policy.Request{
+		Capability: tool.Capability, ActionType: action, Tool: tool.Name,
+		Annotations: tool.Annotations, TrustedServer: p.TrustedServer,
+		Declared: p.Declared, DestructiveMode: p.DestructiveMode, AgentID: p.AgentID,
+	})
+}
+
+// ModelChooser asks a chat model, live, to make the call a recorded edge
+// made, given the body's current observation. The model sees the goal, the
+// recorded call and the new observation, and must call the same tool.
+type ModelChooser struct {
+	Model interface {
+		Chat(ctx context.Context, req openrouter.Request) (*openrouter.Response, error)
+	}
+	ModelID string
+	Goal    string
+}
+
+// Choose implements Chooser.
+func (m ModelChooser) Choose(ctx context.Context, e skill.Edge, tools []body.Tool, observation any) (Choice, error) {
+	obs, err := json.Marshal(observation)
+	if err != nil {
+		return Choice{}, err
+	}
+	recorded, _ := json.Marshal(e.Tool.Arguments)
+	fns := make([]openrouter.Tool, len(tools))
+	for i, t := range tools {
+		fns[i] = openrouter.FunctionTool(t.Name, t.Description, t.InputSchema)
+	}
+	parallel := false
+	resp, err := m.Model.Chat(ctx, openrouter.Request{
+		Model: m.ModelID,
+		Messages: []openrouter.Message{
+			{Role: openrouter.RoleSystem, Content: "You are replaying a recorded skill one step at a time. Make the call the step asks for, adapted to what the body shows now. Call exactly one tool."},
+			{Role: openrouter.RoleUser, Content: fmt.Sprintf("Goal: %s\n\nRecorded step %d: %s with arguments %s\n\nThe body now shows:\n%s",
+				m.Goal, e.Index, e.Tool.Name, recorded, obs)},
+		},
+		Tools: fns, ParallelToolCalls: &parallel,
+	})
+	if err != nil {
+		return Choice{}, fmt.Errorf("model: %w", err)
+	}
+	c := Choice{Model: resp.Model}
+	if cost, ok := resp.Cost(); ok {
+		c.CostUSD = cost
+	}
+	msg := resp.Message()
+	if len(msg.ToolCalls) == 0 {
+		text := msg.Content
+		if msg.Refusal != "" {
+			text = msg.Refusal
+		}
+		return c, fmt.Errorf("%w at edge %d: %q", ErrRefused, e.Index, truncate(text, 200))
+	}
+	call := msg.ToolCalls[0]
+	c.Tool = call.Function.Name
+	if err := call.Function.DecodeArguments(&c.Arguments); err != nil {
+		return c, fmt.Errorf("the model's arguments for %s are not a JSON object: %v", c.Tool, err)
+	}
+	return c, nil
+}
