@@ -2,6 +2,7 @@ package assemble_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -274,5 +275,94 @@ func TestScenarioAuthorityDenied(t *testing.T) {
 	}
 	if got := r.Derived.ConformanceCheck.FixturesPassed; len(got) != 1 || got[0] != fixtures.AuthorityDenied {
 		t.Errorf("conformance passed %v failed %v", got, r.Derived.ConformanceCheck.FixturesFailed)
+	}
+}
+
+// For every edge k, a world that changes just before edge k halts replay
+// exactly at k, with the predicted and actual hashes in the surprise; the
+// same change, which keeps the shape, passes structurally under
+// continue_on_minor.
+func TestReplayFailsFastAtTheChangedEdge(t *testing.T) {
+	e := newEnv(t, fixtures.ReplayFidelity, openroutertest.Script{Model: model, Steps: []openroutertest.Step{
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/acme/widget"}),
+		openroutertest.ToolCall("browser_click", map[string]any{"name": "README"}),
+		openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"}),
+		openroutertest.Answer("Done."),
+	}})
+	e.scenario.TaskPrompt = "Open {repo_url}, then its README, then its Changelog."
+	b, _ := e.teach()
+	n := len(b.Trace.Edges)
+	if n != 3 {
+		t.Fatalf("%d edges", n)
+	}
+	retitle := func(w *sim.World) error {
+		for i := range w.Pages {
+			w.Pages[i].Title += " (edited)"
+		}
+		return nil
+	}
+	for _, change := range []struct {
+		name     string
+		edit     func(*sim.World) error
+		fallback string
+		halts    bool
+	}{
+		{"text changes, halt", retitle, skill.FallbackHalt, true},
+		{"text changes, continue", retitle, skill.FallbackContinue, false},
+	} {
+		for k := range n {
+			t.Run(fmt.Sprintf("%s/edge %d", change.name, k), func(t *testing.T) {
+				bd := e.body()
+				mutate := func() {
+					if err := bd.Mutate(change.edit); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if k == 0 {
+					mutate()
+				}
+				b.Manifest.FallbackBehavior = change.fallback
+				rec, err := replay.Run(context.Background(), b, bd, replay.Options{
+					Input: e.scenario.ExampleInput(), Deterministic: true,
+					Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired, TrustedServer: true},
+					Progress: func(re skill.ReplayEdge) {
+						if re.Index == k-1 {
+							mutate()
+						}
+					},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The verifier re-derives the same outcome from the record.
+				_, r := e.saveReplay(b, rec)
+				if !change.halts {
+					if rec.Report.Status != skill.StatusCompletedWithSurprises || rec.Report.FidelityLevel != skill.LevelStructural || rec.Report.EdgesCommitted != n {
+						t.Fatalf("status %s level %s committed %d", rec.Report.Status, rec.Report.FidelityLevel, rec.Report.EdgesCommitted)
+					}
+					if g := gate(r.Derived, skill.GateReplayFidelity); g.Verdict != skill.VerdictPartial {
+						t.Errorf("replay gate %s: %s", g.Verdict, g.Reason)
+					}
+					return
+				}
+				if g := gate(r.Derived, skill.GateReplayFidelity); g.Verdict != skill.VerdictFail || r.Verdict != skill.VerdictFail {
+					t.Errorf("replay gate %s (%s), verdict %s", g.Verdict, g.Reason, r.Verdict)
+				}
+				if rec.Report.Status != skill.StatusHalted || rec.Report.HaltedAtEdge == nil || *rec.Report.HaltedAtEdge != k {
+					t.Fatalf("status %s halted at %v, want edge %d; surprises %+v", rec.Report.Status, rec.Report.HaltedAtEdge, k, rec.Report.SurpriseSignals)
+				}
+				s := rec.Report.SurpriseSignals[len(rec.Report.SurpriseSignals)-1]
+				want := b.Trace.Edges[k].StateAfter
+				if k == 0 {
+					want = b.Trace.Edges[0].StateBefore
+				}
+				if s.EdgeIndex != k || s.PredictedStateHash != want || s.ActualStateHash == "" || s.ActualStateHash == want {
+					t.Errorf("surprise %+v, want predicted %s and a different actual hash", s, want)
+				}
+				if rec.Report.EdgesCommitted != k || rec.Report.Fidelity != float64(k)/float64(k+1) {
+					t.Errorf("committed %d, fidelity %v", rec.Report.EdgesCommitted, rec.Report.Fidelity)
+				}
+			})
+		}
 	}
 }

@@ -167,8 +167,9 @@ func (r *run) run(ctx context.Context) skill.ReplayRecord {
 func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdge, stop bool) {
 	re = skill.ReplayEdge{Index: i, EdgeID: e.EdgeID, Match: skill.MatchMismatch}
 	r.report.EdgesAttempted++
+	predicted := e.StateAfter
 	halt := func(kind, osKind, detail, actual string, magnitude float64) (skill.ReplayEdge, bool) {
-		r.signal(e, kind, osKind, detail, actual, magnitude)
+		r.signal(e, kind, osKind, detail, predicted, actual, magnitude)
 		return re, true
 	}
 	if err := ctx.Err(); err != nil {
@@ -192,9 +193,21 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 		return halt(skill.KindOther, "unexpected_error", "the body could not report its state: "+err.Error(), "", 1)
 	}
 	re.ObservedStateBefore = before
-	if i == 0 && !r.matches(before, beforeShape, e.StateBefore, e.ShapeBefore) {
-		return halt(skill.KindStateHashMismatch, "unexpected_structure",
-			"the state before the first action differs from the recording", before, 1)
+	if i == 0 && before != e.StateBefore {
+		switch {
+		case beforeShape != e.ShapeBefore:
+			predicted = e.StateBefore
+			return halt(skill.KindStateHashMismatch, "unexpected_structure",
+				"the state before the first action differs from the recording", before, 1)
+		case r.expected == skill.LevelExact:
+			// Same shape, other content, where exact was expected.
+			r.signal(e, skill.KindStateHashMismatch, "other",
+				"the state before the first action has the recorded shape but other content", e.StateBefore, before, 0.5)
+			if r.b.Manifest.FallbackBehavior != skill.FallbackContinue {
+				return re, true
+			}
+			r.surprise = true
+		}
 	}
 
 	// 3. Bind the parameters.
@@ -246,7 +259,7 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 	if re.Match == skill.MatchStructural && r.expected == skill.LevelExact {
 		// Same shape, other content, where exact was expected: a minor
 		// surprise the skill may tolerate.
-		r.signal(e, skill.KindStateHashMismatch, "other", "the state after the action has the recorded shape but other content", after, 0.5)
+		r.signal(e, skill.KindStateHashMismatch, "other", "the state after the action has the recorded shape but other content", e.StateAfter, after, 0.5)
 		if r.b.Manifest.FallbackBehavior != skill.FallbackContinue {
 			return re, true
 		}
@@ -267,14 +280,6 @@ func (r *run) observe(ctx context.Context) (hash, shape string, err error) {
 	}
 	shape, err = skill.ShapeHash(st)
 	return hash, shape, err
-}
-
-// matches compares a state with a recorded one at the expected level.
-func (r *run) matches(hash, shape, wantHash, wantShape string) bool {
-	if r.expected == skill.LevelExact {
-		return hash == wantHash
-	}
-	return hash == wantHash || shape == wantShape
 }
 
 // bind computes the arguments of a replayed call from the recorded ones.
@@ -339,12 +344,12 @@ func substitute(recordedParam, recordedInput, newInput any) any {
 	return newInput
 }
 
-func (r *run) signal(e skill.Edge, kind, osKind, detail, actual string, magnitude float64) {
+func (r *run) signal(e skill.Edge, kind, osKind, detail, predicted, actual string, magnitude float64) {
 	r.report.SurpriseSignals = append(r.report.SurpriseSignals, skill.SurpriseSignal{
 		EdgeIndex: e.Index, Kind: kind, Detail: detail,
 		Token: "SurpriseSignal", Version: skill.PulseVersion,
 		TraceID: r.b.Trace.TraceID, EdgeID: e.EdgeID, BodySubtype: r.b.Trace.BodySubtype,
-		ActionType: e.TypedAction.Type, PredictedStateHash: e.StateAfter, ActualStateHash: actual,
+		ActionType: e.TypedAction.Type, PredictedStateHash: predicted, ActualStateHash: actual,
 		SurpriseMagnitude: magnitude, SurpriseKind: osKind,
 		Timestamp: skill.Timestamp(r.opt.Now()),
 	})
