@@ -1,6 +1,7 @@
 package assemble_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"workbench/pkg/openrouter"
 	"workbench/pkg/openrouter/openroutertest"
 	"workbench/pkg/policy"
+	"workbench/pkg/redact"
 	"workbench/pkg/replay"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
@@ -364,5 +366,102 @@ func TestReplayFailsFastAtTheChangedEdge(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The exported bundle of a demonstration whose task and input carry fake
+// secrets: the detector finds them, transcript_pii strips them everywhere,
+// and the redacted bundle still validates and verifies.
+func TestScenarioRedactedExport(t *testing.T) {
+	sc, err := fixtures.ScenarioByID(fixtures.RedactedExport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := sc.ExampleInput()["notes"].(string)
+	e := newEnv(t, fixtures.RedactedExport, openroutertest.Script{Model: model, Steps: []openroutertest.Step{
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://support.workbench.test/contact"}),
+		openroutertest.Func(func(r *openroutertest.ChatRequest) openroutertest.Step {
+			// The model types the notes input, secret and all.
+			u, _ := r.LastUser()
+			if !strings.Contains(u.Text(), notes) {
+				return openroutertest.Answer("I was not given the notes.")
+			}
+			return openroutertest.ToolCall("browser_type", map[string]any{"field": "Message", "text": notes})
+		}),
+		openroutertest.ToolCall("browser_submit", map[string]any{"button": "Send message"}),
+		openroutertest.Answer("Sent."),
+	}})
+	b, _ := e.teach()
+	plain, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := redact.Scan(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) == 0 {
+		t.Fatal("the detector found no secret: the export dialog would not pre-select transcript_pii")
+	}
+	for _, s := range e.scenario.SeededSecrets {
+		if !bytes.Contains(plain, []byte(s.Value)) {
+			t.Fatalf("the demonstration did not carry the seeded %s; the test proves nothing", s.Kind)
+		}
+	}
+
+	if _, err := redact.Apply(b, skill.RedactionTranscriptPII); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.verifier.SealWithProof(b); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range e.scenario.SeededSecrets {
+		if bytes.Contains(out, []byte(s.Value)) {
+			t.Errorf("the redacted export still holds the seeded %s", s.Kind)
+		}
+	}
+	r := e.reverify(b)
+	if g := gate(r.Derived, skill.GateRedactionVerify); g.Verdict != skill.VerdictPass {
+		t.Fatalf("redaction gate %s: %s", g.Verdict, g.Reason)
+	}
+	if g := gate(r.Derived, skill.GateContentHash); g.Verdict != skill.VerdictPass {
+		t.Fatalf("content hash gate %s: %s", g.Verdict, g.Reason)
+	}
+	if got := r.Derived.ConformanceCheck.FixturesPassed; len(got) != 1 || got[0] != fixtures.RedactedExport {
+		t.Errorf("conformance passed %v failed %v", got, r.Derived.ConformanceCheck.FixturesFailed)
+	}
+}
+
+// What the model says that is not a usable action is answered as an error
+// and recorded, and never becomes an edge.
+func TestMalformedModelReplies(t *testing.T) {
+	e := newEnv(t, fixtures.BasicPromptToManifest, openroutertest.Script{Model: model, Steps: []openroutertest.Step{
+		openroutertest.ToolCall("browser_teleport", map[string]any{"to": "anywhere"}),
+		openroutertest.ToolCallRaw("browser_navigate", `{"url": `),
+		openroutertest.ToolCall("browser_navigate", map[string]any{"href": "https://docs.workbench.test/"}),
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/getting-started"}),
+		openroutertest.Answer("Getting started"),
+	}})
+	_, res := e.teach()
+	if len(res.Trace.Edges) != 1 || res.Trace.Edges[0].Tool.Name != "browser_navigate" {
+		t.Fatalf("%d edges: only the well-formed call may become one", len(res.Trace.Edges))
+	}
+	var replies []string
+	for _, turn := range res.Transcript {
+		if turn.Role == "tool" || turn.Role == "user" && strings.HasPrefix(*turn.Content, "error:") {
+			replies = append(replies, *turn.Content)
+		}
+	}
+	for i, want := range []string{"no tool named \"browser_teleport\"", "could not be read", "do not fit its input schema"} {
+		if i >= len(replies) || !strings.Contains(replies[i], want) {
+			t.Errorf("reply %d %q does not explain %q", i, replies, want)
+		}
+	}
+	if res.Stopped != demonstrate.StopAnswer {
+		t.Errorf("stopped %s", res.Stopped)
 	}
 }

@@ -206,6 +206,22 @@ func (d *demo) run(ctx context.Context) error {
 		resp, err := d.opt.Model.Chat(ctx, openrouter.Request{
 			Model: d.opt.ModelID, Messages: d.messages, Tools: fns, ParallelToolCalls: &parallel,
 		})
+		var malformed *openrouter.MalformedError
+		if errors.As(err, &malformed) {
+			// The reply could not be read as a chat completion (for
+			// example tool arguments that are not JSON). Nothing happened
+			// on the body; say so in the transcript, tell the model, and
+			// let it try again within the step limit.
+			if malformed.Usage != nil && malformed.Usage.Cost != nil {
+				d.res.CostUSD += *malformed.Usage.Cost
+			}
+			note := fmt.Sprintf("error: your last reply could not be read (%s at %s); call one tool with a JSON object of arguments, or answer", malformed.Reason, malformed.Where)
+			d.turn("assistant", "[unreadable reply: "+malformed.Reason+" at "+malformed.Where+"]")
+			d.turn("user", note)
+			d.messages = append(d.messages, openrouter.Message{Role: openrouter.RoleUser, Content: note})
+			d.progress(step, "model", "unreadable reply: "+malformed.Reason, nil)
+			continue
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				d.res.Stopped, d.res.Err = StopCancelled, ctx.Err()
