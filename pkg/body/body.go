@@ -66,3 +66,10 @@ type Body interface {
 	// form is hashed into state and shape hashes.
 	State(ctx context.Context) (any, error)
 }
+
+// Hasher is implemented by bodies that compute their state hash and shape
+// signature faster than encoding their whole State each time (for example
+// from cached parts). The results must equal skill.StateHashes(State).
+type Hasher interface {
+	StateHashes(ctx context.Context) (hash, shape string, err error)
+}

@@ -417,15 +417,14 @@ func serverClass(capability string) string {
 }
 
 func observe(ctx context.Context, b body.Body) (hash, shape string, err error) {
+	if h, ok := b.(body.Hasher); ok {
+		return h.StateHashes(ctx)
+	}
 	st, err := b.State(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	if hash, err = skill.StateHash(st); err != nil {
-		return "", "", err
-	}
-	shape, err = skill.ShapeHash(st)
-	return hash, shape, err
+	return skill.StateHashes(st)
 }
 
 func observed(res body.Result) any {

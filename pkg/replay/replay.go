@@ -271,15 +271,14 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 }
 
 func (r *run) observe(ctx context.Context) (hash, shape string, err error) {
+	if h, ok := r.bd.(body.Hasher); ok {
+		return h.StateHashes(ctx)
+	}
 	st, err := r.bd.State(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	if hash, err = skill.StateHash(st); err != nil {
-		return "", "", err
-	}
-	shape, err = skill.ShapeHash(st)
-	return hash, shape, err
+	return skill.StateHashes(st)
 }
 
 // bind computes the arguments of a replayed call from the recorded ones.

@@ -3,7 +3,6 @@ package skill
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"workbench/pkg/canonjson"
 )
@@ -20,70 +19,37 @@ func StateHash(state any) (string, error) {
 // every array by the sorted set of its distinct element skeletons. The same
 // page layout with other text has the same shape.
 func ShapeHash(state any) (string, error) {
-	data, err := json.Marshal(state)
+	data, err := stateJSON(state)
 	if err != nil {
 		return "", fmt.Errorf("shape: %w", err)
 	}
-	var generic any
-	if err := json.Unmarshal(data, &generic); err != nil {
+	doc, err := canonjson.Parse(data, canonjson.Limits{MaxBytes: 1 << 30})
+	if err != nil {
 		return "", fmt.Errorf("shape: %w", err)
 	}
-	sk, err := skeleton(generic)
-	if err != nil {
-		return "", err
-	}
-	return HashValue(sk)
+	return HashBytes(doc.AppendSkeleton(nil)), nil
 }
 
-func skeleton(v any) (any, error) {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			s, err := skeleton(e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = s
-		}
-		return out, nil
-	case []any:
-		// Distinct element skeletons, ordered by their canonical bytes so
-		// that order and repetition of like elements do not matter.
-		seen := map[string]any{}
-		for _, e := range t {
-			s, err := skeleton(e)
-			if err != nil {
-				return nil, err
-			}
-			b, err := json.Marshal(s)
-			if err != nil {
-				return nil, err
-			}
-			c, err := canonjson.Transform(b)
-			if err != nil {
-				return nil, err
-			}
-			seen[string(c)] = s
-		}
-		keys := make([]string, 0, len(seen))
-		for k := range seen {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		out := make([]any, len(keys))
-		for i, k := range keys {
-			out[i] = seen[k]
-		}
-		return out, nil
-	case string:
-		return "string", nil
-	case float64, json.Number:
-		return "number", nil
-	case bool:
-		return "boolean", nil
-	case nil:
-		return "null", nil
+// StateHashes returns a state's hash and shape signature from one parse.
+func StateHashes(state any) (hash, shape string, err error) {
+	data, err := stateJSON(state)
+	if err != nil {
+		return "", "", fmt.Errorf("state: %w", err)
 	}
-	return nil, fmt.Errorf("shape: unexpected %T", v)
+	doc, err := canonjson.Parse(data, canonjson.Limits{MaxBytes: 1 << 30})
+	if err != nil {
+		return "", "", fmt.Errorf("state: %w", err)
+	}
+	buf := doc.AppendCanonical(nil)
+	hash = HashBytes(buf)
+	return hash, HashBytes(doc.AppendSkeleton(buf[:0])), nil
+}
+
+// stateJSON is the JSON text of a state; a body that already encodes its
+// state as JSON text hands it over as a json.RawMessage.
+func stateJSON(state any) ([]byte, error) {
+	if raw, ok := state.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return json.Marshal(state)
 }

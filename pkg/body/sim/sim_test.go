@@ -693,3 +693,51 @@ func TestStateIsCanonical(t *testing.T) {
 		}
 	}
 }
+
+// The cached StateHashes equal hashing the encoded State, after every kind
+// of change.
+func TestStateHashesMatchState(t *testing.T) {
+	ctx := context.Background()
+	world, err := fixtures.World("docs-and-git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(world)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string) {
+		t.Helper()
+		st, err := s.State(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantH, wantS, err := skill.StateHashes(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, sh, err := s.StateHashes(ctx)
+		if err != nil || h != wantH || sh != wantS {
+			t.Fatalf("%s: StateHashes %s %s, State gives %s %s (%v)", step, h, sh, wantH, wantS, err)
+		}
+	}
+	check("start")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"browser_navigate", map[string]any{"url": "https://git.workbench.test/acme/widget"}},
+		{"browser_click", map[string]any{"name": "README"}},
+		{"file_write", map[string]any{"path": "/home/user/notes.txt", "content": "x"}},
+		{"shell_exec", map[string]any{"command": "mkdir -p /home/user/d"}},
+	} {
+		if _, err := s.Call(ctx, c.tool, c.args); err != nil {
+			t.Fatal(err)
+		}
+		check(c.tool)
+	}
+	if err := s.Mutate(func(w *sim.World) error { w.Pages[0].Title = "Edited"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check("mutate")
+}

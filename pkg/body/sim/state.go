@@ -2,12 +2,14 @@ package sim
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 
 	"workbench/pkg/canonjson"
+	"workbench/pkg/skill"
 )
 
 // The encoded state. Lists whose order means nothing (pages, submission
@@ -102,23 +104,27 @@ type encCache struct {
 	browser, web, host []byte
 	all                []byte
 	hash               string
+	// Skeletons of the parts and the shape hash of the whole (DESIGN §3),
+	// stale together with their parts.
+	skBrowser, skWeb, skHost []byte
+	shape                    string
 }
 
 // changed marks parts of the state stale. Every change to the world, the
 // browser or the submission counters must call it.
 func (s *Sim) changed(p part) {
 	if p&partBrowser != 0 {
-		s.cache.browser = nil
+		s.cache.browser, s.cache.skBrowser = nil, nil
 	}
 	if p&partWeb != 0 {
-		s.cache.web = nil
+		s.cache.web, s.cache.skWeb = nil, nil
 		// The page on screen is looked up in the world.
-		s.cache.browser = nil
+		s.cache.browser, s.cache.skBrowser = nil, nil
 	}
 	if p&partHost != 0 {
-		s.cache.host = nil
+		s.cache.host, s.cache.skHost = nil, nil
 	}
-	s.cache.all, s.cache.hash = nil, ""
+	s.cache.all, s.cache.hash, s.cache.shape = nil, "", ""
 }
 
 // encoded returns the canonical encoded state, building what is stale.
@@ -255,4 +261,41 @@ func (s *Sim) pruneValues() {
 			}
 		}
 	}
+}
+
+// StateHashes returns the state hash and shape signature (body.Hasher),
+// equal to skill.StateHashes of State but computed from the cached parts:
+// a part that did not change is neither encoded nor walked again.
+func (s *Sim) StateHashes(context.Context) (hash, shape string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	enc, err := s.encoded()
+	if err != nil {
+		return "", "", err
+	}
+	c := &s.cache
+	if c.hash == "" {
+		c.hash = skill.HashBytes(enc)
+	}
+	if c.shape == "" {
+		for _, p := range []struct{ enc, sk *[]byte }{{&c.browser, &c.skBrowser}, {&c.web, &c.skWeb}, {&c.host, &c.skHost}} {
+			if *p.sk != nil {
+				continue
+			}
+			doc, err := canonjson.Parse(*p.enc, canonjson.Limits{MaxBytes: 1 << 30})
+			if err != nil {
+				return "", "", err
+			}
+			*p.sk = doc.AppendSkeleton(nil)
+		}
+		whole := make([]byte, 0, len(c.skBrowser)+len(c.skWeb)+len(c.skHost)+32)
+		whole = append(whole, `{"browser":`...)
+		whole = append(whole, c.skBrowser...)
+		whole = append(whole, `,"host":`...)
+		whole = append(whole, c.skHost...)
+		whole = append(whole, `,"web":`...)
+		whole = append(whole, c.skWeb...)
+		c.shape = skill.HashBytes(append(whole, '}'))
+	}
+	return c.hash, c.shape, nil
 }

@@ -1,0 +1,63 @@
+package canonjson
+
+import (
+	"bytes"
+	"slices"
+)
+
+// AppendSkeleton appends the canonical JSON of the document's skeleton: the
+// same objects with every scalar replaced by its JSON type name ("string",
+// "number", "boolean", "null") and every array by the set of its distinct
+// element skeletons, ordered by their canonical bytes. Two documents with
+// the same layout and other values have the same skeleton; the workbench
+// hashes it into a state's shape signature (DESIGN §3).
+func (d *Document) AppendSkeleton(dst []byte) []byte {
+	return d.appendSkeleton(dst, 0)
+}
+
+func (d *Document) appendSkeleton(dst []byte, i int32) []byte {
+	n := d.nodes[i]
+	switch n.kind {
+	case kObject:
+		dst = append(dst, '{')
+		for k := n.first; k >= 0; k = d.nodes[k].next {
+			if k != n.first {
+				dst = append(dst, ',')
+			}
+			if key := &d.nodes[k]; key.flags&flagVerbatim != 0 {
+				dst = append(dst, d.src[key.start:key.end]...)
+			} else {
+				dst = appendReescaped(dst, d.src[key.start:key.end])
+			}
+			dst = append(dst, ':')
+			dst = d.appendSkeleton(dst, k+1)
+		}
+		return append(dst, '}')
+	case kArray:
+		var elems [][]byte
+		seen := map[string]bool{}
+		for e := n.first; e >= 0; e = d.nodes[e].next {
+			s := d.appendSkeleton(nil, e)
+			if !seen[string(s)] {
+				seen[string(s)] = true
+				elems = append(elems, s)
+			}
+		}
+		slices.SortFunc(elems, bytes.Compare)
+		dst = append(dst, '[')
+		for j, s := range elems {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, s...)
+		}
+		return append(dst, ']')
+	case kString:
+		return append(dst, `"string"`...)
+	case kNumber:
+		return append(dst, `"number"`...)
+	case kTrue, kFalse:
+		return append(dst, `"boolean"`...)
+	}
+	return append(dst, `"null"`...)
+}
