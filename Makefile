@@ -42,6 +42,7 @@ test-fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...
 
-# Regenerates the spec fixtures from the deterministic generator.
+# Rewrites the spec §8.2 fixture files from a fresh, deterministic run of
+# the workbench (demonstrate, crystallize, replay, redact, verify).
 fixtures:
-	$(GO) run ./cmd/fixturegen -out fixtures
+	$(GO) test -count=1 -run '^TestFixtureFiles$$' ./pkg/assemble -args -update

@@ -63,6 +63,8 @@ type Options struct {
 	MaxSteps      int // model turns; 0 means DefaultMaxSteps
 	Now           func() time.Time
 	NewID         func() string
+	// NewSpanID mints span ids (16 hex); random when nil.
+	NewSpanID func() string
 	// Progress, when set, is told of each step as it happens.
 	Progress func(Progress)
 }
@@ -131,7 +133,11 @@ func Run(ctx context.Context, task Task, opt Options) (*Result, error) {
 		return nil, err
 	}
 	traceID := opt.NewID()
-	rec, err := pulse.NewRecorder(traceID, opt.Body.Server(), pulse.WithClock(opt.Now), pulse.WithIDs(opt.NewID))
+	popts := []pulse.Option{pulse.WithClock(opt.Now), pulse.WithIDs(opt.NewID)}
+	if opt.NewSpanID != nil {
+		popts = append(popts, pulse.WithSpanIDs(opt.NewSpanID))
+	}
+	rec, err := pulse.NewRecorder(traceID, opt.Body.Server(), popts...)
 	if err != nil {
 		return nil, fmt.Errorf("demonstrate: %w", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"workbench/internal/fixturegen"
+	"workbench/fixtures"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
 )
@@ -13,11 +13,8 @@ import (
 // record), re-proves and encodes it.
 func bigBundle(b *testing.B, v *verify.Verifier, n int) []byte {
 	b.Helper()
-	files, err := fixturegen.Build(v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bundle, _, err := skill.Decode(files[fixturegen.ValidBundle])
+	_, files := setup(b)
+	bundle, _, err := skill.Decode(files[fixtures.ValidBundleFile])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,10 +52,7 @@ func bigBundle(b *testing.B, v *verify.Verifier, n int) []byte {
 // benchSizes runs op on reference-shaped bundles of 10, 1,000 and 10,000
 // edges, reporting throughput and allocations.
 func benchSizes(b *testing.B, op func(b *testing.B, v *verify.Verifier, data []byte)) {
-	v, err := fixturegen.Verifier()
-	if err != nil {
-		b.Fatal(err)
-	}
+	v, _ := setup(b)
 	for _, n := range []int{10, 1000, 10000} {
 		data := bigBundle(b, v, n)
 		b.Run(fmt.Sprintf("edges=%d", n), func(b *testing.B) {

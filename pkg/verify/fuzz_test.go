@@ -2,10 +2,8 @@ package verify_test
 
 import (
 	"errors"
-	"os"
 	"testing"
 
-	"workbench/internal/fixturegen"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
 )
@@ -14,16 +12,9 @@ import (
 // and must answer either with an *InvalidError or with a report whose
 // verdict is one of the four and which is never pass with an overclaim.
 func FuzzVerify(f *testing.F) {
-	for _, name := range []string{fixturegen.ValidBundle, fixturegen.RedactedTranscriptPII, fixturegen.MissingContentHash} {
-		data, err := os.ReadFile("../../fixtures/" + name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	v, files := setup(f)
+	for _, data := range files {
 		f.Add(data)
-	}
-	v, err := fixturegen.Verifier()
-	if err != nil {
-		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := v.Bytes(data)

@@ -3,23 +3,38 @@ package verify_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"workbench/internal/fixturegen"
+	"workbench/fixtures"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
+	"workbench/schemas"
 )
 
-func setup(t *testing.T) (*verify.Verifier, map[string][]byte) {
+// setup returns a verifier with a fixed clock and the committed fixture
+// files, which pkg/assemble's TestFixtureFiles keeps up to date.
+func setup(t testing.TB) (*verify.Verifier, map[string][]byte) {
 	t.Helper()
-	v, err := fixturegen.Verifier()
+	sv, err := schemas.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := fixturegen.Build(v)
+	all, err := fixtures.Scenarios()
 	if err != nil {
 		t.Fatal(err)
+	}
+	v := verify.New(sv, all, func() time.Time { return time.Date(2026, 5, 25, 13, 0, 0, 0, time.UTC) })
+	files := map[string][]byte{}
+	for _, name := range []string{fixtures.ValidBundleFile, fixtures.MissingContentHashFile, fixtures.RedactedTranscriptPIIFile} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = data
 	}
 	return v, files
 }
@@ -53,7 +68,7 @@ func invariant(p skill.ProofResult, id string) any {
 
 func TestReferenceBundlePasses(t *testing.T) {
 	v, files := setup(t)
-	r, err := v.Bytes(files[fixturegen.ValidBundle])
+	r, err := v.Bytes(files[fixtures.ValidBundleFile])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +84,8 @@ func TestReferenceBundlePasses(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s", g.ID, g.Verdict, g.Reason, want)
 		}
 	}
-	if l := gate(r.Derived, skill.GateReplayFidelity).Level; l != skill.LevelStructural {
-		t.Errorf("replay level %s, want structural", l)
+	if l := gate(r.Derived, skill.GateReplayFidelity).Level; l != skill.LevelExact {
+		t.Errorf("replay level %s, want exact: same input on the deterministic simulator, no model parameters", l)
 	}
 	if got := r.Derived.ConformanceCheck.FixturesPassed; len(got) != 1 || got[0] != "skill.replay_fidelity" {
 		t.Errorf("fixtures passed %v, failed %v", got, r.Derived.ConformanceCheck.FixturesFailed)
@@ -79,7 +94,7 @@ func TestReferenceBundlePasses(t *testing.T) {
 
 func TestRedactedFixtureVerifies(t *testing.T) {
 	v, files := setup(t)
-	data := files[fixturegen.RedactedTranscriptPII]
+	data := files[fixtures.RedactedTranscriptPIIFile]
 	r, err := v.Bytes(data)
 	if err != nil {
 		t.Fatal(err)
@@ -90,14 +105,20 @@ func TestRedactedFixtureVerifies(t *testing.T) {
 	if r.Verdict != skill.VerdictPass {
 		t.Fatalf("verdict %s, overclaims %v", r.Verdict, r.Overclaims)
 	}
-	if strings.Contains(string(data), "sk-or-v1-0000") {
-		t.Fatal("the seeded key survived redaction")
+	sc, err := fixtures.ScenarioByID(fixtures.RedactedExport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range sc.SeededSecrets {
+		if strings.Contains(string(data), sec.Value) {
+			t.Fatalf("the seeded %s survived redaction", sec.Kind)
+		}
 	}
 }
 
 func TestMissingContentHashIsInvalid(t *testing.T) {
 	v, files := setup(t)
-	_, err := v.Bytes(files[fixturegen.MissingContentHash])
+	_, err := v.Bytes(files[fixtures.MissingContentHashFile])
 	var ie *verify.InvalidError
 	if !errors.As(err, &ie) {
 		t.Fatalf("got %v, want an InvalidError", err)
@@ -168,7 +189,7 @@ func replayRecord(t testing.TB, b *skill.Bundle) (*skill.ReplayRecord, func()) {
 
 func TestGatesFail(t *testing.T) {
 	v, files := setup(t)
-	valid := files[fixturegen.ValidBundle]
+	valid := files[fixtures.ValidBundleFile]
 	tests := []struct {
 		name    string
 		change  func(b *skill.Bundle)
@@ -185,42 +206,43 @@ func TestGatesFail(t *testing.T) {
 			b.Trace.Edges[1].Capability = skill.CapabilityOS
 		}, gate: skill.GateNoHiddenCapability, verdict: skill.VerdictFail, reason: "edge 1 used &body.os"},
 		{name: "edge without capability", reprove: true, change: func(b *skill.Bundle) {
-			b.Trace.Edges[2].Capability, b.Trace.Edges[2].Provenance.Capability = "", ""
-		}, gate: skill.GateNoHiddenCapability, verdict: skill.VerdictFail, reason: "edge 2 does not say"},
+			b.Trace.Edges[1].Capability, b.Trace.Edges[1].Provenance.Capability = "", ""
+		}, gate: skill.GateNoHiddenCapability, verdict: skill.VerdictFail, reason: "edge 1 does not say"},
 		{name: "missing authorization", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[0].Authorization = nil },
 			gate: skill.GateAuthority, verdict: skill.VerdictFail, reason: "edge 0 has no authorization", inv: skill.InvEveryActionAuthorized},
 		{name: "denied and stopped", reprove: true, change: func(b *skill.Bundle) {
-			e := &b.Trace.Edges[2]
+			e := &b.Trace.Edges[1]
 			e.Authorization.Decision, e.Authorization.Reason = skill.DecisionDeny, "host writes need destructive mode"
 			e.OutcomeStatus, e.StateAfter = skill.OutcomeDenied, e.StateBefore
-		}, gate: skill.GateAuthority, verdict: skill.VerdictFail, reason: "edge 2 was denied"},
+		}, gate: skill.GateAuthority, verdict: skill.VerdictFail, reason: "edge 1 was denied"},
 		{name: "denied but acted", reprove: true, change: func(b *skill.Bundle) {
 			b.Trace.Edges[1].Authorization.Decision = skill.DecisionDeny
 		}, gate: skill.GateAuthority, verdict: skill.VerdictFail, reason: "acted although", inv: skill.InvEveryActionAuthorized},
 		{name: "foreign policy", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[0].Authorization.PolicyID = "other" },
 			gate: skill.GateAuthority, verdict: skill.VerdictFail, reason: "under policy"},
-		{name: "index gap", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[2].Index = 5 },
+		{name: "index gap", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[1].Index = 5 },
 			gate: skill.GateTraceCompleteness, verdict: skill.VerdictFail, reason: "has index 5"},
-		{name: "time runs backwards", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[2].Provenance.Timestamp = b.Trace.StartedAt },
-			gate: skill.GateTraceCompleteness, verdict: skill.VerdictFail, reason: "before edge 1"},
+		{name: "time runs backwards", reprove: true, change: func(b *skill.Bundle) { b.Trace.Edges[1].Provenance.Timestamp = b.Trace.StartedAt },
+			gate: skill.GateTraceCompleteness, verdict: skill.VerdictFail, reason: "before edge 0"},
 		{name: "no replay", reprove: true, change: func(b *skill.Bundle) { b.Evidence.Events = b.Evidence.Events[:len(b.Evidence.Events)-1] },
 			gate: skill.GateReplayFidelity, verdict: skill.VerdictInconclusive, reason: "no replay"},
-		{name: "replay claims exact match", reprove: true, change: func(b *skill.Bundle) {
+		{name: "replay misreports a match", reprove: true, change: func(b *skill.Bundle) {
 			rec, put := replayRecord(t, b)
-			rec.Edges[2].Match = skill.MatchExact
+			rec.Edges[1].Match = skill.MatchStructural
 			put()
-		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictFail, reason: "claims exact"},
+		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictFail, reason: "claims structural"},
 		{name: "replay committed a divergent edge", reprove: true, change: func(b *skill.Bundle) {
 			rec, put := replayRecord(t, b)
+			rec.Edges[1].ObservedStateAfter = skill.HashBytes([]byte("other state"))
 			rec.Edges[1].ObservedShapeAfter = skill.HashBytes([]byte("other"))
 			rec.Edges[1].Match = skill.MatchMismatch
 			put()
 		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictFail, reason: "diverged"},
 		{name: "replay halted", reprove: true, change: func(b *skill.Bundle) {
 			rec, put := replayRecord(t, b)
+			rec.Edges[1].ObservedStateAfter = skill.HashBytes([]byte("other state"))
 			rec.Edges[1].ObservedShapeAfter = skill.HashBytes([]byte("other"))
 			rec.Edges[1].Match, rec.Edges[1].Committed = skill.MatchMismatch, false
-			rec.Edges[2] = skill.ReplayEdge{Index: 2, EdgeID: rec.Edges[2].EdgeID, Match: skill.MatchNotRun}
 			rec.Report.EdgesAttempted, rec.Report.EdgesCommitted, rec.Report.Fidelity = 2, 1, 0.5
 			rec.Report.Status, rec.Report.FidelityLevel, rec.Report.HaltedAtEdge = skill.StatusHalted, skill.LevelFailed, new(int)
 			*rec.Report.HaltedAtEdge = 1
@@ -228,8 +250,10 @@ func TestGatesFail(t *testing.T) {
 		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictFail, reason: "halted at edge 1"},
 		{name: "surprises where exact was expected", reprove: true, change: func(b *skill.Bundle) {
 			rec, put := replayRecord(t, b)
+			rec.Edges[1].ObservedStateAfter = skill.HashBytes([]byte("same shape, other text"))
+			rec.Edges[1].Match = skill.MatchStructural
 			rec.ExpectedLevel = skill.LevelExact
-			rec.Report.Status = skill.StatusCompletedWithSurprises
+			rec.Report.Status, rec.Report.FidelityLevel = skill.StatusCompletedWithSurprises, skill.LevelStructural
 			put()
 		}, gate: skill.GateReplayFidelity, verdict: skill.VerdictPartial},
 		{name: "wrong fidelity arithmetic", reprove: true, change: func(b *skill.Bundle) {
@@ -269,7 +293,7 @@ func TestGatesFail(t *testing.T) {
 // what the schema would, too.
 func TestProveWithoutSchema(t *testing.T) {
 	v, files := setup(t)
-	b := decode(t, files[fixturegen.ValidBundle])
+	b := decode(t, files[fixtures.ValidBundleFile])
 	b.Trace.Edges[1].StateAfter = "sha256:" + strings.Repeat("0", 63) + "g"
 	p, err := v.Prove(b)
 	if err != nil {
@@ -290,7 +314,7 @@ func TestOverclaimIsCaught(t *testing.T) {
 	v, files := setup(t)
 	// Drop the replay but keep the claim that replay passed, then seal
 	// honestly: the hash verifies, the claim does not.
-	r := mutate(t, v, files[fixturegen.ValidBundle], func(b *skill.Bundle) {
+	r := mutate(t, v, files[fixtures.ValidBundleFile], func(b *skill.Bundle) {
 		b.Evidence.Events = b.Evidence.Events[:len(b.Evidence.Events)-1]
 	}, true, false)
 	if r.Verdict != skill.VerdictFail {
