@@ -25,7 +25,7 @@ func TestVerifyExitStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(tampered, bytes.Replace(data, []byte("Weather lookup"), []byte("Weather lookup!"), 1), 0o644)
+	os.WriteFile(tampered, bytes.Replace(data, []byte(`"outcome_status":"ok"`), []byte(`"outcome_status":"done"`), 1), 0o644)
 
 	tests := []struct {
 		name   string
@@ -35,7 +35,7 @@ func TestVerifyExitStatus(t *testing.T) {
 		stderr []string
 	}{
 		{"passing bundle", []string{"verify", fixture("valid-skill-bundle.v0.json")}, 0,
-			[]string{"gate.replay_fidelity", "pass (structural)", "verdict: PASS", "signed: false"}, nil},
+			[]string{"gate.replay_fidelity", "pass (exact)", "verdict: PASS", "signed: false"}, nil},
 		{"redacted bundle", []string{"verify", fixture("redacted-transcript_pii.v0.json")}, 0,
 			[]string{"redaction: transcript_pii", "verdict: PASS"}, nil},
 		{"tampered bundle", []string{"verify", tampered}, 1,
