@@ -21,8 +21,11 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"verify": {"verify bundles: strict decode, schema, hash, re-derived proof", runVerify},
-		"serve":  {"serve the site and the OpenRouter proxy on one local origin", runServe},
+		"verify":  {"verify bundles: strict decode, schema, hash, re-derived proof", runVerify},
+		"serve":   {"serve the site and the OpenRouter proxy on one local origin", runServe},
+		"teach":   {"demonstrate a task to a model on the simulator and write the sealed skill", runTeach},
+		"replay":  {"replay a skill, save the replay as its next version and verify it", runReplay},
+		"compare": {"replay a skill against several models and show where they diverge", runCompare},
 	}
 }
 

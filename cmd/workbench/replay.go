@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"workbench/pkg/body/sim"
+	"workbench/pkg/compare"
+	"workbench/pkg/openrouter"
+	"workbench/pkg/policy"
+	"workbench/pkg/replay"
+	"workbench/pkg/skill"
+)
+
+func replayHelp(w io.Writer) {
+	fmt.Fprintln(w, "usage: workbench replay BUNDLE [--input name=value]... [--model ID] [flags]")
+	fmt.Fprintln(w, `
+Replays a skill on a fresh simulator body, halting at the first divergence the skill does not
+tolerate, saves the replay as the bundle's next version and verifies it. Inputs default to the
+ones the skill was taught with. Parameters the model chose are chosen again, live, by --model
+(default: the model that taught the skill), with the key from OPENROUTER_API_KEY; a skill whose
+parameters are all literal or bound to inputs makes no model call and needs no key.
+Exit status: 0 the new version's proof passes; 1 it does not, or the model call failed;
+2 bad usage, a file that is not a valid bundle, or a refused key.`)
+	fmt.Fprintln(w)
+}
+
+func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI("replay", stdout, stderr, replayHelp)
+	var inputs inputFlag
+	c.fs.Var(&inputs, "input", "input `name=value`, repeatable (default: the inputs the skill was taught with)")
+	model := c.fs.String("model", "", "OpenRouter model `ID` that re-chooses model-chosen parameters (default: the teaching model)")
+	worldName := c.fs.String("world", "", "simulator world `NAME` (default: the world the recording starts in)")
+	base := c.fs.String("openrouter", openrouter.OpenRouterAPI, "OpenRouter API base `URL`")
+	out := c.fs.String("out", "", "write the new version to `FILE` (default <slug>.v<n>.skill.json)")
+	destructive := c.fs.Bool("destructive", false, "destructive mode: the policy allows host writes")
+	pos, code, done := c.parse(args)
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		return c.fail(usagef("want exactly one BUNDLE file, got %d (run 'workbench replay --help')", len(pos)))
+	}
+	b, err := readBundle(pos[0], stdin)
+	if err != nil {
+		return c.fail(err)
+	}
+	input, err := skillInputs(b, inputs)
+	if err != nil {
+		return c.fail(err)
+	}
+	wname, wdata, err := worldOf(b, *worldName)
+	if err != nil {
+		return c.fail(err)
+	}
+	auth, err := authorizer(b, *destructive)
+	if err != nil {
+		return c.fail(err)
+	}
+	v, err := newVerifier()
+	if err != nil {
+		return c.fail(err)
+	}
+	opt := compare.Options{
+		Input: input, Deterministic: true, Authorizer: auth,
+		Progress: func(_ string, e skill.ReplayEdge) { c.progressf("%s", edgeLine(b, e)) },
+	}
+	useModel := ""
+	if modelBound(b) {
+		useModel = *model
+		if useModel == "" {
+			useModel = b.Evidence.System.Model
+		}
+		if useModel == "" {
+			return c.fail(usagef("the skill has parameters a model chooses on replay; name one with --model"))
+		}
+		cl, err := client(ctx, *base)
+		if err != nil {
+			return c.fail(err)
+		}
+		opt.Model = cl
+	} else if *model != "" {
+		c.progressf("every parameter of this skill is literal or bound to an input: replay makes no model call, so --model %s is not used", *model)
+	}
+	bd, err := sim.New(wdata)
+	if err != nil {
+		return c.fail(fmt.Errorf("world %s: %w", wname, err))
+	}
+	c.progressf("replaying %q v%d on the simulator world %s with %s", b.Manifest.Name, b.SkillVersion, wname, orNoModel(useModel))
+	r, err := compare.Replay(ctx, v, b, bd, useModel, opt)
+	if err != nil {
+		return c.fail(err)
+	}
+	if r.Err != nil {
+		return c.fail(fmt.Errorf("nothing saved: %w", r.Err))
+	}
+	file, err := writeBundle(r.Bundle, *out)
+	if err != nil {
+		return c.fail(err)
+	}
+	printReplay(stdout, &r)
+	fmt.Fprintf(stdout, "wrote %s (v%d)\n\n", file, r.Bundle.SkillVersion)
+	printReport(stdout, file, r.Report)
+	if r.Report.Verdict != skill.VerdictPass {
+		return exitUnproven
+	}
+	return exitProven
+}
+
+// authorizer re-authorizes a replay under the policy the skill was taught
+// with and the capabilities its manifest declares.
+func authorizer(b *skill.Bundle, destructive bool) (replay.PolicyAuthorizer, error) {
+	if id := b.Manifest.DelegaticPolicyID; id != skill.DefaultPolicyID {
+		return replay.PolicyAuthorizer{}, usagef("the skill names the policy %q; only %s is available here", id, skill.DefaultPolicyID)
+	}
+	return replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired,
+		BodyKind: skill.BodySimulator, TrustedServer: true, DestructiveMode: destructive}, nil
+}
+
+func orNoModel(m string) string {
+	if m == "" {
+		return "no model (every parameter is literal or bound to an input)"
+	}
+	return "model " + m
+}

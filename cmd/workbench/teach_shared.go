@@ -1,0 +1,422 @@
+package main
+
+// What teach, replay and compare share: the command line (interspersed
+// flags, --input, repeatable flags), the OpenRouter key and client, the
+// simulator world, typed input values, and how a failure reads.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"workbench/fixtures"
+	"workbench/pkg/body/sim"
+	"workbench/pkg/compare"
+	"workbench/pkg/openrouter"
+	"workbench/pkg/skill"
+)
+
+// keyEnv is the one place the OpenRouter key is read from: a flag would
+// leave it in the shell's history and the process list.
+const keyEnv = "OPENROUTER_API_KEY"
+
+// usageError is a command line or input the user must fix (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// cli is one run of a pipeline command: its name, flags and streams.
+type cli struct {
+	name   string // "teach", "replay", "compare"
+	fs     *flag.FlagSet
+	stdout io.Writer
+	stderr io.Writer
+	help   func(w io.Writer)
+}
+
+func newCLI(name string, stdout, stderr io.Writer, help func(io.Writer)) *cli {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// The flag package's own messages are replaced by one line each (fail).
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &cli{name: name, fs: fs, stdout: stdout, stderr: stderr, help: help}
+}
+
+// parse parses flags that may come before, between and after positional
+// arguments, and returns the positional ones. done is true when the
+// command should exit with code at once (help, or a bad flag).
+func (c *cli) parse(args []string) (pos []string, code int, done bool) {
+	for {
+		err := c.fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			c.help(c.stderr)
+			c.fs.SetOutput(c.stderr)
+			c.fs.PrintDefaults()
+			return nil, exitProven, true
+		}
+		if err != nil {
+			c.errorf("%v (run 'workbench %s --help')", err, c.name)
+			return nil, exitInvalid, true
+		}
+		rest := c.fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, false
+		}
+		if len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			// Everything after "--" is positional.
+			return append(pos, rest...), 0, false
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// errorf prints one line to stderr, prefixed with the command.
+func (c *cli) errorf(format string, args ...any) {
+	fmt.Fprintf(c.stderr, "workbench %s: %s\n", c.name, fmt.Sprintf(format, args...))
+}
+
+// progressf prints one progress line to stderr.
+func (c *cli) progressf(format string, args ...any) {
+	fmt.Fprintf(c.stderr, "%s: %s\n", c.name, fmt.Sprintf(format, args...))
+}
+
+// fail prints err as one line and returns its exit status: 2 for what the
+// user must fix (usage, a refused key), 1 for a run that did not succeed.
+func (c *cli) fail(err error) int {
+	msg, code := explain(err)
+	c.errorf("%s", msg)
+	return code
+}
+
+// explain turns an error into one line and an exit status. An OpenRouter
+// error keeps its status, its message and, for 429, the wait asked for;
+// the key is never part of any error text (package openrouter scrubs it).
+func explain(err error) (string, int) {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ue.msg, exitInvalid
+	}
+	var ae *openrouter.APIError
+	if errors.As(err, &ae) {
+		switch {
+		case errors.Is(err, openrouter.ErrBadKey):
+			return fmt.Sprintf("%v — OpenRouter refused the key in %s", err, keyEnv), exitInvalid
+		case errors.Is(err, openrouter.ErrOutOfCredit):
+			return fmt.Sprintf("%v — the OpenRouter account or key is out of credit", err), exitUnproven
+		case errors.Is(err, openrouter.ErrRateLimited):
+			if _, ok := openrouter.RetryAfter(err); ok {
+				// The error already says how long to wait.
+				return fmt.Sprintf("%v — rate limited", err), exitUnproven
+			}
+			return fmt.Sprintf("%v — rate limited; try again later", err), exitUnproven
+		}
+	}
+	return err.Error(), exitUnproven
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error {
+	if v == "" {
+		return errors.New("empty value")
+	}
+	*m = append(*m, v)
+	return nil
+}
+
+// inputFlag collects --input name=value, in order, each name once.
+type inputFlag struct {
+	names  []string
+	values map[string]string
+}
+
+func (f *inputFlag) String() string { return "" }
+
+func (f *inputFlag) Set(v string) error {
+	name, value, ok := strings.Cut(v, "=")
+	name = strings.TrimSpace(name)
+	switch {
+	case !ok:
+		return fmt.Errorf("%q is not name=value", v)
+	case name == "":
+		return fmt.Errorf("%q has no input name before '='", v)
+	case slices.Contains(f.names, name):
+		return fmt.Errorf("input %q is given twice", name)
+	}
+	if f.values == nil {
+		f.values = map[string]string{}
+	}
+	f.names = append(f.names, name)
+	f.values[name] = value
+	return nil
+}
+
+// typedValue converts an --input value to the declared input type (spec
+// §5.2: string, number, boolean, url, json).
+func typedValue(name, typ, raw string) (any, error) {
+	switch typ {
+	case "number":
+		n, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return nil, usagef("--input %s=%s: input %s is a number", name, raw, name)
+		}
+		return n, nil
+	case "boolean":
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return nil, usagef("--input %s=%s: input %s is true or false", name, raw, name)
+		}
+		return b, nil
+	case "json":
+		var v any
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+			return nil, usagef("--input %s: input %s is JSON: %v", name, name, err)
+		}
+		return v, nil
+	}
+	return raw, nil
+}
+
+// skillInputs is the input a replay runs with: the recorded inputs,
+// overridden by --input, each typed as the manifest declares.
+func skillInputs(b *skill.Bundle, in inputFlag) (map[string]any, error) {
+	out := map[string]any{}
+	for k, v := range b.Evidence.Scenario.Inputs {
+		out[k] = v
+	}
+	declared := map[string]string{}
+	var names []string
+	for _, s := range b.Manifest.Inputs {
+		declared[s.Name] = s.Type
+		names = append(names, s.Name)
+	}
+	for _, name := range in.names {
+		typ, ok := declared[name]
+		if !ok {
+			return nil, usagef("--input %s: the skill has no input %q (its inputs: %s)", name, name, listOrNone(names))
+		}
+		v, err := typedValue(name, typ, in.values[name])
+		if err != nil {
+			return nil, err
+		}
+		out[name] = v
+	}
+	for _, s := range b.Manifest.Inputs {
+		if _, ok := out[s.Name]; !ok && s.Required {
+			return nil, usagef("input %q is required: give --input %s=VALUE", s.Name, s.Name)
+		}
+	}
+	return out, nil
+}
+
+var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// fillTask puts input values into a task's {name} placeholders and
+// reports a placeholder no input fills.
+func fillTask(task string, inputs map[string]any) (string, error) {
+	var missing []string
+	out := placeholder.ReplaceAllStringFunc(task, func(m string) string {
+		name := m[1 : len(m)-1]
+		v, ok := inputs[name]
+		if !ok {
+			missing = append(missing, name)
+			return m
+		}
+		if s, ok := v.(string); ok {
+			return s
+		}
+		b, _ := json.Marshal(v)
+		return string(b)
+	})
+	if len(missing) > 0 {
+		return "", usagef("the task mentions {%s} but no --input %s=VALUE was given", missing[0], missing[0])
+	}
+	return out, nil
+}
+
+// apiKey reads the key from the environment.
+func apiKey() (string, error) {
+	k := os.Getenv(keyEnv)
+	if k == "" {
+		return "", usagef("%s is not set: export your OpenRouter API key in it (it is never taken as a flag)", keyEnv)
+	}
+	return k, nil
+}
+
+// client makes an OpenRouter client for base and checks the key with
+// GET /key before any work is done, so a refused key or an exhausted
+// limit is one clear line rather than a failure half way.
+func client(ctx context.Context, base string) (*openrouter.Client, error) {
+	key, err := apiKey()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := openrouter.New(key, openrouter.WithBaseURL(base))
+	if err != nil {
+		return nil, usagef("--openrouter %s: %v", base, strings.TrimPrefix(err.Error(), "openrouter: "))
+	}
+	info, err := cl.Key(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("checking the key: %w", err)
+	}
+	if info.LimitRemaining != nil && *info.LimitRemaining <= 0 {
+		return nil, fmt.Errorf("the key %q has no credit left of its $%.2f limit", info.Label, derefOr(info.Limit, 0))
+	}
+	return cl, nil
+}
+
+func derefOr(p *float64, d float64) float64 {
+	if p == nil {
+		return d
+	}
+	return *p
+}
+
+// world returns a simulator world's bytes by name.
+func world(name string) ([]byte, error) {
+	data, err := fixtures.World(name)
+	if err != nil {
+		return nil, usagef("--world %s: no such world (worlds: %s)", name, strings.Join(fixtures.Worlds(), ", "))
+	}
+	return data, nil
+}
+
+// worldOf finds the world a bundle was taught in: the --world flag, else
+// the world of the bundle's fixture scenario, else the world whose initial
+// state is the state the recording started from.
+func worldOf(b *skill.Bundle, flagged string) (string, []byte, error) {
+	if flagged != "" {
+		data, err := world(flagged)
+		return flagged, data, err
+	}
+	if name, err := fixtures.WorldFor(b.Evidence.Scenario.ScenarioID); err == nil {
+		data, err := world(name)
+		return name, data, err
+	}
+	if len(b.Trace.Edges) > 0 {
+		for _, name := range fixtures.Worlds() {
+			data, err := fixtures.World(name)
+			if err != nil {
+				continue
+			}
+			s, err := sim.New(data)
+			if err != nil {
+				continue
+			}
+			if h, err := s.StateHash(); err == nil && h == b.Trace.Edges[0].StateBefore {
+				return name, data, nil
+			}
+		}
+	}
+	return "", nil, usagef("no simulator world starts where this skill's recording starts; name one with --world (worlds: %s)",
+		strings.Join(fixtures.Worlds(), ", "))
+}
+
+// readBundle reads and verifies a bundle file; a file that is not a valid
+// bundle is a usage error naming the first problem and where it is.
+func readBundle(name string, stdin io.Reader) (*skill.Bundle, error) {
+	data, err := readInput(name, stdin)
+	if err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
+	v, err := newVerifier()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := v.Bytes(data); err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
+	b, _, err := skill.Decode(data)
+	if err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
+	return b, nil
+}
+
+// writeBundle writes b's exported bytes to out, or to its export name in
+// the current directory, and returns the file name.
+func writeBundle(b *skill.Bundle, out string) (string, error) {
+	if out == "" {
+		out = skill.ExportFilename(b.Manifest.Slug, b.SkillVersion)
+	}
+	data, err := b.Encode()
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return "", fmt.Errorf("write the bundle: %w", err)
+	}
+	return out, nil
+}
+
+// modelBound reports whether replaying b asks a model for any parameter.
+func modelBound(b *skill.Bundle) bool {
+	for _, e := range b.Trace.Edges {
+		for _, s := range e.ParamSources {
+			if s == skill.SourceLLM {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cost formats a cost and says when some reply did not report its own.
+func cost(usd float64, known bool) string {
+	s := fmt.Sprintf("$%.4f", usd)
+	if !known {
+		s += " (some replies reported no cost)"
+	}
+	return s
+}
+
+// edgeLine describes one replayed edge for a progress line.
+func edgeLine(b *skill.Bundle, e skill.ReplayEdge) string {
+	tool := "?"
+	if e.Index >= 0 && e.Index < len(b.Trace.Edges) {
+		tool = b.Trace.Edges[e.Index].Tool.Name
+	}
+	s := fmt.Sprintf("edge %d %s: %s", e.Index, tool, e.Match)
+	if e.Committed {
+		s += ", committed"
+	} else if e.Match != skill.MatchNotRun {
+		s += ", not committed"
+	}
+	return s
+}
+
+// printReplay prints what one replay did.
+func printReplay(w io.Writer, r *compare.Result) {
+	rep := r.Record.Report
+	fmt.Fprintf(w, "replay: %s, fidelity %v (%s), %d of %d edges committed\n",
+		rep.Status, rep.Fidelity, rep.FidelityLevel, rep.EdgesCommitted, len(r.Record.Edges))
+	if rep.HaltedAtEdge != nil {
+		fmt.Fprintf(w, "  halted at edge %d\n", *rep.HaltedAtEdge)
+	}
+	for _, s := range rep.SurpriseSignals {
+		fmt.Fprintf(w, "  surprise at edge %d: %s: %s\n", s.EdgeIndex, s.Kind, s.Detail)
+	}
+	fmt.Fprintf(w, "  model used: %s (%d model calls), cost %s\n", rep.ModelUsed, r.ModelCalls, cost(r.CostUSD, r.CostKnown))
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
