@@ -1,5 +1,7 @@
-// Command workbench is the Skill Workbench on the command line: it verifies
-// bundles and serves the workbench locally.
+// Command workbench is the Skill Workbench on the command line: it teaches
+// a skill on the simulator (teach), replays and compares it (replay,
+// compare), verifies bundles (verify) and serves the workbench locally
+// (serve).
 package main
 
 import (

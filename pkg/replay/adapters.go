@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"workbench/pkg/body"
@@ -69,13 +70,22 @@ func (m ModelChooser) Choose(ctx context.Context, e skill.Edge, tools []body.Too
 		Tools: fns, ParallelToolCalls: &parallel,
 	})
 	if err != nil {
-		return Choice{}, fmt.Errorf("model: %w", err)
+		// A call that failed mid-generation may still have been billed.
+		var c Choice
+		var apiErr *openrouter.APIError
+		if errors.As(err, &apiErr) && apiErr.Usage != nil && apiErr.Usage.Cost != nil {
+			c.CostUSD, c.Model = *apiErr.Usage.Cost, m.ModelID
+		}
+		return c, fmt.Errorf("model: %w", err)
 	}
 	c := Choice{Model: resp.Model}
 	if cost, ok := resp.Cost(); ok {
 		c.CostUSD = cost
 	}
 	msg := resp.Message()
+	if c.Model == "" {
+		c.Model = m.ModelID
+	}
 	if len(msg.ToolCalls) == 0 {
 		text := msg.Content
 		if msg.Refusal != "" {

@@ -49,7 +49,7 @@ type Choice struct {
 }
 
 // NoModel is the model_used of a replay that made no model call.
-const NoModel = "none"
+const NoModel = skill.NoModel
 
 // ErrRefused is returned (wrapped) by a Chooser whose model answered
 // without calling a tool.
@@ -212,11 +212,15 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 
 	// 3. Bind the parameters.
 	args, err := r.bind(ctx, e, tools)
-	if err != nil {
-		if errors.Is(err, ErrRefused) {
-			return halt(skill.KindModelRefusal, "other", err.Error(), "", 1)
-		}
+	var drift *driftError
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrRefused):
+		return halt(skill.KindModelRefusal, "other", err.Error(), "", 1)
+	case errors.As(err, &drift):
 		return halt(skill.KindAffordanceDrift, "other", err.Error(), "", 1)
+	default: // the model could not be asked: not drift, an error
+		return halt(skill.KindOther, "unexpected_error", err.Error(), "", 1)
 	}
 
 	// 4. Re-authorize under the same policy.
@@ -308,15 +312,17 @@ func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[st
 		return nil, err
 	}
 	c, err := r.opt.Chooser.Choose(ctx, e, tools, st)
-	if err != nil {
-		return nil, err
-	}
+	// A refused or failed call may still have been billed and answered by
+	// a named model: keep both whatever happened.
 	r.cost += c.CostUSD
 	if c.Model != "" {
 		r.model = c.Model
 	}
+	if err != nil {
+		return nil, err
+	}
 	if c.Tool != e.Tool.Name {
-		return nil, fmt.Errorf("the model called %q where the recording called %q", c.Tool, e.Tool.Name)
+		return nil, &driftError{fmt.Sprintf("the model called %q where the recording called %q", c.Tool, e.Tool.Name)}
 	}
 	for name := range e.Tool.Arguments {
 		if e.ParamSources[name] != skill.SourceLLM {
@@ -324,12 +330,17 @@ func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[st
 		}
 		v, ok := c.Arguments[name]
 		if !ok {
-			return nil, fmt.Errorf("the model's call to %q lacks the argument %q", c.Tool, name)
+			return nil, &driftError{fmt.Sprintf("the model's call to %q lacks the argument %q", c.Tool, name)}
 		}
 		args[name] = v
 	}
 	return args, nil
 }
+
+// driftError says the live model's call no longer fits the recorded action.
+type driftError struct{ msg string }
+
+func (e *driftError) Error() string { return e.msg }
 
 // substitute puts the new input's value where the recorded input's value
 // was: the whole value, or its occurrences inside a string.

@@ -256,6 +256,10 @@ type ReplayReport struct {
 	EvidenceBundleID string           `json:"evidence_bundle_id"`
 }
 
+// NoModel is the model_used of a replay that made no model call: every
+// parameter was bound from the recording or the input.
+const NoModel = "none"
+
 // Replay statuses (spec §3 step 3).
 const (
 	StatusSuccess                = "success"
