@@ -56,22 +56,11 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			}
 		}
 	}
-	b, err := readBundle(pos[0], stdin)
+	rs, err := prepareReplay(pos[0], stdin, inputs, *worldName, *destructive)
 	if err != nil {
 		return c.fail(err)
 	}
-	input, err := skillInputs(b, inputs)
-	if err != nil {
-		return c.fail(err)
-	}
-	wname, wdata, err := worldOf(b, *worldName)
-	if err != nil {
-		return c.fail(err)
-	}
-	auth, err := authorizer(b, *destructive)
-	if err != nil {
-		return c.fail(err)
-	}
+	b, input, wname, wdata, auth := rs.bundle, rs.input, rs.world, rs.worldData, rs.auth
 	cl, err := client(ctx, *base)
 	if err != nil {
 		return c.fail(err)

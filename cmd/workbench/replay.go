@@ -42,22 +42,11 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if len(pos) != 1 {
 		return c.fail(usagef("want exactly one BUNDLE file, got %d (run 'workbench replay --help')", len(pos)))
 	}
-	b, err := readBundle(pos[0], stdin)
+	rs, err := prepareReplay(pos[0], stdin, inputs, *worldName, *destructive)
 	if err != nil {
 		return c.fail(err)
 	}
-	input, err := skillInputs(b, inputs)
-	if err != nil {
-		return c.fail(err)
-	}
-	wname, wdata, err := worldOf(b, *worldName)
-	if err != nil {
-		return c.fail(err)
-	}
-	auth, err := authorizer(b, *destructive)
-	if err != nil {
-		return c.fail(err)
-	}
+	b, input, wname, wdata, auth := rs.bundle, rs.input, rs.world, rs.worldData, rs.auth
 	v, err := newVerifier()
 	if err != nil {
 		return c.fail(err)
@@ -110,6 +99,37 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 
 // authorizer re-authorizes a replay under the policy the skill was taught
 // with and the capabilities its manifest declares.
+// replaySetup is what replay and compare both take from their arguments:
+// the bundle, its new input, the simulator world to replay on and the
+// authorizer, under the policy the skill names.
+type replaySetup struct {
+	bundle    *skill.Bundle
+	input     map[string]any
+	world     string
+	worldData []byte
+	auth      replay.PolicyAuthorizer
+}
+
+func prepareReplay(file string, stdin io.Reader, inputs inputFlag, worldName string, destructive bool) (*replaySetup, error) {
+	b, err := readBundle(file, stdin)
+	if err != nil {
+		return nil, err
+	}
+	input, err := skillInputs(b, inputs)
+	if err != nil {
+		return nil, err
+	}
+	wname, wdata, err := worldOf(b, worldName)
+	if err != nil {
+		return nil, err
+	}
+	auth, err := authorizer(b, destructive)
+	if err != nil {
+		return nil, err
+	}
+	return &replaySetup{bundle: b, input: input, world: wname, worldData: wdata, auth: auth}, nil
+}
+
 func authorizer(b *skill.Bundle, destructive bool) (replay.PolicyAuthorizer, error) {
 	if id := b.Manifest.DelegaticPolicyID; id != skill.DefaultPolicyID {
 		return replay.PolicyAuthorizer{}, usagef("the skill names the policy %q; only %s is available here", id, skill.DefaultPolicyID)
