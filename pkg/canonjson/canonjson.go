@@ -287,16 +287,21 @@ func (d *Document) appendValue(dst []byte, i int32) []byte {
 
 // appendMember writes the member whose name is node k.
 func (d *Document) appendMember(dst []byte, k int32) []byte {
+	dst = d.appendName(dst, k)
+	if v := &d.nodes[k+1]; v.flags&flagVerbatim != 0 {
+		return append(dst, d.src[v.start:v.end]...)
+	}
+	return d.appendValue(dst, k+1)
+}
+
+// appendName writes the canonical form of member name node k and a colon.
+func (d *Document) appendName(dst []byte, k int32) []byte {
 	if key := &d.nodes[k]; key.flags&flagVerbatim != 0 {
 		dst = append(dst, d.src[key.start:key.end]...)
 	} else {
 		dst = appendReescaped(dst, d.src[key.start:key.end])
 	}
-	dst = append(dst, ':')
-	if v := &d.nodes[k+1]; v.flags&flagVerbatim != 0 {
-		return append(dst, d.src[v.start:v.end]...)
-	}
-	return d.appendValue(dst, k+1)
+	return append(dst, ':')
 }
 
 // appendReescaped writes a validated JSON string, quotes included, in

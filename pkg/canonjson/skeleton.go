@@ -24,12 +24,7 @@ func (d *Document) appendSkeleton(dst []byte, i int32) []byte {
 			if k != n.first {
 				dst = append(dst, ',')
 			}
-			if key := &d.nodes[k]; key.flags&flagVerbatim != 0 {
-				dst = append(dst, d.src[key.start:key.end]...)
-			} else {
-				dst = appendReescaped(dst, d.src[key.start:key.end])
-			}
-			dst = append(dst, ':')
+			dst = d.appendName(dst, k)
 			dst = d.appendSkeleton(dst, k+1)
 		}
 		return append(dst, '}')
