@@ -31,9 +31,12 @@ vet:
 test-unit:
 	$(GO) test -count=1 ./...
 
-# Each fuzz target runs briefly on top of its committed seed corpus. Inputs
-# are bundle-sized, so minimizing each new interesting input is capped.
-FUZZ = $(GO) test -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
+# Each fuzz target runs briefly on top of its committed seed corpus. New
+# interesting inputs are not minimized: minimizing bundle-sized inputs is
+# slow, and a run whose time ends mid-minimization fails with "context
+# deadline exceeded" although nothing was found. A real failure is still
+# reported and written to testdata.
+FUZZ = $(GO) test -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 0s
 test-fuzz:
 	$(FUZZ) -fuzz '^FuzzParse$$' ./pkg/canonjson
 	$(FUZZ) -fuzz '^FuzzCanonicalMatchesReference$$' ./pkg/canonjson

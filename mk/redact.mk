@@ -5,6 +5,6 @@
 .PHONY: test-redact
 test-redact:
 	GOOS=js GOARCH=wasm $(GO) build ./pkg/redact/...
-	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 5s ./pkg/redact
+	$(FUZZ) -fuzz '^FuzzScan$$' ./pkg/redact
 
 TEST_LAYERS += test-redact

@@ -5,10 +5,9 @@
 .PHONY: test-sim
 TEST_LAYERS += test-sim
 
-SIM_FUZZTIME ?= 5s
 
 test-sim:
 	@command -v node >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs; }
 	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./pkg/body/sim/
-	$(GO) test -run '^$$' -fuzz '^FuzzShellExec$$' -fuzztime $(SIM_FUZZTIME) ./pkg/body/sim
-	$(GO) test -run '^$$' -fuzz '^FuzzNew$$' -fuzztime $(SIM_FUZZTIME) -fuzzminimizetime 50x ./pkg/body/sim
+	$(FUZZ) -fuzz '^FuzzShellExec$$' ./pkg/body/sim
+	$(FUZZ) -fuzz '^FuzzNew$$' ./pkg/body/sim
