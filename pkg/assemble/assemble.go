@@ -85,7 +85,9 @@ func evidence(t Teaching, rec *pulse.Recorder) (skill.Evidence, error) {
 	if inputs == nil {
 		inputs = map[string]any{}
 	}
-	auth := map[string]any{"policy_id": t.Manifest.DelegaticPolicyID, "approved_by": "local-user", "principal_id": nil, "capability_grant_ref": nil}
+	// The local policy engine decided every action; no principal-bound grant
+	// exists in v0.1 (spec §15), so those members are null, not invented.
+	auth := map[string]any{"policy_id": t.Manifest.DelegaticPolicyID, "approved_by": "local:" + t.Manifest.DelegaticPolicyID, "principal_id": nil, "capability_grant_ref": nil}
 	return skill.Evidence{
 		Scenario: skill.Scenario{ScenarioID: scenario, Source: "workbench", Manifest: manifestMap, Task: task, Inputs: inputs},
 		System:   skill.System{SystemID: "openrouter:" + t.ModelID, Model: t.ModelID, Provider: "openrouter", BYOKey: true},
