@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"net/url"
@@ -485,26 +486,51 @@ func renderSnapshot(v *PageView) string {
 	if v == nil {
 		return "No page is open."
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Page: %s\nURL: %s\n", strconv.Quote(v.Title), v.URL)
+	// Appended by hand rather than with fmt: a snapshot is rendered on
+	// every browser call.
+	b := make([]byte, 0, 1024)
+	b = append(b, "Page: "...)
+	b = strconv.AppendQuote(b, v.Title)
+	b = append(b, "\nURL: "...)
+	b = append(b, v.URL...)
+	b = append(b, '\n')
 	for _, bl := range v.Blocks {
 		switch bl.Kind {
 		case "h1", "h2", "h3":
-			fmt.Fprintf(&b, "- heading %s [level=%c]\n", strconv.Quote(bl.Text), bl.Kind[1])
+			b = append(b, "- heading "...)
+			b = strconv.AppendQuote(b, bl.Text)
+			b = append(b, " [level="...)
+			b = append(b, bl.Kind[1], ']', '\n')
 		case "p":
-			fmt.Fprintf(&b, "- paragraph: %s\n", bl.Text)
+			b = append(b, "- paragraph: "...)
+			b = append(b, bl.Text...)
+			b = append(b, '\n')
 		case "li":
-			fmt.Fprintf(&b, "- listitem: %s\n", bl.Text)
+			b = append(b, "- listitem: "...)
+			b = append(b, bl.Text...)
+			b = append(b, '\n')
 		case "code":
-			fmt.Fprintf(&b, "- code: %s\n", strconv.Quote(bl.Text))
+			b = append(b, "- code: "...)
+			b = strconv.AppendQuote(b, bl.Text)
+			b = append(b, '\n')
 		}
 	}
 	for _, l := range v.Links {
-		fmt.Fprintf(&b, "- link %s -> %s\n", strconv.Quote(l.Name), l.Href)
+		b = append(b, "- link "...)
+		b = strconv.AppendQuote(b, l.Name)
+		b = append(b, " -> "...)
+		b = append(b, l.Href...)
+		b = append(b, '\n')
 	}
 	for _, f := range v.Forms {
-		fmt.Fprintf(&b, "- form %s:\n", strconv.Quote(f.Name))
+		b = append(b, "- form "...)
+		b = strconv.AppendQuote(b, f.Name)
+		b = append(b, ":\n"...)
 		for _, fl := range f.Fields {
+			b = append(b, "  - "...)
+			b = append(b, role(fl.Type)...)
+			b = append(b, ' ')
+			b = strconv.AppendQuote(b, fl.Label)
 			var attrs []string
 			if fl.Type == "textarea" {
 				attrs = append(attrs, "multiline")
@@ -518,15 +544,20 @@ func renderSnapshot(v *PageView) string {
 			if fl.Options != nil {
 				attrs = append(attrs, "options: "+quoteList(fl.Options))
 			}
-			a := ""
 			if len(attrs) > 0 {
-				a = " [" + strings.Join(attrs, ", ") + "]"
+				b = append(b, " ["...)
+				b = append(b, strings.Join(attrs, ", ")...)
+				b = append(b, ']')
 			}
-			fmt.Fprintf(&b, "  - %s %s%s: %s\n", role(fl.Type), strconv.Quote(fl.Label), a, strconv.Quote(fl.Value))
+			b = append(b, ": "...)
+			b = strconv.AppendQuote(b, fl.Value)
+			b = append(b, '\n')
 		}
 		for _, name := range f.Buttons {
-			fmt.Fprintf(&b, "  - button %s\n", strconv.Quote(name))
+			b = append(b, "  - button "...)
+			b = strconv.AppendQuote(b, name)
+			b = append(b, '\n')
 		}
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(bytes.TrimSuffix(b, []byte("\n")))
 }

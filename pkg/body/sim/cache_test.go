@@ -2,15 +2,17 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 
 	"workbench/fixtures"
+	"workbench/pkg/skill"
 	"workbench/schemas"
 )
 
-// The cached, part-by-part encoding equals the state encoded from scratch
-// after every call of a long pseudo-random session in every fixture world:
+// The cached, part-by-part encoding and the hashes computed from it equal
+// the state encoded and hashed from scratch after every call of a long pseudo-random session in every fixture world:
 // no change is left without invalidating the part it touched.
 func TestCacheMatchesFreshEncoding(t *testing.T) {
 	v, err := schemas.New()
@@ -61,6 +63,12 @@ func TestCacheMatchesFreshEncoding(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, uint64(len(name))))
 		check := func(after string) {
 			t.Helper()
+			// Hashes first, while the whole is not joined: they are
+			// then computed from the parts alone.
+			hash, shape, err := s.StateHashes(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
 			got, err := s.encoded()
 			if err != nil {
 				t.Fatal(err)
@@ -71,6 +79,13 @@ func TestCacheMatchesFreshEncoding(t *testing.T) {
 			}
 			if string(got) != string(want) {
 				t.Fatalf("%s: after %s the cached state differs from a fresh encoding", name, after)
+			}
+			wantHash, wantShape, err := skill.StateHashes(json.RawMessage(want))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hash != wantHash || shape != wantShape {
+				t.Fatalf("%s: after %s StateHashes gives %s %s, a fresh encoding %s %s", name, after, hash, shape, wantHash, wantShape)
 			}
 		}
 		for i := range 400 {

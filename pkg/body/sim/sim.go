@@ -40,7 +40,6 @@ import (
 	"sync"
 
 	"workbench/pkg/body"
-	"workbench/pkg/skill"
 	"workbench/schemas"
 )
 
@@ -118,16 +117,31 @@ func (s *Sim) Tools(ctx context.Context) ([]body.Tool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]body.Tool, len(s.base.tools.specs))
-	for i, sp := range s.base.tools.specs {
-		// Copies all the way down: a caller editing its list cannot
-		// change what the body reports.
+	specs := s.base.tools.specs
+	// Copies all the way down: a caller editing its list cannot change
+	// what the body reports. The schemas share one buffer and the hints
+	// one array, each piece capped so that appending to it copies: the
+	// list is asked for before every replayed edge, and a few allocations
+	// cost less than one per piece.
+	size := 0
+	for _, sp := range specs {
+		size += len(sp.tool.InputSchema)
+	}
+	out := make([]body.Tool, len(specs))
+	buf := make([]byte, 0, size)
+	hints := make([]bool, 0, 4*len(specs))
+	for i, sp := range specs {
 		t := sp.tool
-		t.InputSchema = slices.Clone(t.InputSchema)
+		if t.InputSchema != nil {
+			at := len(buf)
+			buf = append(buf, t.InputSchema...)
+			t.InputSchema = buf[at:len(buf):len(buf)]
+		}
 		a := &t.Annotations
-		for _, h := range []**bool{&a.ReadOnlyHint, &a.DestructiveHint, &a.IdempotentHint, &a.OpenWorldHint} {
+		for _, h := range [...]**bool{&a.ReadOnlyHint, &a.DestructiveHint, &a.IdempotentHint, &a.OpenWorldHint} {
 			if *h != nil {
-				*h = ptr(**h)
+				hints = append(hints, **h)
+				*h = &hints[len(hints)-1]
 			}
 		}
 		out[i] = t
@@ -181,15 +195,7 @@ func (s *Sim) State(ctx context.Context) (any, error) {
 func (s *Sim) StateHash() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cache.hash != "" {
-		return s.cache.hash, nil
-	}
-	enc, err := s.encoded()
-	if err != nil {
-		return "", err
-	}
-	s.cache.hash = skill.HashBytes(enc)
-	return s.cache.hash, nil
+	return s.stateHash()
 }
 
 // Clone returns an independent simulator in the same state, sharing only

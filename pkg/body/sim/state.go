@@ -3,6 +3,8 @@ package sim
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -133,32 +135,68 @@ func (s *Sim) encoded() ([]byte, error) {
 	if c.all != nil {
 		return c.all, nil
 	}
+	if err := s.encodeParts(); err != nil {
+		return nil, err
+	}
+	all := make([]byte, 0, len(c.browser)+len(c.web)+len(c.host)+32)
+	for _, piece := range c.pieces() {
+		all = append(all, piece...)
+	}
+	c.all = all
+	return all, nil
+}
+
+// pieces are the encoded state cut at its parts: joined, they are the
+// whole.
+func (c *encCache) pieces() [7][]byte {
+	return [...][]byte{[]byte(`{"browser":`), c.browser, []byte(`,"host":`), c.host, []byte(`,"web":`), c.web, []byte("}")}
+}
+
+// encodeParts encodes the parts that are stale.
+func (s *Sim) encodeParts() error {
+	c := &s.cache
 	var err error
 	if c.browser == nil {
-		if c.browser, err = canonical(browserState{URL: s.url, Page: s.view()}); err != nil {
-			return nil, err
-		}
+		// The browser part is written and walked from its value directly
+		// (see appendBrowser), its skeleton with it: the view is built once.
+		v := s.view()
+		c.browser = appendBrowser(nil, s.url, v)
+		c.skBrowser = appendBrowserSkeleton(nil, v)
 	}
 	if c.web == nil {
 		if c.web, err = canonical(s.webState()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if c.host == nil {
 		if c.host, err = canonical(s.hostState()); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	all := make([]byte, 0, len(c.browser)+len(c.web)+len(c.host)+32)
-	all = append(all, `{"browser":`...)
-	all = append(all, c.browser...)
-	all = append(all, `,"host":`...)
-	all = append(all, c.host...)
-	all = append(all, `,"web":`...)
-	all = append(all, c.web...)
-	all = append(all, '}')
-	c.all = all
-	return all, nil
+	return nil
+}
+
+// stateHash is skill.HashBytes of the encoded state, hashed part by part
+// so that the whole is not joined only to be hashed.
+func (s *Sim) stateHash() (string, error) {
+	c := &s.cache
+	if c.hash != "" {
+		return c.hash, nil
+	}
+	if c.all != nil {
+		c.hash = skill.HashBytes(c.all)
+		return c.hash, nil
+	}
+	if err := s.encodeParts(); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, piece := range c.pieces() {
+		h.Write(piece)
+	}
+	var sum [sha256.Size]byte
+	c.hash = skill.HashPrefix + hex.EncodeToString(h.Sum(sum[:0]))
+	return c.hash, nil
 }
 
 func canonical(v any) ([]byte, error) {
@@ -269,14 +307,11 @@ func (s *Sim) pruneValues() {
 func (s *Sim) StateHashes(context.Context) (hash, shape string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	enc, err := s.encoded()
+	hash, err = s.stateHash()
 	if err != nil {
 		return "", "", err
 	}
 	c := &s.cache
-	if c.hash == "" {
-		c.hash = skill.HashBytes(enc)
-	}
 	if c.shape == "" {
 		for _, p := range []struct{ enc, sk *[]byte }{{&c.browser, &c.skBrowser}, {&c.web, &c.skWeb}, {&c.host, &c.skHost}} {
 			if *p.sk != nil {

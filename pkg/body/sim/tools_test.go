@@ -462,6 +462,16 @@ func TestToolList(t *testing.T) {
 	if again[0].InputSchema[0] != '{' {
 		t.Error("Tools returned the body's own schema bytes")
 	}
+	*tools[0].Annotations.ReadOnlyHint = !*tools[0].Annotations.ReadOnlyHint
+	if again, _ := s.Tools(context.Background()); *again[0].Annotations.ReadOnlyHint == *tools[0].Annotations.ReadOnlyHint {
+		t.Error("Tools returned the body's own annotation hints")
+	}
+	// Nor does growing one piece of a list overwrite the next.
+	next := string(again[1].InputSchema)
+	_ = append(again[0].InputSchema, "XXXXXXXX"...)
+	if string(again[1].InputSchema) != next {
+		t.Error("appending to one tool's schema overwrote the next tool's")
+	}
 }
 
 func TestCallErrors(t *testing.T) {
