@@ -55,7 +55,7 @@ func (d *Document) Decode(v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("canonjson: Decode needs a non-nil pointer, got %T", v)
 	}
-	dec := decoder{d: d, structs: map[reflect.Type]*structInfo{}}
+	dec := decoder{d: d, t: d.textOf(0), structs: map[reflect.Type]*structInfo{}}
 	return dec.value(0, rv.Elem())
 }
 
@@ -63,28 +63,113 @@ func (d *Document) Decode(v any) error {
 // interface with UseNumber: map[string]any, []any, json.Number, string,
 // bool and nil. Schema validators take this form.
 func (d *Document) Generic() any {
-	return d.generic(0, true)
+	return d.generic(d.textOf(0), 0, true, -1)
 }
 
-func (d *Document) generic(i int32, useNumber bool) any {
+// ArrayLen reports the number of elements of the array at the RFC 6901 JSON
+// pointer ptr, and false when ptr designates no array.
+func (d *Document) ArrayLen(ptr string) (int, bool) {
+	i, ok := d.lookup(ptr)
+	if !ok || d.nodes[i].kind != kArray {
+		return 0, false
+	}
+	return d.count(d.nodes[i].first), true
+}
+
+// GenericWithout is Generic with the array at ptr given as an empty []any,
+// its elements left out. When ptr designates no array it equals Generic.
+// With GenericElements it lets a caller build and use the generic form of a
+// large array's elements in parallel, apart from the rest of the document.
+func (d *Document) GenericWithout(ptr string) any {
+	i, ok := d.lookup(ptr)
+	if !ok || d.nodes[i].kind != kArray {
+		return d.Generic()
+	}
+	return d.generic(d.textOf(0), 0, true, i)
+}
+
+// GenericElements returns the generic form (as Generic gives it) of the
+// elements from..to-1 of the array at ptr, fewer when the array is shorter,
+// and false when ptr designates no array.
+func (d *Document) GenericElements(ptr string, from, to int) ([]any, bool) {
+	i, ok := d.lookup(ptr)
+	if !ok || d.nodes[i].kind != kArray {
+		return nil, false
+	}
+	e := d.nodes[i].first
+	for j := 0; j < from && e >= 0; j++ {
+		e = d.nodes[e].next
+	}
+	if e < 0 || from >= to {
+		return []any{}, true
+	}
+	last := e
+	n := 1
+	for n < to-from && d.nodes[last].next >= 0 {
+		last = d.nodes[last].next
+		n++
+	}
+	t := text{s: string(d.src[d.nodes[e].start:d.nodes[last].end]), base: d.nodes[e].start}
+	out := make([]any, 0, n)
+	for k := 0; k < n; k, e = k+1, d.nodes[e].next {
+		out = append(out, d.generic(t, e, true, -1))
+	}
+	return out, true
+}
+
+// text is a string copy of the source of one value, starting at byte base.
+// Strings and numbers decoded from that value are substrings of it, which
+// saves an allocation per string; a decoded value keeps the whole text
+// alive, no more than the document itself would.
+type text struct {
+	s    string
+	base int32
+}
+
+// textOf copies the source of node i.
+func (d *Document) textOf(i int32) text {
+	n := d.nodes[i]
+	return text{s: string(d.src[n.start:n.end]), base: n.start}
+}
+
+// at is the text of bytes start..end of the source.
+func (t text) at(start, end int32) string {
+	return t.s[start-t.base : end-t.base]
+}
+
+// strIn is the decoded text of string node i, which lies within t.
+func (d *Document) strIn(t text, i int32) string {
+	n := d.nodes[i]
+	if n.flags&flagEscaped != 0 {
+		return string(unescape(nil, d.src[n.start+1:n.end-1]))
+	}
+	return t.at(n.start+1, n.end-1)
+}
+
+// generic builds the generic form of node i, which lies within t, giving
+// the array at node skip as empty (-1 skips nothing).
+func (d *Document) generic(t text, i int32, useNumber bool, skip int32) any {
 	n := d.nodes[i]
 	switch n.kind {
 	case kObject:
 		m := make(map[string]any, d.count(n.first))
 		for k := n.first; k >= 0; k = d.nodes[k].next {
-			m[d.str(k)] = d.generic(k+1, useNumber)
+			m[d.strIn(t, k)] = d.generic(t, k+1, useNumber, skip)
 		}
 		return m
 	case kArray:
+		if i == skip {
+			return []any{}
+		}
 		a := make([]any, 0, d.count(n.first))
 		for e := n.first; e >= 0; e = d.nodes[e].next {
-			a = append(a, d.generic(e, useNumber))
+			a = append(a, d.generic(t, e, useNumber, skip))
 		}
 		return a
 	case kString:
-		return d.str(i)
+		return d.strIn(t, i)
 	case kNumber:
-		raw := string(d.src[n.start:n.end])
+		raw := t.at(n.start, n.end)
 		if useNumber {
 			return json.Number(raw)
 		}
@@ -130,6 +215,7 @@ type structInfo struct {
 
 type decoder struct {
 	d       *Document
+	t       text // the source of the value being decoded
 	structs map[reflect.Type]*structInfo
 	path    []pathElem
 }
@@ -195,7 +281,7 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if n.kind != kNumber {
 			return dec.fail(i, t)
 		}
-		v.SetString(string(dec.d.raw(i)))
+		v.SetString(dec.t.at(n.start, n.end))
 		return nil
 	case v.CanAddr() && reflect.PointerTo(t).Implements(unmarshalerType) &&
 		!(t.Kind() == reflect.Struct && dec.info(t).extensible):
@@ -207,12 +293,12 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if v.NumMethod() != 0 {
 			return dec.fail(i, t)
 		}
-		v.Set(reflect.ValueOf(dec.d.generic(i, false)))
+		v.Set(reflect.ValueOf(dec.d.generic(dec.t, i, false, -1)))
 	case reflect.String:
 		if n.kind != kString {
 			return dec.fail(i, t)
 		}
-		v.SetString(dec.d.str(i))
+		v.SetString(dec.d.strIn(dec.t, i))
 	case reflect.Bool:
 		if n.kind != kTrue && n.kind != kFalse {
 			return dec.fail(i, t)
@@ -222,7 +308,7 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if n.kind != kNumber {
 			return dec.fail(i, t)
 		}
-		x, err := strconv.ParseInt(string(dec.d.src[n.start:n.end]), 10, 64)
+		x, err := strconv.ParseInt(dec.t.at(n.start, n.end), 10, 64)
 		if err != nil || v.OverflowInt(x) {
 			return dec.fail(i, t)
 		}
@@ -231,7 +317,7 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if n.kind != kNumber {
 			return dec.fail(i, t)
 		}
-		x, err := strconv.ParseUint(string(dec.d.src[n.start:n.end]), 10, 64)
+		x, err := strconv.ParseUint(dec.t.at(n.start, n.end), 10, 64)
 		if err != nil || v.OverflowUint(x) {
 			return dec.fail(i, t)
 		}
@@ -240,7 +326,7 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if n.kind != kNumber {
 			return dec.fail(i, t)
 		}
-		x, err := strconv.ParseFloat(string(dec.d.src[n.start:n.end]), t.Bits())
+		x, err := strconv.ParseFloat(dec.t.at(n.start, n.end), t.Bits())
 		if err != nil {
 			return dec.fail(i, t)
 		}
@@ -266,7 +352,7 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		}
 		m := reflect.MakeMapWithSize(t, dec.d.count(n.first))
 		for k := n.first; k >= 0; k = dec.d.nodes[k].next {
-			name := dec.d.str(k)
+			name := dec.d.strIn(dec.t, k)
 			elem := reflect.New(t.Elem()).Elem()
 			dec.path = append(dec.path, pathElem{name: k})
 			if err := dec.value(k+1, elem); err != nil {
@@ -297,7 +383,7 @@ func (dec *decoder) object(i int32, v reflect.Value, si *structInfo) error {
 		}
 		var name string
 		if !ok {
-			name = dec.d.str(k)
+			name = dec.d.strIn(dec.t, k)
 			f, ok = si.byName[name]
 		}
 		if !ok {
@@ -335,7 +421,7 @@ func (d *Document) DecodeAt(ptr string, v any) (bool, error) {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return true, fmt.Errorf("canonjson: DecodeAt needs a non-nil pointer, got %T", v)
 	}
-	dec := decoder{d: d, structs: map[reflect.Type]*structInfo{}}
+	dec := decoder{d: d, t: d.textOf(i), structs: map[reflect.Type]*structInfo{}}
 	return true, dec.value(i, rv.Elem())
 }
 

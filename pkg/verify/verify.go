@@ -117,7 +117,7 @@ func (v *Verifier) Bytes(data []byte) (*Report, error) {
 	// share nothing else, so they run side by side; the proof is discarded
 	// if the schema rejects the bundle.
 	schemaErr := make(chan error, 1)
-	go func() { schemaErr <- v.schemas.Validate(schemas.Bundle, doc.Generic()) }()
+	go func() { schemaErr <- v.schemas.ValidateBundle(doc) }()
 	b, decodeErr := skill.DecodeDocument(doc)
 	var derived skill.ProofResult
 	if decodeErr == nil {
