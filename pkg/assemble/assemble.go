@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"workbench/pkg/demonstrate"
@@ -118,13 +119,7 @@ func primitives(caps []string) []string {
 	seen := map[string]bool{}
 	out := []string{}
 	for _, c := range caps {
-		p := c
-		for i := 1; i < len(c); i++ {
-			if c[i] == '.' {
-				p = c[:i]
-				break
-			}
-		}
+		p, _, _ := strings.Cut(c, ".")
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)

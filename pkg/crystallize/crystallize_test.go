@@ -2,6 +2,7 @@ package crystallize_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func TestDraftWithoutModelParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Binding != "substrate_only" || slicesContain(m.Preconditions, "OpenRouter key present") {
+	if m.Binding != "substrate_only" || slices.Contains(m.Preconditions, "OpenRouter key present") {
 		t.Errorf("a skill with no model parameters: binding %s, preconditions %v", m.Binding, m.Preconditions)
 	}
 }
@@ -98,15 +99,6 @@ func TestDraftRefusesAnEmptyTrace(t *testing.T) {
 	if _, err := crystallize.Draft(crystallize.Request{Trace: &skill.Trace{}, SkillID: skill.NewID()}); err == nil {
 		t.Fatal("an empty trace crystallized")
 	}
-}
-
-func slicesContain(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // generic turns v into the form a schema validator takes.
