@@ -1,0 +1,252 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	"workbench/pkg/skill"
+)
+
+// Skill is the library's record of one skill (spec §2: name, description,
+// replay count, last fidelity). It describes the skill's newest stored
+// version — the bundle with the highest skill_version — and the newest
+// replay; the bundles themselves stay the source of truth.
+//
+// ID is the manifest's skill_id (a UUIDv7), so listing by ID descending
+// lists newest skills first.
+type Skill struct {
+	ID          string `json:"id"`
+	Slug        string `json:"slug"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	BodyChoice  string `json:"body_choice"`
+
+	// Version, BundleHash and BundleID identify the newest stored bundle.
+	Version    int    `json:"version"`
+	BundleHash string `json:"bundle_hash"`
+	BundleID   string `json:"bundle_id"`
+	// TraceID is the trace carried by that bundle (see Store.Trace).
+	TraceID string `json:"trace_id"`
+	// Verdict is the proof verdict that bundle claims (pass, partial,
+	// fail, inconclusive) — a claim; the UI re-verifies before it shows
+	// a bundle as verified.
+	Verdict string `json:"verdict"`
+
+	// CreatedAt and UpdatedAt are the manifest's timestamps: the first
+	// stored version's created_at and the newest version's updated_at.
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+
+	// ReplayCount counts the replays stored for this skill.
+	ReplayCount int `json:"replay_count"`
+	// LastReplay summarises the newest of them; nil before the first.
+	LastReplay *ReplaySummary `json:"last_replay,omitempty"`
+}
+
+// ReplaySummary is what the library shows of a skill's newest replay.
+type ReplaySummary struct {
+	ReplayID string  `json:"replay_id"`
+	Status   string  `json:"status"`
+	Fidelity float64 `json:"fidelity"`
+	Level    string  `json:"level"`
+	EndedAt  string  `json:"ended_at"`
+}
+
+// Replay is a stored replay: the skill.ReplayRecord that package replay
+// produced (the spec §5.3 report plus what was observed at each edge) and,
+// when the user saved the replay as a new bundle, that bundle's content
+// hash. Its key is the report's replay_id; it belongs to the report's
+// skill_id.
+type Replay struct {
+	Record     skill.ReplayRecord `json:"record"`
+	BundleHash string             `json:"bundle_hash,omitempty"`
+}
+
+// ID is the replay's key: the report's replay_id.
+func (r Replay) ID() string { return r.Record.Report.ReplayID }
+
+// SkillID is the skill the replay ran.
+func (r Replay) SkillID() string { return r.Record.Report.SkillID }
+
+// Check reports why r cannot be stored, as an *Error of kind ErrInvalid.
+func (r Replay) Check(op string) error {
+	switch {
+	case r.ID() == "":
+		return invalid(op, StoreReplays, "", "replay_report.replay_id is empty")
+	case r.SkillID() == "":
+		return invalid(op, StoreReplays, r.ID(), "replay_report.skill_id is empty")
+	}
+	return nil
+}
+
+// StoredBundle is a bundle as stored: its exact bytes and the members it is
+// found by.
+type StoredBundle struct {
+	ContentHash  string `json:"content_hash"`
+	SkillID      string `json:"skill_id"`
+	SkillVersion int    `json:"skill_version"`
+	BundleID     string `json:"bundle_id"`
+	CreatedAt    string `json:"created_at"`
+	// Data is the bundle file, byte for byte as it was added.
+	Data []byte `json:"-"`
+}
+
+// Decode strictly decodes the stored bytes (skill.Decode).
+func (b StoredBundle) Decode() (*skill.Bundle, error) {
+	bundle, _, err := skill.Decode(b.Data)
+	return bundle, err
+}
+
+// Filename is the name the bundle is exported under; slug is the skill's.
+func (b StoredBundle) Filename(slug string) string {
+	return skill.ExportFilename(slug, b.SkillVersion)
+}
+
+// BundleFile is a sealed bundle ready to be stored: the decoded bundle and
+// the exact bytes that will be kept. Build one with NewBundleFile (bytes
+// from a file) or EncodeBundle (a bundle the workbench just sealed); both
+// check that the bytes hash to the bundle's content_hash.
+type BundleFile struct {
+	Bundle *skill.Bundle
+	Data   []byte
+}
+
+// NewBundleFile strictly decodes bundle bytes (an imported file) and checks
+// that they are sealed: their content_hash is the hash of their content.
+// Schema validation and proof re-verification are the importer's business;
+// this is the minimum the store needs to key the bytes by their hash.
+func NewBundleFile(data []byte) (BundleFile, error) {
+	b, doc, err := skill.Decode(data)
+	if err != nil {
+		return BundleFile{}, &Error{Op: "read bundle", Kind: ErrInvalid, Err: err}
+	}
+	h, err := skill.DocumentHash(doc)
+	if err != nil {
+		return BundleFile{}, &Error{Op: "read bundle", Kind: ErrInvalid, Err: err}
+	}
+	if h != b.ContentHash {
+		return BundleFile{}, invalid("read bundle", StoreBundles, b.ContentHash,
+			fmt.Sprintf("content_hash does not match the content (computed %s)", h))
+	}
+	f := BundleFile{Bundle: b, Data: data}
+	if err := f.Check("read bundle"); err != nil {
+		return BundleFile{}, err
+	}
+	return f, nil
+}
+
+// EncodeBundle encodes a sealed bundle as the canonical bytes it is stored
+// and exported as, and checks that its content_hash is current.
+func EncodeBundle(b *skill.Bundle) (BundleFile, error) {
+	data, err := b.Encode()
+	if err != nil {
+		return BundleFile{}, &Error{Op: "encode bundle", Store: StoreBundles, Key: b.ContentHash, Kind: ErrInvalid, Err: err}
+	}
+	f, err := NewBundleFile(data)
+	if err != nil {
+		return BundleFile{}, err
+	}
+	// Keep the caller's bundle: it may carry decoded values (numbers as
+	// float64, say) that the caller compares against.
+	f.Bundle = b
+	return f, nil
+}
+
+// Check reports why f cannot be stored, as an *Error of kind ErrInvalid.
+// It checks the members the store keys and indexes on; it does not re-hash.
+func (f BundleFile) Check(op string) error {
+	if f.Bundle == nil {
+		return invalid(op, StoreBundles, "", "no decoded bundle")
+	}
+	b := f.Bundle
+	key := b.ContentHash
+	switch {
+	case len(f.Data) == 0:
+		return invalid(op, StoreBundles, key, "no bundle bytes")
+	case !strings.HasPrefix(b.ContentHash, skill.HashPrefix) || len(b.ContentHash) != len(skill.HashPrefix)+64:
+		return invalid(op, StoreBundles, key, "content_hash is not a sha256: hash; seal the bundle first")
+	case b.SkillID == "":
+		return invalid(op, StoreBundles, key, "skill_id is empty")
+	case b.Manifest.SkillID != b.SkillID:
+		return invalid(op, StoreBundles, key, fmt.Sprintf("manifest.skill_id %q differs from skill_id %q", b.Manifest.SkillID, b.SkillID))
+	case b.SkillVersion < 1:
+		return invalid(op, StoreBundles, key, fmt.Sprintf("skill_version %d: must be at least 1", b.SkillVersion))
+	case b.Trace.TraceID == "":
+		return invalid(op, StoreBundles, key, "interaction_trace.trace_id is empty")
+	}
+	return nil
+}
+
+// Stored is the bundle's stored form.
+func (f BundleFile) Stored() StoredBundle {
+	b := f.Bundle
+	return StoredBundle{
+		ContentHash:  b.ContentHash,
+		SkillID:      b.SkillID,
+		SkillVersion: b.SkillVersion,
+		BundleID:     b.BundleID,
+		CreatedAt:    b.CreatedAt,
+		Data:         f.Data,
+	}
+}
+
+// ApplyBundle returns the skill record after storing bundle b, given the
+// record stored before (nil if the skill is new). A bundle newer than or as
+// new as the stored version describes the skill from now on; an older one
+// (an old version imported late) leaves the record as it was. Replay
+// counts and the last replay are kept either way.
+func ApplyBundle(prev *Skill, b *skill.Bundle) Skill {
+	if prev != nil && b.SkillVersion < prev.Version {
+		return *prev
+	}
+	s := Skill{
+		ID:          b.SkillID,
+		Slug:        b.Manifest.Slug,
+		Name:        b.Manifest.Name,
+		Description: b.Manifest.Description,
+		BodyChoice:  b.Manifest.BodyChoice,
+		Version:     b.SkillVersion,
+		BundleHash:  b.ContentHash,
+		BundleID:    b.BundleID,
+		TraceID:     b.Trace.TraceID,
+		Verdict:     b.Proof.OverallVerdict,
+		CreatedAt:   b.Manifest.CreatedAt,
+		UpdatedAt:   b.Manifest.UpdatedAt,
+	}
+	if prev != nil {
+		s.CreatedAt = prev.CreatedAt
+		s.ReplayCount = prev.ReplayCount
+		s.LastReplay = prev.LastReplay
+	}
+	return s
+}
+
+// ApplyReplay returns the skill record after storing replay r. A replay
+// stored for the first time (isNew) counts; the newest replay by id is the
+// one summarised.
+func ApplyReplay(s Skill, r Replay, isNew bool) Skill {
+	if isNew {
+		s.ReplayCount++
+	}
+	if s.LastReplay == nil || r.ID() >= s.LastReplay.ReplayID {
+		rep := r.Record.Report
+		s.LastReplay = &ReplaySummary{
+			ReplayID: rep.ReplayID,
+			Status:   rep.Status,
+			Fidelity: rep.Fidelity,
+			Level:    rep.FidelityLevel,
+			EndedAt:  rep.EndedAt,
+		}
+	}
+	return s
+}
+
+func invalid(op, store, key, reason string) error {
+	return &Error{Op: op, Store: store, Key: key, Kind: ErrInvalid, Err: errorString(reason)}
+}
+
+// errorString is a plain error message as a value, so that *Error can wrap
+// a reason without fmt.
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
