@@ -11,6 +11,7 @@ import (
 	"workbench/pkg/policy"
 	"workbench/pkg/replay"
 	"workbench/pkg/skill"
+	"workbench/pkg/teach"
 )
 
 func replayHelp(w io.Writer) {
@@ -115,13 +116,13 @@ func prepareReplay(file string, stdin io.Reader, inputs inputFlag, worldName str
 	if err != nil {
 		return nil, err
 	}
-	input, err := skillInputs(b, inputs)
+	input, err := teach.ReplayInputs(b, inputs.list())
 	if err != nil {
-		return nil, err
+		return nil, flagError(err)
 	}
-	wname, wdata, err := worldOf(b, worldName)
+	wname, wdata, err := teach.WorldOf(b, worldName)
 	if err != nil {
-		return nil, err
+		return nil, flagError(err)
 	}
 	auth, err := authorizer(b, destructive)
 	if err != nil {

@@ -6,22 +6,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
-	"workbench/fixtures"
-	"workbench/pkg/body/sim"
 	"workbench/pkg/compare"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/skill"
+	"workbench/pkg/teach"
 )
 
 // keyEnv is the one place the OpenRouter key is read from: a flag would
@@ -139,6 +135,32 @@ func (m *multiFlag) Set(v string) error {
 	return nil
 }
 
+// list is the inputs in the order given.
+func (f *inputFlag) list() []teach.Value {
+	out := make([]teach.Value, len(f.names))
+	for i, n := range f.names {
+		out[i] = teach.Value{Name: n, Raw: f.values[n]}
+	}
+	return out
+}
+
+// flagError reports a *teach.InputError against the flag that carries the
+// field, as a usage error; other errors pass through.
+func flagError(err error) error {
+	var ie *teach.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	flagName := "--" + ie.Field
+	switch {
+	case ie.Field == teach.FieldWorld && ie.Name == "":
+		return usagef("%s; name one with --world", ie.Msg)
+	case ie.Name != "":
+		return usagef("%s %s: %s", flagName, ie.Name, ie.Msg)
+	}
+	return usagef("%s: %s", flagName, ie.Msg)
+}
+
 // inputFlag collects --input name=value, in order, each name once.
 type inputFlag struct {
 	names  []string
@@ -164,89 +186,6 @@ func (f *inputFlag) Set(v string) error {
 	f.names = append(f.names, name)
 	f.values[name] = value
 	return nil
-}
-
-// typedValue converts an --input value to the declared input type (spec
-// §5.2: string, number, boolean, url, json).
-func typedValue(name, typ, raw string) (any, error) {
-	switch typ {
-	case "number":
-		n, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			return nil, usagef("--input %s=%s: input %s is a number", name, raw, name)
-		}
-		return n, nil
-	case "boolean":
-		b, err := strconv.ParseBool(raw)
-		if err != nil {
-			return nil, usagef("--input %s=%s: input %s is true or false", name, raw, name)
-		}
-		return b, nil
-	case "json":
-		var v any
-		if err := json.Unmarshal([]byte(raw), &v); err != nil {
-			return nil, usagef("--input %s: input %s is JSON: %v", name, name, err)
-		}
-		return v, nil
-	}
-	return raw, nil
-}
-
-// skillInputs is the input a replay runs with: the recorded inputs,
-// overridden by --input, each typed as the manifest declares.
-func skillInputs(b *skill.Bundle, in inputFlag) (map[string]any, error) {
-	out := map[string]any{}
-	for k, v := range b.Evidence.Scenario.Inputs {
-		out[k] = v
-	}
-	declared := map[string]string{}
-	var names []string
-	for _, s := range b.Manifest.Inputs {
-		declared[s.Name] = s.Type
-		names = append(names, s.Name)
-	}
-	for _, name := range in.names {
-		typ, ok := declared[name]
-		if !ok {
-			return nil, usagef("--input %s: the skill has no input %q (its inputs: %s)", name, name, listOrNone(names))
-		}
-		v, err := typedValue(name, typ, in.values[name])
-		if err != nil {
-			return nil, err
-		}
-		out[name] = v
-	}
-	for _, s := range b.Manifest.Inputs {
-		if _, ok := out[s.Name]; !ok && s.Required {
-			return nil, usagef("input %q is required: give --input %s=VALUE", s.Name, s.Name)
-		}
-	}
-	return out, nil
-}
-
-var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
-// fillTask puts input values into a task's {name} placeholders and
-// reports a placeholder no input fills.
-func fillTask(task string, inputs map[string]any) (string, error) {
-	var missing []string
-	out := placeholder.ReplaceAllStringFunc(task, func(m string) string {
-		name := m[1 : len(m)-1]
-		v, ok := inputs[name]
-		if !ok {
-			missing = append(missing, name)
-			return m
-		}
-		if s, ok := v.(string); ok {
-			return s
-		}
-		b, _ := json.Marshal(v)
-		return string(b)
-	})
-	if len(missing) > 0 {
-		return "", usagef("the task mentions {%s} but no --input %s=VALUE was given", missing[0], missing[0])
-	}
-	return out, nil
 }
 
 // apiKey reads the key from the environment.
@@ -285,46 +224,6 @@ func derefOr(p *float64, d float64) float64 {
 		return d
 	}
 	return *p
-}
-
-// world returns a simulator world's bytes by name.
-func world(name string) ([]byte, error) {
-	data, err := fixtures.World(name)
-	if err != nil {
-		return nil, usagef("--world %s: no such world (worlds: %s)", name, strings.Join(fixtures.Worlds(), ", "))
-	}
-	return data, nil
-}
-
-// worldOf finds the world a bundle was taught in: the --world flag, else
-// the world of the bundle's fixture scenario, else the world whose initial
-// state is the state the recording started from.
-func worldOf(b *skill.Bundle, flagged string) (string, []byte, error) {
-	if flagged != "" {
-		data, err := world(flagged)
-		return flagged, data, err
-	}
-	if name, err := fixtures.WorldFor(b.Evidence.Scenario.ScenarioID); err == nil {
-		data, err := world(name)
-		return name, data, err
-	}
-	if len(b.Trace.Edges) > 0 {
-		for _, name := range fixtures.Worlds() {
-			data, err := fixtures.World(name)
-			if err != nil {
-				continue
-			}
-			s, err := sim.New(data)
-			if err != nil {
-				continue
-			}
-			if h, err := s.StateHash(); err == nil && h == b.Trace.Edges[0].StateBefore {
-				return name, data, nil
-			}
-		}
-	}
-	return "", nil, usagef("no simulator world starts where this skill's recording starts; name one with --world (worlds: %s)",
-		strings.Join(fixtures.Worlds(), ", "))
 }
 
 // readBundle reads and verifies a bundle file; a file that is not a valid
