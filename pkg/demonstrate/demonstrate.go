@@ -67,6 +67,12 @@ type Options struct {
 	NewSpanID func() string
 	// Progress, when set, is told of each step as it happens.
 	Progress func(Progress)
+	// Stop, when closed, ends the recording at the next step boundary
+	// (the user's "Stop recording"): an action already under way
+	// finishes and is recorded; a tool call the model asks for after the
+	// stop is not made. Unlike cancelling ctx, what was recorded is kept
+	// as a finished demonstration.
+	Stop <-chan struct{}
 }
 
 // DefaultMaxSteps bounds a demonstration that never finishes.
@@ -87,6 +93,7 @@ const (
 	StopStepLimit = "step_limit" // MaxSteps model turns
 	StopCancelled = "cancelled"  // ctx ended
 	StopError     = "error"      // the model or the body failed
+	StopUser      = "user"       // the user stopped the recording (Options.Stop)
 )
 
 // Result is everything a demonstration recorded.
@@ -208,6 +215,10 @@ func (d *demo) run(ctx context.Context) error {
 			d.res.Stopped, d.res.Err = StopCancelled, err
 			break
 		}
+		if d.stopped() {
+			d.res.Stopped = StopUser
+			break
+		}
 		d.progress(step, "model", "asking "+d.opt.ModelID, nil)
 		resp, err := d.opt.Model.Chat(ctx, openrouter.Request{
 			Model: d.opt.ModelID, Messages: d.messages, Tools: fns, ParallelToolCalls: &parallel,
@@ -256,6 +267,15 @@ func (d *demo) run(ctx context.Context) error {
 		if msg.Content != "" {
 			d.turn("assistant", msg.Content)
 		}
+		if d.stopped() {
+			names := make([]string, len(msg.ToolCalls))
+			for i, c := range msg.ToolCalls {
+				names[i] = c.Function.Name
+			}
+			d.turn("assistant", "[recording stopped by the user; not called: "+strings.Join(names, ", ")+"]")
+			d.res.Stopped = StopUser
+			break
+		}
 		stop := false
 		for _, call := range msg.ToolCalls {
 			if err := d.call(ctx, act, step, call); err != nil {
@@ -287,8 +307,20 @@ func (d *demo) run(ctx context.Context) error {
 	return nil
 }
 
+// stopped reports whether the user has stopped the recording.
+func (d *demo) stopped() bool {
+	select {
+	case <-d.opt.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
 func outcome(r Result) string {
 	switch {
+	case r.Stopped == StopUser:
+		return "partial"
 	case r.Stopped == StopCancelled:
 		return "aborted"
 	case r.Stopped == StopError:

@@ -312,6 +312,9 @@ type Options struct {
 	TrustedServer bool
 	MaxSteps      int
 	Progress      func(demonstrate.Progress)
+	// Stop, when closed, ends the recording at the next step and keeps
+	// what was recorded (the /teach page's "Stop recording").
+	Stop <-chan struct{}
 }
 
 // Demonstrate runs the plan's task on o.Body. The returned Result holds
@@ -321,7 +324,7 @@ func Demonstrate(ctx context.Context, p *Plan, o Options) (*demonstrate.Result, 
 	return demonstrate.Run(ctx, p.Task, demonstrate.Options{
 		Model: o.Model, ModelID: o.ModelID, Body: o.Body, Authorizer: o.Authorizer,
 		Declared: p.Declared, DestructiveMode: o.DestructiveMode, TrustedServer: o.TrustedServer,
-		MaxSteps: o.MaxSteps, Progress: o.Progress,
+		MaxSteps: o.MaxSteps, Progress: o.Progress, Stop: o.Stop,
 	})
 }
 
@@ -331,7 +334,8 @@ var ErrNothingDemonstrated = errors.New("the model answered without acting on th
 
 // Draft crystallizes a finished demonstration into a draft manifest. A run
 // that failed, was cancelled or never acted gives an error saying so; a
-// run that hit its step limit is drafted (it holds what it did).
+// run that hit its step limit or that the user stopped is drafted (it
+// holds what it did).
 func Draft(p *Plan, res *demonstrate.Result, now time.Time) (skill.Manifest, error) {
 	switch {
 	case res == nil:

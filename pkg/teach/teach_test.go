@@ -204,3 +204,47 @@ func TestDraftRefusesAnEmptyRun(t *testing.T) {
 		t.Errorf("failed run: %v", err)
 	}
 }
+
+// TestStopRecordingKeepsTheRecording: the user's Stop ends the run at the
+// next step; the edges recorded so far make a draft, and the tool call the
+// model asked for afterwards is never made.
+func TestStopRecordingKeepsTheRecording(t *testing.T) {
+	ctx := context.Background()
+	or := openroutertest.New(t, openroutertest.WithScript(openroutertest.Script{Model: "example/teacher", Steps: []openroutertest.Step{
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/getting-started"}),
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/install"}),
+		openroutertest.Answer("done"),
+	}}))
+	cl, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.URL), openrouter.WithHTTPClient(http.DefaultClient))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := teach.FromScenario(fixtures.BasicPromptToManifest, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd, err := sim.New(p.World)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	res, err := teach.Demonstrate(ctx, p, teach.Options{Model: cl, ModelID: "example/teacher", Body: bd,
+		Authorizer: policy.Default(), TrustedServer: true, Stop: stop,
+		Progress: func(pr demonstrate.Progress) {
+			if pr.Phase == "act" && pr.Edge != nil {
+				close(stop)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != demonstrate.StopUser || len(res.Trace.Edges) != 1 {
+		t.Fatalf("stopped %q with %d edges, want %q with 1", res.Stopped, len(res.Trace.Edges), demonstrate.StopUser)
+	}
+	if n := len(or.ChatRequests("example/teacher")); n != 1 {
+		t.Errorf("%d model calls after the stop, want 1 in all", n)
+	}
+	if _, err := teach.Draft(p, res, time.Now()); err != nil {
+		t.Errorf("a stopped recording with an edge was not drafted: %v", err)
+	}
+}
