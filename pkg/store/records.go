@@ -250,3 +250,39 @@ func invalid(op, store, key, reason string) error {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// CheckReplay reports why replay r, saved with bundle (nil for none),
+// cannot be stored, as an *Error of kind ErrInvalid.
+func CheckReplay(op string, r Replay, bundle *BundleFile) error {
+	if err := r.Check(op); err != nil {
+		return err
+	}
+	if bundle == nil {
+		return nil
+	}
+	if err := bundle.Check(op); err != nil {
+		return err
+	}
+	if bundle.Bundle.SkillID != r.SkillID() {
+		return invalid(op, StoreBundles, bundle.Bundle.ContentHash,
+			fmt.Sprintf("the bundle is of skill %s, the replay of skill %s", bundle.Bundle.SkillID, r.SkillID()))
+	}
+	return nil
+}
+
+// ConflictError is the ErrConflict of storing bundle b when its skill
+// already has b's version stored under another content hash, storedHash.
+func ConflictError(op string, b *skill.Bundle, storedHash string) error {
+	return &Error{Op: op, Store: StoreBundles, Key: b.ContentHash, Kind: ErrConflict,
+		Err: errorString(fmt.Sprintf("skill %s already has version %d stored as %s", b.SkillID, b.SkillVersion, storedHash))}
+}
+
+// MergeReplay returns the replay record to store when r is saved over prev,
+// the record stored under the same id (nil if none): a replay already saved
+// as a bundle keeps that link when it is saved again without one.
+func MergeReplay(prev *Replay, r Replay) Replay {
+	if r.BundleHash == "" && prev != nil {
+		r.BundleHash = prev.BundleHash
+	}
+	return r
+}

@@ -1,0 +1,609 @@
+// Package storetest is the conformance suite of store.Store: the behaviour
+// every implementation must share, run natively against store/mem and in
+// real Chromium against store/idb. It also builds the sealed test bundles
+// the suite stores.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"workbench/pkg/skill"
+	"workbench/pkg/store"
+)
+
+// Run runs the conformance suite. open must return a new, empty store for
+// the test it is given and arrange for its cleanup.
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s store.Store)
+	}{
+		{"AddAndRead", testAddAndRead},
+		{"ExactBytes", testExactBytes},
+		{"Duplicate", testDuplicate},
+		{"Conflict", testConflict},
+		{"NewVersion", testNewVersion},
+		{"OlderVersionLate", testOlderVersionLate},
+		{"SkillsNewestFirst", testSkillsNewestFirst},
+		{"SaveReplay", testSaveReplay},
+		{"SaveReplayUnknownSkill", testSaveReplayUnknownSkill},
+		{"FailedAddLeavesNothing", testFailedAddLeavesNothing},
+		{"FailedReplayLeavesNothing", testFailedReplayLeavesNothing},
+		{"UnencodableReplayLeavesNothing", testUnencodableReplay},
+		{"NotFound", testNotFound},
+		{"Invalid", testInvalid},
+		{"Clear", testClear},
+		{"Concurrent", testConcurrent},
+		{"Closed", testClosed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
+	}
+}
+
+// Bundle returns a sealed bundle file of the given skill and version whose
+// manifest has the given name, encoded canonically.
+func Bundle(t testing.TB, skillID string, version int, name string) store.BundleFile {
+	t.Helper()
+	f, err := store.EncodeBundle(NewBundle(skillID, version, name))
+	if err != nil {
+		t.Fatalf("encode test bundle: %v", err)
+	}
+	return f
+}
+
+// NewBundle returns a small sealed bundle: one edge, the given skill id,
+// version and name.
+func NewBundle(skillID string, version int, name string) *skill.Bundle {
+	at := fmt.Sprintf("2026-01-02T03:04:%02dZ", version%60)
+	traceID := "trace-" + skillID
+	b := &skill.Bundle{
+		BundleVersion:    skill.BundleVersion,
+		BundleID:         fmt.Sprintf("bundle-%s-v%d", skillID, version),
+		SkillID:          skillID,
+		SkillVersion:     version,
+		CreatedAt:        at,
+		WorkbenchVersion: skill.WorkbenchVersion,
+		Manifest: skill.Manifest{
+			Schema:             skill.ManifestSchemaURI,
+			SkillID:            skillID,
+			Name:               name,
+			Slug:               skill.Slugify(name),
+			Description:        "Test skill " + name + " — «unicode» survives",
+			Version:            version,
+			DerivedFromTraceID: traceID,
+			BodyChoice:         skill.BodySimulator,
+			CreatedAt:          at,
+			UpdatedAt:          at,
+		},
+		Trace: skill.Trace{
+			TraceID:     traceID,
+			BodySubtype: "simulator",
+			StartedAt:   at,
+			EndedAt:     at,
+			Goal:        "test " + name,
+			Outcome:     "success",
+			Edges: []skill.Edge{{
+				Index:       0,
+				EdgeID:      "edge-0",
+				StateBefore: skill.HashBytes([]byte("before")),
+				StateAfter:  skill.HashBytes([]byte("after")),
+			}},
+			Extra: map[string]json.RawMessage{"x_test": json.RawMessage(`{"kept":true}`)},
+		},
+		Proof: skill.ProofResult{OverallVerdict: "pass"},
+	}
+	if err := b.Seal(); err != nil {
+		panic(fmt.Sprintf("seal test bundle: %v", err))
+	}
+	return b
+}
+
+// NewReplay returns a replay record of the given skill and version.
+func NewReplay(skillID string, version int, fidelity float64) store.Replay {
+	return store.Replay{Record: skill.ReplayRecord{
+		Report: skill.ReplayReport{
+			ReplayID:       skill.NewID(),
+			SkillID:        skillID,
+			SkillVersion:   version,
+			Input:          map[string]any{"query": "x"},
+			StartedAt:      "2026-01-02T03:05:00Z",
+			EndedAt:        "2026-01-02T03:05:01Z",
+			EdgesAttempted: 1,
+			EdgesCommitted: 1,
+			Status:         skill.StatusSuccess,
+			Fidelity:       fidelity,
+			FidelityLevel:  skill.LevelExact,
+			ModelUsed:      skill.NoModel,
+		},
+		ExpectedLevel: skill.LevelExact,
+		Edges:         []skill.ReplayEdge{{Index: 0, EdgeID: "edge-0", Committed: true, Match: skill.MatchExact}},
+	}}
+}
+
+func ctx() context.Context { return context.Background() }
+
+// must fails the test on err.
+func must(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// wantKind fails the test unless err is a *store.Error of the given kind
+// whose message names op.
+func wantKind(t *testing.T, what string, err, kind error, op string) {
+	t.Helper()
+	if !errors.Is(err, kind) {
+		t.Fatalf("%s: got error %v, want kind %q", what, err, kind)
+	}
+	var se *store.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("%s: error %T is not a *store.Error", what, err)
+	}
+	if !strings.Contains(err.Error(), op) {
+		t.Errorf("%s: message %q does not name the operation %q", what, err, op)
+	}
+}
+
+func countBundles(t *testing.T, s store.Store, skillID string) int {
+	t.Helper()
+	bs, err := s.Bundles(ctx(), skillID)
+	must(t, "list bundles", err)
+	return len(bs)
+}
+
+func testAddAndRead(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	f := Bundle(t, id, 1, "Find the cheapest flight")
+	got, err := s.AddBundle(ctx(), f)
+	must(t, "add bundle", err)
+	want := store.Skill{
+		ID: id, Slug: "find-the-cheapest-flight", Name: "Find the cheapest flight",
+		Description: f.Bundle.Manifest.Description, BodyChoice: skill.BodySimulator,
+		Version: 1, BundleHash: f.Bundle.ContentHash, BundleID: f.Bundle.BundleID,
+		TraceID: f.Bundle.Trace.TraceID, Verdict: "pass",
+		CreatedAt: f.Bundle.Manifest.CreatedAt, UpdatedAt: f.Bundle.Manifest.UpdatedAt,
+	}
+	if !equalJSON(got, want) {
+		t.Errorf("AddBundle returned\n%s\nwant\n%s", toJSON(got), toJSON(want))
+	}
+	read, err := s.Skill(ctx(), id)
+	must(t, "get skill", err)
+	if !equalJSON(read, want) {
+		t.Errorf("Skill returned\n%s\nwant\n%s", toJSON(read), toJSON(want))
+	}
+	list, err := s.Skills(ctx())
+	must(t, "list skills", err)
+	if len(list) != 1 || !equalJSON(list[0], want) {
+		t.Errorf("Skills returned %s, want [%s]", toJSON(list), toJSON(want))
+	}
+	tr, err := s.Trace(ctx(), id, f.Bundle.Trace.TraceID)
+	must(t, "get trace", err)
+	if !equalJSON(tr, f.Bundle.Trace) {
+		t.Errorf("Trace returned\n%s\nwant\n%s", toJSON(tr), toJSON(f.Bundle.Trace))
+	}
+	b, err := s.Bundle(ctx(), f.Bundle.ContentHash)
+	must(t, "get bundle", err)
+	if string(b.Data) != string(f.Data) {
+		t.Errorf("Bundle bytes differ from the bytes added")
+	}
+	wantMeta := store.StoredBundle{ContentHash: f.Bundle.ContentHash, SkillID: id, SkillVersion: 1,
+		BundleID: f.Bundle.BundleID, CreatedAt: f.Bundle.CreatedAt}
+	b.Data = nil
+	if !equalJSON(b, wantMeta) {
+		t.Errorf("Bundle returned %s, want %s", toJSON(b), toJSON(wantMeta))
+	}
+	bs, err := s.Bundles(ctx(), id)
+	must(t, "list bundles", err)
+	if len(bs) != 1 || bs[0].ContentHash != f.Bundle.ContentHash || string(bs[0].Data) != string(f.Data) {
+		t.Errorf("Bundles returned %d bundles, want the one added", len(bs))
+	}
+	dec, err := bs[0].Decode()
+	must(t, "decode stored bundle", err)
+	if h, err := dec.Hash(); err != nil || h != f.Bundle.ContentHash {
+		t.Errorf("stored bundle re-hashes to %s (%v), want %s", h, err, f.Bundle.ContentHash)
+	}
+	rs, err := s.Replays(ctx(), id)
+	must(t, "list replays", err)
+	if rs == nil || len(rs) != 0 {
+		t.Errorf("Replays of a skill never replayed = %v, want an empty list", rs)
+	}
+}
+
+// testExactBytes stores a bundle file that is not in canonical form: the
+// store must give back those bytes, not a re-encoding.
+func testExactBytes(t *testing.T, s store.Store) {
+	b := NewBundle(skill.NewID(), 1, "Pretty printed")
+	pretty, err := json.MarshalIndent(b, "", "\t")
+	must(t, "indent bundle", err)
+	f, err := store.NewBundleFile(pretty)
+	must(t, "read pretty bundle", err)
+	_, err = s.AddBundle(ctx(), f)
+	must(t, "add bundle", err)
+	got, err := s.Bundle(ctx(), b.ContentHash)
+	must(t, "get bundle", err)
+	if string(got.Data) != string(pretty) {
+		t.Errorf("stored bytes differ from the file's:\ngot  %.80q\nwant %.80q", got.Data, pretty)
+	}
+}
+
+func testDuplicate(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	f := Bundle(t, id, 1, "Once only")
+	_, err := s.AddBundle(ctx(), f)
+	must(t, "add bundle", err)
+	_, err = s.AddBundle(ctx(), f)
+	wantKind(t, "adding the same bundle again", err, store.ErrDuplicate, "add bundle")
+	var se *store.Error
+	errors.As(err, &se)
+	if se.Store != store.StoreBundles || se.Key != f.Bundle.ContentHash {
+		t.Errorf("duplicate error names %s %s, want %s %s", se.Store, se.Key, store.StoreBundles, f.Bundle.ContentHash)
+	}
+	if n := countBundles(t, s, id); n != 1 {
+		t.Errorf("%d bundles stored after a duplicate, want 1", n)
+	}
+}
+
+func testConflict(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	_, err := s.AddBundle(ctx(), Bundle(t, id, 1, "First"))
+	must(t, "add bundle", err)
+	_, err = s.AddBundle(ctx(), Bundle(t, id, 1, "Same version, other content"))
+	wantKind(t, "adding another bundle with the same version", err, store.ErrConflict, "add bundle")
+	sk, err := s.Skill(ctx(), id)
+	must(t, "get skill", err)
+	if sk.Name != "First" || countBundles(t, s, id) != 1 {
+		t.Errorf("after a conflict the skill is %q with %d bundles, want \"First\" with 1", sk.Name, countBundles(t, s, id))
+	}
+}
+
+func testNewVersion(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	v1 := Bundle(t, id, 1, "Old name")
+	_, err := s.AddBundle(ctx(), v1)
+	must(t, "add v1", err)
+	_, err = s.SaveReplay(ctx(), NewReplay(id, 1, 1), nil)
+	must(t, "save replay", err)
+	v2 := Bundle(t, id, 2, "New name")
+	got, err := s.AddBundle(ctx(), v2)
+	must(t, "add v2", err)
+	if got.Name != "New name" || got.Slug != "new-name" || got.Version != 2 || got.BundleHash != v2.Bundle.ContentHash {
+		t.Errorf("after v2 the skill is %s", toJSON(got))
+	}
+	if got.ReplayCount != 1 || got.LastReplay == nil {
+		t.Errorf("a new version lost the replay history: %s", toJSON(got))
+	}
+	if got.CreatedAt != v1.Bundle.Manifest.CreatedAt || got.UpdatedAt != v2.Bundle.Manifest.UpdatedAt {
+		t.Errorf("timestamps %s / %s, want v1's created_at and v2's updated_at", got.CreatedAt, got.UpdatedAt)
+	}
+	bs, err := s.Bundles(ctx(), id)
+	must(t, "list bundles", err)
+	if len(bs) != 2 || bs[0].SkillVersion != 1 || bs[1].SkillVersion != 2 {
+		t.Fatalf("Bundles = %s, want versions 1 and 2 in order", toJSON(bs))
+	}
+	if bs[1].Filename(got.Slug) != "new-name.v2.skill.json" {
+		t.Errorf("export name %q", bs[1].Filename(got.Slug))
+	}
+}
+
+func testOlderVersionLate(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	_, err := s.AddBundle(ctx(), Bundle(t, id, 3, "Newest"))
+	must(t, "add v3", err)
+	got, err := s.AddBundle(ctx(), Bundle(t, id, 2, "Older"))
+	must(t, "add v2", err)
+	if got.Name != "Newest" || got.Version != 3 {
+		t.Errorf("an older version replaced the record: %s", toJSON(got))
+	}
+	if n := countBundles(t, s, id); n != 2 {
+		t.Errorf("%d bundles, want 2", n)
+	}
+}
+
+func testSkillsNewestFirst(t *testing.T, s store.Store) {
+	var ids []string
+	for i := range 5 {
+		id := skill.NewID()
+		ids = append(ids, id)
+		_, err := s.AddBundle(ctx(), Bundle(t, id, 1, fmt.Sprintf("Skill %d", i)))
+		must(t, "add bundle", err)
+	}
+	list, err := s.Skills(ctx())
+	must(t, "list skills", err)
+	if len(list) != len(ids) {
+		t.Fatalf("%d skills listed, want %d", len(list), len(ids))
+	}
+	for i, sk := range list {
+		if want := ids[len(ids)-1-i]; sk.ID != want {
+			t.Errorf("skill %d is %s, want %s (newest first)", i, sk.ID, want)
+		}
+	}
+}
+
+func testSaveReplay(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	_, err := s.AddBundle(ctx(), Bundle(t, id, 1, "Replayed"))
+	must(t, "add bundle", err)
+
+	first := NewReplay(id, 1, 0.5)
+	got, err := s.SaveReplay(ctx(), first, nil)
+	must(t, "save replay", err)
+	if got.ReplayCount != 1 || got.LastReplay == nil || got.LastReplay.ReplayID != first.ID() || got.LastReplay.Fidelity != 0.5 {
+		t.Fatalf("after one replay the skill is %s", toJSON(got))
+	}
+	second := NewReplay(id, 1, 1)
+	second.Record.Report.Status = skill.StatusCompletedWithSurprises
+	got, err = s.SaveReplay(ctx(), second, nil)
+	must(t, "save second replay", err)
+	if got.ReplayCount != 2 || got.LastReplay.ReplayID != second.ID() || got.LastReplay.Status != skill.StatusCompletedWithSurprises {
+		t.Fatalf("after two replays the skill is %s", toJSON(got))
+	}
+
+	// Saving the first replay as a new bundle afterwards: counted once,
+	// linked to its bundle, and the skill moves to the new version.
+	v2 := Bundle(t, id, 2, "Replayed")
+	got, err = s.SaveReplay(ctx(), first, &v2)
+	must(t, "save replay as bundle", err)
+	if got.ReplayCount != 2 || got.Version != 2 || got.BundleHash != v2.Bundle.ContentHash {
+		t.Errorf("after saving a replay as a bundle the skill is %s", toJSON(got))
+	}
+	if got.LastReplay.ReplayID != second.ID() {
+		t.Errorf("the last replay became %s, want the newer %s", got.LastReplay.ReplayID, second.ID())
+	}
+	stored, err := s.Skill(ctx(), id)
+	must(t, "get skill", err)
+	if !equalJSON(stored, got) {
+		t.Errorf("stored skill %s differs from the returned %s", toJSON(stored), toJSON(got))
+	}
+	rs, err := s.Replays(ctx(), id)
+	must(t, "list replays", err)
+	if len(rs) != 2 || rs[0].ID() != second.ID() || rs[1].ID() != first.ID() {
+		t.Fatalf("Replays = %s, want the two replays newest first", toJSON(rs))
+	}
+	if rs[1].BundleHash != v2.Bundle.ContentHash || rs[0].BundleHash != "" {
+		t.Errorf("bundle links: first %q second %q, want %q and none", rs[1].BundleHash, rs[0].BundleHash, v2.Bundle.ContentHash)
+	}
+	if !equalJSON(rs[0].Record, second.Record) {
+		t.Errorf("stored replay record\n%s\nwant\n%s", toJSON(rs[0].Record), toJSON(second.Record))
+	}
+	// Saving it once more without a bundle keeps the link.
+	_, err = s.SaveReplay(ctx(), first, nil)
+	must(t, "save replay again", err)
+	rs, err = s.Replays(ctx(), id)
+	must(t, "list replays", err)
+	if len(rs) != 2 || rs[1].BundleHash != v2.Bundle.ContentHash {
+		t.Errorf("saving a replay again dropped its bundle link: %s", toJSON(rs))
+	}
+	if n := countBundles(t, s, id); n != 2 {
+		t.Errorf("%d bundles, want 2", n)
+	}
+	other, err := s.Replays(ctx(), skill.NewID())
+	must(t, "list replays of another skill", err)
+	if len(other) != 0 {
+		t.Errorf("another skill lists %d replays", len(other))
+	}
+}
+
+func testSaveReplayUnknownSkill(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	_, err := s.SaveReplay(ctx(), NewReplay(id, 1, 1), nil)
+	wantKind(t, "replay of a skill not stored", err, store.ErrNotFound, "save replay")
+	rs, err := s.Replays(ctx(), id)
+	must(t, "list replays", err)
+	if len(rs) != 0 {
+		t.Errorf("a failed replay save stored %d replays", len(rs))
+	}
+}
+
+// testFailedAddLeavesNothing adds a bundle whose trace cannot be encoded: an
+// implementation that writes the bundle before it encodes the trace must
+// take the bundle back.
+func testFailedAddLeavesNothing(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	f := Bundle(t, id, 1, "Broken trace")
+	f.Bundle.Trace.Extra = map[string]json.RawMessage{"x_broken": json.RawMessage(`{not json`)}
+	_, err := s.AddBundle(ctx(), f)
+	wantKind(t, "bundle with an unencodable trace", err, store.ErrInvalid, "add bundle")
+	if _, err := s.Bundle(ctx(), f.Bundle.ContentHash); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("after the failed add, Bundle: %v, want not found", err)
+	}
+	if _, err := s.Skill(ctx(), id); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("after the failed add, Skill: %v, want not found", err)
+	}
+	if n := countBundles(t, s, id); n != 0 {
+		t.Errorf("after the failed add, %d bundles", n)
+	}
+}
+
+// testFailedReplayLeavesNothing saves a replay with a bundle that is
+// already stored: the replay record, written first, must not survive, and
+// the count must not move.
+func testFailedReplayLeavesNothing(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	v1 := Bundle(t, id, 1, "Replayed")
+	_, err := s.AddBundle(ctx(), v1)
+	must(t, "add bundle", err)
+	r := NewReplay(id, 1, 1)
+	_, err = s.SaveReplay(ctx(), r, &v1)
+	wantKind(t, "replay saved with a bundle already stored", err, store.ErrDuplicate, "save replay")
+	rs, err := s.Replays(ctx(), id)
+	must(t, "list replays", err)
+	if len(rs) != 0 {
+		t.Errorf("the failed save left %d replays", len(rs))
+	}
+	sk, err := s.Skill(ctx(), id)
+	must(t, "get skill", err)
+	if sk.ReplayCount != 0 || sk.LastReplay != nil {
+		t.Errorf("the failed save changed the skill: %s", toJSON(sk))
+	}
+}
+
+func testUnencodableReplay(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	_, err := s.AddBundle(ctx(), Bundle(t, id, 1, "Replayed"))
+	must(t, "add bundle", err)
+	r := NewReplay(id, 1, 1)
+	r.Record.Report.Input = map[string]any{"n": math.NaN()}
+	v2 := Bundle(t, id, 2, "Replayed")
+	_, err = s.SaveReplay(ctx(), r, &v2)
+	wantKind(t, "replay that cannot be encoded", err, store.ErrInvalid, "save replay")
+	if n := countBundles(t, s, id); n != 1 {
+		t.Errorf("the failed save left %d bundles, want 1", n)
+	}
+	sk, err := s.Skill(ctx(), id)
+	must(t, "get skill", err)
+	if sk.Version != 1 || sk.ReplayCount != 0 {
+		t.Errorf("the failed save changed the skill: %s", toJSON(sk))
+	}
+}
+
+func testNotFound(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	_, err := s.Skill(ctx(), id)
+	wantKind(t, "Skill", err, store.ErrNotFound, "get skill")
+	if !strings.Contains(err.Error(), id) {
+		t.Errorf("message %q does not name the key", err)
+	}
+	_, err = s.Trace(ctx(), id, "trace-x")
+	wantKind(t, "Trace", err, store.ErrNotFound, "get trace")
+	_, err = s.Bundle(ctx(), skill.HashBytes(nil))
+	wantKind(t, "Bundle", err, store.ErrNotFound, "get bundle")
+	bs, err := s.Bundles(ctx(), id)
+	must(t, "Bundles", err)
+	if bs == nil || len(bs) != 0 {
+		t.Errorf("Bundles of an unknown skill = %v, want an empty list", bs)
+	}
+	list, err := s.Skills(ctx())
+	must(t, "Skills", err)
+	if list == nil || len(list) != 0 {
+		t.Errorf("Skills of an empty store = %v, want an empty list", list)
+	}
+}
+
+func testInvalid(t *testing.T, s store.Store) {
+	good := Bundle(t, skill.NewID(), 1, "Good")
+	tests := []struct {
+		name string
+		f    store.BundleFile
+	}{
+		{"no bundle", store.BundleFile{Data: good.Data}},
+		{"no bytes", store.BundleFile{Bundle: good.Bundle}},
+		{"unsealed", func() store.BundleFile { f := good; b := *f.Bundle; b.ContentHash = ""; f.Bundle = &b; return f }()},
+		{"version 0", func() store.BundleFile { f := good; b := *f.Bundle; b.SkillVersion = 0; f.Bundle = &b; return f }()},
+		{"manifest of another skill", func() store.BundleFile {
+			f := good
+			b := *f.Bundle
+			b.Manifest.SkillID = "other"
+			f.Bundle = &b
+			return f
+		}()},
+	}
+	for _, tc := range tests {
+		_, err := s.AddBundle(ctx(), tc.f)
+		wantKind(t, tc.name, err, store.ErrInvalid, "add bundle")
+	}
+	_, err := s.SaveReplay(ctx(), store.Replay{}, nil)
+	wantKind(t, "replay without id", err, store.ErrInvalid, "save replay")
+	list, err := s.Skills(ctx())
+	must(t, "list skills", err)
+	if len(list) != 0 {
+		t.Errorf("invalid writes stored %d skills", len(list))
+	}
+}
+
+func testClear(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	f := Bundle(t, id, 1, "Cleared")
+	_, err := s.AddBundle(ctx(), f)
+	must(t, "add bundle", err)
+	_, err = s.SaveReplay(ctx(), NewReplay(id, 1, 1), nil)
+	must(t, "save replay", err)
+	must(t, "clear", s.Clear(ctx()))
+	list, err := s.Skills(ctx())
+	must(t, "list skills", err)
+	if len(list) != 0 {
+		t.Errorf("%d skills after Clear", len(list))
+	}
+	if _, err := s.Trace(ctx(), id, f.Bundle.Trace.TraceID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("trace after Clear: %v", err)
+	}
+	if _, err := s.Bundle(ctx(), f.Bundle.ContentHash); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("bundle after Clear: %v", err)
+	}
+	if rs, err := s.Replays(ctx(), id); err != nil || len(rs) != 0 {
+		t.Errorf("replays after Clear: %d, %v", len(rs), err)
+	}
+	// The same bundle can be stored again: it is not reported as a duplicate.
+	_, err = s.AddBundle(ctx(), f)
+	must(t, "add bundle after Clear", err)
+}
+
+// testConcurrent runs writes from several goroutines at once: distinct
+// skills all arrive, and replays of one skill are each counted once (the
+// read-modify-write of the count is inside the transaction).
+func testConcurrent(t *testing.T, s store.Store) {
+	const n = 8
+	id := skill.NewID()
+	_, err := s.AddBundle(ctx(), Bundle(t, id, 1, "Shared"))
+	must(t, "add bundle", err)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n)
+	for i := range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			f, err := store.EncodeBundle(NewBundle(skill.NewID(), 1, fmt.Sprintf("Parallel %d", i)))
+			if err == nil {
+				_, err = s.AddBundle(ctx(), f)
+			}
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := s.SaveReplay(ctx(), NewReplay(id, 1, 1), nil)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		must(t, "concurrent write", err)
+	}
+	list, err := s.Skills(ctx())
+	must(t, "list skills", err)
+	if len(list) != n+1 {
+		t.Errorf("%d skills after %d concurrent adds, want %d", len(list), n, n+1)
+	}
+	sk, err := s.Skill(ctx(), id)
+	must(t, "get skill", err)
+	if sk.ReplayCount != n {
+		t.Errorf("replay count %d after %d concurrent replays", sk.ReplayCount, n)
+	}
+}
+
+func testClosed(t *testing.T, s store.Store) {
+	must(t, "close", s.Close())
+	_, err := s.Skills(ctx())
+	wantKind(t, "Skills after Close", err, store.ErrClosed, "list skills")
+	_, err = s.AddBundle(ctx(), Bundle(t, skill.NewID(), 1, "Late"))
+	wantKind(t, "AddBundle after Close", err, store.ErrClosed, "add bundle")
+}
+
+func toJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return string(b)
+}
+
+func equalJSON(a, b any) bool { return toJSON(a) == toJSON(b) }
