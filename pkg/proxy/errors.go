@@ -23,6 +23,7 @@ const (
 	CodeUpstream        = "upstream_unreachable" // 502
 	CodeRedirect        = "upstream_redirect"    // 502: the upstream answered 3xx
 	CodeMisconfigured   = "proxy_misconfigured"  // 500: the deployment's settings are wrong
+	CodeMCPUnknown      = "mcp_server_unknown"   // 404: no MCP server is configured under the name in the path
 	CodeUpstreamBroken  = "upstream_broken"      // logged only: the upstream body failed mid-stream
 	CodeClientGone      = "client_gone"          // logged only: the client left before the upstream answered
 )

@@ -1,6 +1,8 @@
-// Package proxy is the workbench's edge proxy to OpenRouter: an
-// http.Handler that forwards the browser's OpenRouter calls and holds every
-// rule of spec §7.3 and the CSRF row of §7.5.
+// Package proxy is the workbench's edge proxy: an http.Handler that
+// forwards the browser's OpenRouter calls and holds every rule of spec §7.3
+// and the CSRF row of §7.5, and MCPRelay, its sibling that relays MCP
+// streamable-HTTP traffic to a fixed allowlist of named servers (see
+// NewMCPRelay). Both share the origin rule, the error shape and Doer.
 //
 // A request to MountPath + "<rest>" is forwarded to Upstream + "/<rest>"
 // (https://openrouter.ai/api/v1/<rest> in production) only when all of
@@ -237,7 +239,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		ev.Status, ev.Code = e.Status, e.Code
 		WriteError(w, e)
 	}
-	if e := h.checkOrigin(r); e != nil {
+	if e := checkRequestOrigin(r, h.origin); e != nil {
 		refuse(e)
 		return
 	}
@@ -267,7 +269,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		refuse(e)
 		return
 	}
-	body, e := h.readBody(r)
+	body, e := readBody(r, h.maxBody)
 	if e != nil {
 		refuse(e)
 		return
@@ -302,16 +304,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		refuse(errorf(http.StatusBadGateway, CodeRedirect, "the upstream answered %d (a redirect); the proxy does not follow redirects", resp.StatusCode))
 		return
 	}
-	dst := w.Header()
-	for _, k := range passedResponseHeaders {
-		if v := resp.Header.Values(k); len(v) > 0 {
-			dst[k] = append([]string(nil), v...)
-		}
-	}
-	dst.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(resp.StatusCode)
 	ev.Status = resp.StatusCode
-	ev.Bytes, err = stream(w, resp.Body)
+	ev.Bytes, err = passBack(w, resp, passedResponseHeaders[:])
 	if err != nil && r.Context().Err() == nil {
 		// Status and headers are gone; all that is left is to say so in
 		// the log and end the body early.
@@ -321,7 +315,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 
 const allowed = "GET, POST, OPTIONS"
 
-func (h *Handler) checkOrigin(r *http.Request) *Error {
+// checkRequestOrigin is the CSRF rule shared by the proxy and the MCP
+// relay: the request must come from a page on origin.
+func checkRequestOrigin(r *http.Request, origin string) *Error {
 	origins := r.Header.Values("Origin")
 	switch {
 	case len(origins) == 0:
@@ -333,13 +329,13 @@ func (h *Handler) checkOrigin(r *http.Request) *Error {
 				return nil
 			}
 		}
-		return errorf(http.StatusForbidden, CodeOriginMissing, "missing Origin header; only the workbench at %s may use this proxy", h.origin)
+		return errorf(http.StatusForbidden, CodeOriginMissing, "missing Origin header; only the workbench at %s may use this proxy", origin)
 	case len(origins) > 1:
 		return errorf(http.StatusForbidden, CodeOriginForbidden, "%d Origin headers; want exactly one", len(origins))
 	case origins[0] == "null":
-		return errorf(http.StatusForbidden, CodeOriginForbidden, "Origin \"null\" is refused; only the workbench at %s may use this proxy", h.origin)
-	case origins[0] != h.origin:
-		return errorf(http.StatusForbidden, CodeOriginForbidden, "Origin %s is refused; only the workbench at %s may use this proxy", clip(origins[0]), h.origin)
+		return errorf(http.StatusForbidden, CodeOriginForbidden, "Origin \"null\" is refused; only the workbench at %s may use this proxy", origin)
+	case origins[0] != origin:
+		return errorf(http.StatusForbidden, CodeOriginForbidden, "Origin %s is refused; only the workbench at %s may use this proxy", clip(origins[0]), origin)
 	}
 	return nil
 }
@@ -413,30 +409,43 @@ func ishex(c byte) bool {
 func forwardHeaders(in http.Header) (http.Header, *Error) {
 	out := make(http.Header, len(forwardedRequestHeaders))
 	for _, k := range forwardedRequestHeaders {
-		v := in.Values(k)
-		if len(v) == 0 {
-			continue
+		v, ok, e := headerValue(in, k, false)
+		if e != nil {
+			return nil, e
 		}
-		if len(v) > 1 {
-			return nil, errorf(http.StatusBadRequest, CodeHeader, "%d %s headers; want at most one", len(v), k)
+		if ok {
+			out[k] = []string{v}
 		}
-		for i := 0; i < len(v[0]); i++ {
-			c := v[0][i]
-			if (c < 0x20 && c != '\t') || c > 0x7e {
-				return nil, errorf(http.StatusBadRequest, CodeHeader, "%s header has byte 0x%02x at offset %d; only printable ASCII is forwarded", k, c, i)
-			}
-		}
-		if k == "Authorization" && !bearer(v[0]) {
-			return nil, errorf(http.StatusBadRequest, CodeHeader, "Authorization header is not \"Bearer <token>\" (RFC 6750 b64token)")
-		}
-		if strings.IndexByte(v[0], ',') >= 0 {
-			// A runtime that folds repeated header lines into one
-			// (the Fetch API does) makes a duplicate look like this.
-			return nil, errorf(http.StatusBadRequest, CodeHeader, "%s header holds a comma: a list, or repeated headers folded into one; only single values are forwarded", k)
-		}
-		out[k] = []string{v[0]}
 	}
 	return out, nil
+}
+
+// headerValue returns the single value of header k, reporting whether it
+// is present. The value must be printable ASCII, and Authorization must be
+// "Bearer <token>". Unless list is set, a comma is refused too: a runtime
+// that folds repeated header lines into one (the Fetch API does) makes a
+// duplicate look like a comma-separated list.
+func headerValue(in http.Header, k string, list bool) (string, bool, *Error) {
+	v := in.Values(k)
+	if len(v) == 0 {
+		return "", false, nil
+	}
+	if len(v) > 1 {
+		return "", false, errorf(http.StatusBadRequest, CodeHeader, "%d %s headers; want at most one", len(v), k)
+	}
+	for i := 0; i < len(v[0]); i++ {
+		c := v[0][i]
+		if (c < 0x20 && c != '\t') || c > 0x7e {
+			return "", false, errorf(http.StatusBadRequest, CodeHeader, "%s header has byte 0x%02x at offset %d; only printable ASCII is forwarded", k, c, i)
+		}
+	}
+	if k == "Authorization" && !bearer(v[0]) {
+		return "", false, errorf(http.StatusBadRequest, CodeHeader, "Authorization header is not \"Bearer <token>\" (RFC 6750 b64token)")
+	}
+	if !list && strings.IndexByte(v[0], ',') >= 0 {
+		return "", false, errorf(http.StatusBadRequest, CodeHeader, "%s header holds a comma: a list, or repeated headers folded into one; only single values are forwarded", k)
+	}
+	return v[0], true, nil
 }
 
 // bearer reports whether v is RFC 6750 credentials: "Bearer" 1*SP
@@ -458,7 +467,9 @@ func bearer(v string) bool {
 	return true
 }
 
-func (h *Handler) readBody(r *http.Request) ([]byte, *Error) {
+// readBody returns a POST's application/json body of at most maxBody
+// bytes, read whole, and checks that any other request has none.
+func readBody(r *http.Request, maxBody int64) ([]byte, *Error) {
 	if r.Method != http.MethodPost {
 		var one [1]byte
 		if n, _ := io.ReadFull(r.Body, one[:]); n > 0 || r.ContentLength > 0 {
@@ -471,17 +482,31 @@ func (h *Handler) readBody(r *http.Request) ([]byte, *Error) {
 	if !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
 		return nil, errorf(http.StatusUnsupportedMediaType, CodeMediaType, "Content-Type %s; want application/json", clip(ct))
 	}
-	if r.ContentLength > h.maxBody {
-		return nil, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "body of %d bytes exceeds the %d-byte cap", r.ContentLength, h.maxBody)
+	if r.ContentLength > maxBody {
+		return nil, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "body of %d bytes exceeds the %d-byte cap", r.ContentLength, maxBody)
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, CodeBody, "reading the request body: %v", err)
 	}
-	if int64(len(b)) > h.maxBody {
-		return nil, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "body exceeds the %d-byte cap", h.maxBody)
+	if int64(len(b)) > maxBody {
+		return nil, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "body exceeds the %d-byte cap", maxBody)
 	}
 	return b, nil
+}
+
+// passBack writes resp's status, those of its headers named in passed and
+// its body, streamed, to w.
+func passBack(w http.ResponseWriter, resp *http.Response, passed []string) (int64, error) {
+	dst := w.Header()
+	for _, k := range passed {
+		if v := resp.Header.Values(k); len(v) > 0 {
+			dst[k] = append([]string(nil), v...)
+		}
+	}
+	dst.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(resp.StatusCode)
+	return stream(w, resp.Body)
 }
 
 // stream copies src to w, flushing after every read so that each upstream

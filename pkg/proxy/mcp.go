@@ -1,0 +1,441 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// MCPMountPath is where the MCP relay is mounted on the workbench origin.
+// A GET of MCPMountPath itself lists the configured server names;
+// MCPMountPath + "<name>" is relayed to the server configured under that
+// name.
+const MCPMountPath = "/api/mcp/"
+
+// MaxMCPNameBytes caps the length of a server name.
+const MaxMCPNameBytes = 64
+
+// mcpRequestHeaders are the request headers of MCP's streamable HTTP
+// transport; with Authorization for servers configured to receive it, they
+// are the only ones that reach an MCP server.
+var mcpRequestHeaders = [...]string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id"}
+
+// mcpResponseHeaders are the only MCP server response headers the client
+// sees: what it needs to read the body and to keep its session.
+var mcpResponseHeaders = [...]string{"Content-Type", "Cache-Control", "Mcp-Session-Id", "Mcp-Protocol-Version"}
+
+// MCPServer is one entry of the relay's allowlist.
+type MCPServer struct {
+	// Name is how the browser addresses the server: MCPMountPath + Name.
+	// One to MaxMCPNameBytes of a–z, 0–9 and "-".
+	Name string
+	// URL is the server's streamable-HTTP endpoint, the only URL requests
+	// for Name are ever sent to: http or https with a host, no userinfo,
+	// no fragment; plain http only to a loopback host unless
+	// MCPConfig.AllowHTTP is set. A query, if present, is part of it.
+	URL string
+}
+
+// ParseMCPServer parses one allowlist entry written "name=URL", the form
+// of `workbench serve --mcp`. The parts are checked by NewMCPRelay.
+func ParseMCPServer(entry string) (MCPServer, error) {
+	name, u, ok := strings.Cut(entry, "=")
+	if !ok || name == "" || u == "" {
+		return MCPServer{}, fmt.Errorf("MCP server %s: want name=URL", clip(entry))
+	}
+	return MCPServer{Name: name, URL: u}, nil
+}
+
+// ParseMCPServers parses an allowlist written as "name=URL" entries
+// separated by commas or white space, the form of the Worker's MCP_SERVERS
+// var. A URL containing a comma must percent-encode it (%2C). An empty or
+// blank list is no servers.
+func ParseMCPServers(list string) ([]MCPServer, error) {
+	var out []MCPServer
+	for i, entry := range SplitList(list) {
+		s, err := ParseMCPServer(entry)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i+1, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// SplitList splits a Worker var holding a list into its items, separated
+// by commas or white space; empty items are dropped.
+func SplitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
+	})
+}
+
+// MCPConfig is everything an MCPRelay depends on. Like Config, it is read
+// once by NewMCPRelay; the relay keeps no other state.
+type MCPConfig struct {
+	// AllowedOrigin is the workbench's own origin; see Config.
+	AllowedOrigin string
+
+	// Servers is the allowlist. Names are unique. It may be empty: the
+	// listing is then empty and every name is unknown.
+	Servers []MCPServer
+
+	// AuthorizationFor names the servers that receive the browser's
+	// Authorization header ("Bearer <token>", byte for byte). For every
+	// other server it is dropped like any other header, so a token meant
+	// for one server never reaches another. Each name must be in Servers.
+	AuthorizationFor []string
+
+	// AllowHTTP permits plain-http URLs to non-loopback hosts, for a
+	// server on a network the operator trusts. Off, plain http is refused
+	// for anything but a loopback host.
+	AllowHTTP bool
+
+	// MaxBody caps a POST body in bytes; zero means DefaultMaxBody.
+	MaxBody int64
+
+	// Doer performs the upstream round trip; see Doer. Required.
+	Doer Doer
+
+	// Log, when non-nil, is called once per request after the response
+	// has been written.
+	Log func(MCPEvent)
+}
+
+// MCPEvent describes one relayed or refused request for logging. Like
+// Event it holds nothing secret: no header value (so no session id or
+// token), no URL, no body.
+type MCPEvent struct {
+	Method   string        // request method
+	Server   string        // the server name from a well-formed path; "" for the listing or a malformed path
+	Status   int           // status sent to the client; 499 when the client left first
+	Code     string        // error code when the relay refused or failed; "" when the server answered
+	Duration time.Duration // from the start of handling to the end of the response
+}
+
+// MCPRelay relays MCP streamable-HTTP requests from the workbench page to
+// a fixed allowlist of named MCP servers, for servers a browser cannot
+// reach itself (no CORS headers). Create it with NewMCPRelay.
+//
+// A request to MCPMountPath + "<name>" is sent to exactly the URL
+// configured for name, never to one derived from the request, when all of
+// these hold, checked in this order; otherwise the relay answers with the
+// package's JSON error and contacts nothing:
+//
+//   - Origin: as for Handler. A browser's POST and DELETE carry Origin; a
+//     same-origin GET (the SSE stream) carries Sec-Fetch-Site instead.
+//   - Path: MCPMountPath followed by a name of a–z 0–9 "-" and nothing
+//     else: no sub-path, no trailing slash, no percent-encoding, no query.
+//     A dot, a slash or an encoding of either cannot be part of a name, so
+//     no traversal can be written. An unknown name is a 404 that does not
+//     list the configured ones.
+//   - Method: POST (JSON-RPC messages), GET (the server's SSE stream) or
+//     DELETE (ending a session). OPTIONS is answered here, 204 with Allow
+//     and no Access-Control-* header, and never relayed.
+//   - Headers: only Accept, Content-Type, Mcp-Session-Id,
+//     MCP-Protocol-Version and Last-Event-ID are forwarded, plus
+//     Authorization for servers in MCPConfig.AuthorizationFor. Each at most
+//     once, printable ASCII, and without a comma except in Accept. Host is
+//     the server's own (its DNS-rebinding check sees its own name), and the
+//     browser's Origin, cookies and everything else are dropped.
+//   - Body: POST is application/json of at most MaxBody bytes, read whole
+//     first; GET and DELETE have none.
+//
+// The server's status and body pass through, streamed and flushed per
+// read; only Content-Type, Cache-Control, Mcp-Session-Id and
+// MCP-Protocol-Version come back. A redirect is not followed (502).
+//
+// A GET of MCPMountPath itself (same origin) answers
+// {"servers":[{"name":…},…]}, sorted by name: which servers are
+// configured, never where they are.
+type MCPRelay struct {
+	origin  string
+	servers map[string]mcpUpstream
+	names   []string // sorted
+	maxBody int64
+	doer    Doer
+	log     func(MCPEvent)
+}
+
+type mcpUpstream struct {
+	url  *url.URL
+	auth bool // forward Authorization
+}
+
+// NewMCPRelay checks cfg and returns an MCPRelay for it.
+func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
+	if err := checkOrigin(cfg.AllowedOrigin); err != nil {
+		return nil, fmt.Errorf("proxy: AllowedOrigin %q: %w", cfg.AllowedOrigin, err)
+	}
+	if cfg.MaxBody < 0 {
+		return nil, fmt.Errorf("proxy: MaxBody %d is negative", cfg.MaxBody)
+	}
+	if cfg.Doer == nil {
+		return nil, errors.New("proxy: Doer is nil")
+	}
+	m := &MCPRelay{origin: cfg.AllowedOrigin, servers: make(map[string]mcpUpstream, len(cfg.Servers)),
+		maxBody: cfg.MaxBody, doer: cfg.Doer, log: cfg.Log}
+	if m.maxBody == 0 {
+		m.maxBody = DefaultMaxBody
+	}
+	for i, s := range cfg.Servers {
+		if !validMCPName(s.Name) {
+			return nil, fmt.Errorf("proxy: MCP server %d: name %s: want 1 to %d of a-z 0-9 -", i+1, clip(s.Name), MaxMCPNameBytes)
+		}
+		if _, dup := m.servers[s.Name]; dup {
+			return nil, fmt.Errorf("proxy: MCP server %d: name %q is configured twice", i+1, s.Name)
+		}
+		u, err := checkMCPURL(s.URL, cfg.AllowHTTP)
+		if err != nil {
+			return nil, fmt.Errorf("proxy: MCP server %q: URL %s: %w", s.Name, clip(s.URL), err)
+		}
+		m.servers[s.Name] = mcpUpstream{url: u}
+		m.names = append(m.names, s.Name)
+	}
+	for _, name := range cfg.AuthorizationFor {
+		up, ok := m.servers[name]
+		if !ok {
+			return nil, fmt.Errorf("proxy: Authorization is to be forwarded to MCP server %s, which is not configured", clip(name))
+		}
+		up.auth = true
+		m.servers[name] = up
+	}
+	slices.Sort(m.names)
+	return m, nil
+}
+
+func validMCPName(s string) bool {
+	if s == "" || len(s) > MaxMCPNameBytes {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkMCPURL accepts an http(s) endpoint with a host; plain http only to
+// a loopback host unless allowHTTP, so that a typo cannot send session ids
+// and tokens in the clear across a network.
+func checkMCPURL(s string, allowHTTP bool) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, errors.New("scheme must be http or https")
+	case u.Opaque != "" || u.Host == "" || u.Hostname() == "":
+		return nil, errors.New("want http(s)://host[:port][/path]")
+	case u.User != nil:
+		return nil, errors.New("userinfo is not allowed; configure a token with AuthorizationFor instead")
+	case u.Fragment != "" || strings.Contains(s, "#"):
+		return nil, errors.New("a fragment is not allowed")
+	case u.Scheme == "http" && !allowHTTP && !isLoopback(u.Hostname()):
+		return nil, errors.New("plain http is allowed only to a loopback host; use https, or allow http explicitly")
+	}
+	return u, nil
+}
+
+// Names returns the configured server names, sorted.
+func (m *MCPRelay) Names() []string { return slices.Clone(m.names) }
+
+// ServeHTTP applies the rules to r and relays it or refuses it.
+func (m *MCPRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	ev := MCPEvent{Method: r.Method}
+	m.serve(w, r, &ev)
+	if m.log != nil {
+		ev.Duration = time.Since(start)
+		m.log(ev)
+	}
+}
+
+const (
+	mcpAllowed     = "GET, POST, DELETE, OPTIONS"
+	mcpListAllowed = "GET, OPTIONS"
+)
+
+func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
+	refuse := func(e *Error) {
+		ev.Status, ev.Code = e.Status, e.Code
+		WriteError(w, e)
+	}
+	if e := checkRequestOrigin(r, m.origin); e != nil {
+		refuse(e)
+		return
+	}
+	name, e := checkMCPPath(r.URL)
+	if e != nil {
+		refuse(e)
+		return
+	}
+	if name == "" {
+		m.list(w, r, ev, refuse)
+		return
+	}
+	ev.Server = name
+	up, ok := m.servers[name]
+	if !ok {
+		refuse(errorf(http.StatusNotFound, CodeMCPUnknown, "no MCP server named %q is configured", name))
+		return
+	}
+	switch r.Method {
+	case http.MethodPost, http.MethodGet, http.MethodDelete:
+	case http.MethodOptions:
+		// As for Handler: only a cross-origin request is preflighted,
+		// and those were refused above.
+		w.Header().Set("Allow", mcpAllowed)
+		w.WriteHeader(http.StatusNoContent)
+		ev.Status = http.StatusNoContent
+		return
+	default:
+		w.Header().Set("Allow", mcpAllowed)
+		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; the MCP relay takes POST, GET and DELETE", r.Method))
+		return
+	}
+	hdr := make(http.Header, len(mcpRequestHeaders)+1)
+	for _, k := range mcpRequestHeaders {
+		v, ok, e := headerValue(r.Header, k, k == "Accept")
+		if e != nil {
+			refuse(e)
+			return
+		}
+		if ok {
+			hdr[k] = []string{v}
+		}
+	}
+	if up.auth {
+		v, ok, e := headerValue(r.Header, "Authorization", false)
+		if e != nil {
+			refuse(e)
+			return
+		}
+		if ok {
+			hdr["Authorization"] = []string{v}
+		}
+	}
+	body, e := readBody(r, m.maxBody)
+	if e != nil {
+		refuse(e)
+		return
+	}
+
+	var br io.Reader
+	if r.Method == http.MethodPost {
+		br = bytes.NewReader(body)
+	}
+	target := *up.url
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, target.String(), br)
+	if err != nil {
+		refuse(errorf(http.StatusInternalServerError, CodeMisconfigured, "cannot build the request to MCP server %q: %v", name, err))
+		return
+	}
+	req.Header = hdr
+	resp, err := m.doer.Do(req)
+	if err != nil {
+		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+			ev.Status, ev.Code = 499, CodeClientGone
+			return
+		}
+		// The error names the URL; the client is told only the name.
+		refuse(errorf(http.StatusBadGateway, CodeUpstream, "MCP server %q could not be reached", name))
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.StatusCode != http.StatusNotModified {
+		refuse(errorf(http.StatusBadGateway, CodeRedirect, "MCP server %q answered %d (a redirect); the relay does not follow redirects", name, resp.StatusCode))
+		return
+	}
+	ev.Status = resp.StatusCode
+	if _, err := passBack(w, resp, mcpResponseHeaders[:]); err != nil && r.Context().Err() == nil {
+		ev.Code = CodeUpstreamBroken
+	}
+}
+
+// mcpListing is the wire shape of the listing.
+type mcpListing struct {
+	Servers []mcpListed `json:"servers"`
+}
+
+type mcpListed struct {
+	Name string `json:"name"`
+}
+
+func (m *MCPRelay) list(w http.ResponseWriter, r *http.Request, ev *MCPEvent, refuse func(*Error)) {
+	switch r.Method {
+	case http.MethodGet:
+	case http.MethodOptions:
+		w.Header().Set("Allow", mcpListAllowed)
+		w.WriteHeader(http.StatusNoContent)
+		ev.Status = http.StatusNoContent
+		return
+	default:
+		w.Header().Set("Allow", mcpListAllowed)
+		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; %s lists the MCP servers on GET", r.Method, MCPMountPath))
+		return
+	}
+	if _, e := readBody(r, 0); e != nil {
+		refuse(e)
+		return
+	}
+	l := mcpListing{Servers: make([]mcpListed, 0, len(m.names))}
+	for _, n := range m.names {
+		l.Servers = append(l.Servers, mcpListed{n})
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		refuse(errorf(http.StatusInternalServerError, CodeMisconfigured, "encoding the listing: %v", err))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	ev.Status = http.StatusOK
+	w.Write(append(b, '\n'))
+}
+
+// checkMCPPath returns the server name after MCPMountPath, or "" for the
+// listing. The path must be plain bytes (escaped form equal to decoded) so
+// that what was checked is what was asked for.
+func checkMCPPath(u *url.URL) (string, *Error) {
+	if u.Opaque != "" {
+		return "", errorf(http.StatusBadRequest, CodePath, "opaque request target is not allowed")
+	}
+	p := u.Path
+	if !strings.HasPrefix(p, MCPMountPath) {
+		return "", errorf(http.StatusNotFound, CodeNotFound, "not under %s", MCPMountPath)
+	}
+	rest := p[len(MCPMountPath):]
+	if len(rest) > MaxPathBytes {
+		return "", errorf(http.StatusRequestURITooLong, CodeTooLong, "path exceeds %d bytes", MaxPathBytes)
+	}
+	if ep := u.EscapedPath(); ep != p || strings.ContainsRune(u.RawPath, '%') {
+		return "", errorf(http.StatusBadRequest, CodePath, "the path must be %s<name> in plain bytes; percent-encoding is not allowed", MCPMountPath)
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		return "", errorf(http.StatusBadRequest, CodeQuery, "the MCP relay takes no query; each name stands for one configured URL")
+	}
+	if rest == "" {
+		return "", nil
+	}
+	if strings.IndexByte(rest, '/') >= 0 {
+		return "", errorf(http.StatusBadRequest, CodePath, "the path must be %s<name> with nothing after the name; got %s", MCPMountPath, clip(rest))
+	}
+	if !validMCPName(rest) {
+		return "", errorf(http.StatusBadRequest, CodePath, "MCP server name %s: want 1 to %d of a-z 0-9 -", clip(rest), MaxMCPNameBytes)
+	}
+	return rest, nil
+}
