@@ -171,3 +171,45 @@ func roundTrip(v, out any) error {
 	}
 	return json.Unmarshal(data, out)
 }
+
+// Edit is what a user may change in a stored skill's manifest (spec §2.1:
+// name and description; the slug too, §4.4).
+type Edit struct {
+	Name        string
+	Slug        string
+	Description string
+}
+
+// Revise returns a new version of bundle b with the manifest's name, slug
+// and description as edited, re-sealed with a re-derived proof. The edited
+// manifest must validate (non-empty name and description, a kebab-case
+// slug); b is not changed.
+func Revise(v *verify.Verifier, b *skill.Bundle, e Edit, now time.Time, newID func() string) (*skill.Bundle, error) {
+	switch {
+	case e.Name == "":
+		return nil, errors.New("assemble: the name is empty")
+	case e.Description == "":
+		return nil, errors.New("assemble: the description is empty")
+	}
+	if err := skill.ValidSlug(e.Slug); err != nil {
+		return nil, fmt.Errorf("assemble: %w", err)
+	}
+	data, err := b.Encode()
+	if err != nil {
+		return nil, err
+	}
+	nb, _, err := skill.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	nb.Manifest.Name, nb.Manifest.Slug, nb.Manifest.Description = e.Name, e.Slug, e.Description
+	nb.Manifest.Version++
+	nb.Manifest.UpdatedAt = skill.Timestamp(now)
+	nb.SkillVersion = nb.Manifest.Version
+	nb.BundleID = newID()
+	nb.CreatedAt = skill.Timestamp(now)
+	if err := v.SealWithProof(nb); err != nil {
+		return nil, fmt.Errorf("assemble: seal: %w", err)
+	}
+	return nb, nil
+}
