@@ -1,0 +1,737 @@
+// Package mcp is a small client for the Model Context Protocol over the
+// streamable HTTP transport, revision 2025-11-25. It is what the workbench
+// uses to reach MCP servers, natively and in the browser (under js/wasm,
+// net/http goes through fetch), so it depends on the standard library only.
+//
+// Dial performs the handshake (initialize, then notifications/initialized)
+// and the Client then lists and calls tools. The client guarantees, per the
+// transport specification:
+//
+//   - every POST carries Accept: application/json, text/event-stream, and
+//     after the handshake the session's Mcp-Session-Id and the negotiated
+//     MCP-Protocol-Version;
+//   - a response may be one JSON message or an SSE stream; a stream is read
+//     with a real SSE parser (package sse), may carry progress
+//     notifications and server-to-client requests before the response, and
+//     when it ends early after event IDs were sent it is resumed with GET
+//     and Last-Event-ID;
+//   - server-to-client requests are answered: ping with an empty result,
+//     anything else with JSON-RPC error -32601 (the client declares no
+//     capabilities);
+//   - a 404 to a request carrying a session re-initializes once and retries;
+//     a second 404 is a SessionExpiredError;
+//   - when a call's context ends, the server gets notifications/cancelled
+//     with the request ID and a reason;
+//   - the answer to one request is read up to Options.MaxResponseBytes
+//     (DefaultMaxResponseBytes, 16 MiB): more is a TooLargeError;
+//   - Close ends the session with DELETE.
+//
+// The client does not open the optional standalone GET stream, so it does
+// not receive messages the server sends outside a request.
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"workbench/pkg/mcp/sse"
+)
+
+// ProtocolVersion is the protocol revision the client asks for.
+const ProtocolVersion = "2025-11-25"
+
+// DefaultMaxResponseBytes caps the answer to one request when
+// Options.MaxResponseBytes is zero.
+const DefaultMaxResponseBytes = 16 << 20
+
+// supportedVersion reports whether the client can speak a version a server
+// answers initialize with: the tools part of these revisions is the same.
+func supportedVersion(v string) bool {
+	switch v {
+	case "2025-11-25", "2025-06-18", "2025-03-26":
+		return true
+	}
+	return false
+}
+
+// Header names of the transport.
+const (
+	headerSession     = "Mcp-Session-Id"
+	headerVersion     = "MCP-Protocol-Version"
+	headerLastEventID = "Last-Event-ID"
+)
+
+// maxResumes bounds how often one request's SSE stream is resumed.
+const maxResumes = 5
+
+// cancelTimeout bounds sending notifications/cancelled after the caller's
+// context has ended.
+const cancelTimeout = 5 * time.Second
+
+// Options configure a Client. The zero value is usable.
+type Options struct {
+	// HTTPClient sends the requests; nil means http.DefaultClient. Its
+	// Timeout, if any, also bounds how long an SSE response may stream.
+	HTTPClient *http.Client
+	// Header is added to every request, for example the authorization a
+	// relay wants. The transport's own headers take precedence.
+	Header http.Header
+	// ClientInfo names this client in initialize; empty means "workbench".
+	ClientInfo Implementation
+	// Timeout bounds each request (a call, one page of a listing, the
+	// handshake) unless a call says otherwise with WithTimeout. Zero means
+	// only the context bounds it.
+	Timeout time.Duration
+	// MaxResponseBytes caps the answer to one request; zero means
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+}
+
+// Implementation names a client or server, as in initialize.
+type Implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// ServerInfo is what the server said about itself in the handshake.
+type ServerInfo struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ServerInfo      Implementation  `json:"serverInfo"`
+	Instructions    string          `json:"instructions,omitempty"`
+}
+
+// Client is a connection to one MCP server endpoint. It is safe for
+// concurrent use. Its session is re-established transparently when the
+// server forgets it.
+type Client struct {
+	url      string
+	hc       *http.Client
+	header   http.Header
+	info     Implementation
+	timeout  time.Duration
+	maxBytes int64
+	nextID   atomic.Int64
+
+	initMu sync.Mutex // serializes re-initialization
+
+	mu      sync.Mutex
+	session string // Mcp-Session-Id; empty for a server without sessions
+	version string // negotiated protocol version; empty before the handshake
+	server  ServerInfo
+	closed  bool
+}
+
+// Dial connects to the MCP server at endpoint (an http or https URL) and
+// performs the handshake. opts may be nil.
+func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("mcp: server URL %q is not an http(s) URL with a host", endpoint)
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	c := &Client{
+		url:      endpoint,
+		hc:       opts.HTTPClient,
+		header:   opts.Header.Clone(),
+		info:     opts.ClientInfo,
+		timeout:  opts.Timeout,
+		maxBytes: opts.MaxResponseBytes,
+	}
+	if c.hc == nil {
+		c.hc = http.DefaultClient
+	}
+	if c.info.Name == "" {
+		c.info = Implementation{Name: "workbench", Version: "0.1"}
+	}
+	if c.maxBytes <= 0 {
+		c.maxBytes = DefaultMaxResponseBytes
+	}
+	ctx, cancel := c.bound(ctx, 0)
+	defer cancel()
+	if err := c.initialize(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ServerInfo returns what the server said in the most recent handshake.
+func (c *Client) ServerInfo() ServerInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.server
+}
+
+// SessionID returns the current Mcp-Session-Id, empty if the server keeps
+// no sessions.
+func (c *Client) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+// Close ends the session with DELETE. A server that does not allow it
+// (405) or has already forgotten the session (404) is not an error.
+func (c *Client) Close(ctx context.Context) error {
+	c.mu.Lock()
+	session, version, closed := c.session, c.version, c.closed
+	c.closed = true
+	c.mu.Unlock()
+	if closed || session == "" {
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: close: %w", err)
+	}
+	c.setHeaders(req, session, version)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("mcp: close: %w", ctx.Err())
+		}
+		return unreachable(c.url, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode/100 == 2, resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusMethodNotAllowed:
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		return nil
+	}
+	return httpError("close session", resp)
+}
+
+// bound applies the per-request timeout: d if positive, else the client's.
+func (c *Client) bound(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		d = c.timeout
+	}
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// initialize performs the handshake on a fresh session.
+func (c *Client) initialize(ctx context.Context) error {
+	params := map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"capabilities":    struct{}{},
+		"clientInfo":      c.info,
+	}
+	raw, err := c.call(ctx, "initialize", "initialize", params, nil)
+	if err != nil {
+		return err
+	}
+	var res ServerInfo
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return &ProtocolError{Op: "initialize", Where: "initialize result", Err: err}
+	}
+	if !supportedVersion(res.ProtocolVersion) {
+		return &ProtocolError{Op: "initialize", Where: "initialize result",
+			Err: fmt.Errorf("server chose protocol version %q, which this client does not speak", res.ProtocolVersion)}
+	}
+	c.mu.Lock()
+	c.version = res.ProtocolVersion
+	c.server = res
+	c.mu.Unlock()
+	return c.notify(ctx, "notifications/initialized", nil)
+}
+
+// reinitialize replaces the session stale with a new one, unless another
+// call already has.
+func (c *Client) reinitialize(ctx context.Context, stale string) error {
+	c.initMu.Lock()
+	defer c.initMu.Unlock()
+	c.mu.Lock()
+	current := c.session
+	c.mu.Unlock()
+	if current != stale {
+		return nil
+	}
+	return c.initialize(ctx)
+}
+
+// callConfig is what one request may add to the transport's behavior.
+type callConfig struct {
+	timeout  time.Duration
+	progress func(Progress)
+}
+
+// A CallOption changes how one request is made.
+type CallOption func(*callConfig)
+
+// WithTimeout bounds this request instead of Options.Timeout.
+func WithTimeout(d time.Duration) CallOption {
+	return func(cc *callConfig) { cc.timeout = d }
+}
+
+// WithProgress asks the server for progress notifications (a progressToken
+// in the request's _meta) and passes each one to f, in order, on the
+// goroutine making the call.
+func WithProgress(f func(Progress)) CallOption {
+	return func(cc *callConfig) { cc.progress = f }
+}
+
+// Progress is one notifications/progress for a call.
+type Progress struct {
+	Progress float64
+	Total    float64 // zero when the server does not know
+	Message  string
+}
+
+// wireMessage is any JSON-RPC 2.0 message.
+type wireMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *wireError      `json:"error,omitempty"`
+}
+
+type wireError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// outgoing is a request or notification the client sends.
+type outgoing struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      int64  `json:"id,omitempty"`
+	Method  string `json:"method"`
+	Params  any    `json:"params,omitempty"`
+}
+
+// outgoingResponse answers a server-to-client request.
+type outgoingResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *wireError      `json:"error,omitempty"`
+}
+
+// parseMessage decodes one JSON-RPC message and checks its envelope.
+func parseMessage(data []byte) (*wireMessage, error) {
+	var m wireMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
+		}
+		return nil, err
+	}
+	if m.JSONRPC != "2.0" {
+		return nil, fmt.Errorf(`"jsonrpc" is %q, want "2.0"`, m.JSONRPC)
+	}
+	return &m, nil
+}
+
+func (m *wireMessage) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
+func (m *wireMessage) isRequest() bool {
+	return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
+}
+
+// call sends one request and returns its result. op names it in errors.
+// A 404 on a session re-initializes once and retries.
+func (c *Client) call(ctx context.Context, op, method string, params any, cc *callConfig) (json.RawMessage, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if cc == nil {
+		cc = &callConfig{}
+	}
+	id := c.nextID.Add(1)
+	if cc.progress != nil {
+		params = withProgressToken(params, id)
+	}
+	body, err := json.Marshal(outgoing{JSONRPC: "2.0", ID: id, Method: method, Params: params})
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %s: encoding the request: %w", op, err)
+	}
+	for attempt := 0; ; attempt++ {
+		session, version := "", ""
+		if method != "initialize" {
+			c.mu.Lock()
+			session, version = c.session, c.version
+			c.mu.Unlock()
+		}
+		resp, err := c.post(ctx, body, session, version)
+		if err != nil {
+			return nil, c.failed(ctx, op, method, id, err)
+		}
+		if method == "initialize" && resp.StatusCode == http.StatusOK {
+			c.mu.Lock()
+			c.session = resp.Header.Get(headerSession)
+			c.mu.Unlock()
+		}
+		if resp.StatusCode == http.StatusNotFound && session != "" {
+			drain(resp)
+			if attempt > 0 {
+				return nil, &SessionExpiredError{Op: op}
+			}
+			if err := c.reinitialize(ctx, session); err != nil {
+				return nil, fmt.Errorf("mcp: %s: session expired (HTTP 404), re-initializing failed: %w", op, err)
+			}
+			continue
+		}
+		res, err := c.readResponse(ctx, op, id, resp, cc, session, version)
+		if err != nil {
+			return nil, c.failed(ctx, op, method, id, err)
+		}
+		return res, nil
+	}
+}
+
+// withProgressToken adds _meta.progressToken to params, which must be nil
+// or a map the caller built.
+func withProgressToken(params any, token int64) any {
+	p, _ := params.(map[string]any)
+	q := make(map[string]any, len(p)+1)
+	for k, v := range p {
+		q[k] = v
+	}
+	q["_meta"] = map[string]any{"progressToken": token}
+	return q
+}
+
+// failed turns an error of a request into what the caller sees; when the
+// context ended it first tells the server with notifications/cancelled
+// (never for initialize, which may not be cancelled).
+func (c *Client) failed(ctx context.Context, op, method string, id int64, err error) error {
+	cerr := ctx.Err()
+	if cerr == nil {
+		return err
+	}
+	if method != "initialize" {
+		reason := "the client cancelled the request"
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			reason = "the request timed out"
+		}
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+		c.notify(nctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
+		cancel()
+	}
+	return fmt.Errorf("mcp: %s: no answer: %w", op, cerr)
+}
+
+// notify sends a notification and expects 202 Accepted (any 2xx is taken).
+func (c *Client) notify(ctx context.Context, method string, params any) error {
+	body, err := json.Marshal(outgoing{JSONRPC: "2.0", Method: method, Params: params})
+	if err != nil {
+		return fmt.Errorf("mcp: %s: encoding: %w", method, err)
+	}
+	return c.postAccepted(ctx, method, body)
+}
+
+// postAccepted POSTs a notification or response in the current session.
+func (c *Client) postAccepted(ctx context.Context, op string, body []byte) error {
+	c.mu.Lock()
+	session, version := c.session, c.version
+	c.mu.Unlock()
+	resp, err := c.post(ctx, body, session, version)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("mcp: %s: %w", op, ctx.Err())
+		}
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		return httpError(op, resp)
+	}
+	drain(resp)
+	return nil
+}
+
+// post sends one JSON-RPC message.
+func (c *Client) post(ctx context.Context, body []byte, session, version string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	c.setHeaders(req, session, version)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, unreachable(c.url, err)
+	}
+	return resp, nil
+}
+
+func (c *Client) setHeaders(req *http.Request, session, version string) {
+	for k, vs := range c.header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	if session != "" {
+		req.Header.Set(headerSession, session)
+	}
+	if version != "" {
+		req.Header.Set(headerVersion, version)
+	}
+}
+
+func unreachable(u string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &UnreachableError{URL: u, Err: err}
+}
+
+// httpError reads the start of resp's body into an HTTPError.
+func httpError(op string, resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	return &HTTPError{Op: op, StatusCode: resp.StatusCode, Body: excerpt(b)}
+}
+
+// drain reads a little of a body that is not needed, so the connection
+// can be reused, and closes it.
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+}
+
+// errTooLarge is the budget reader's error; call sites turn it into a
+// TooLargeError naming the operation.
+var errTooLarge = errors.New("response too large")
+
+// budget is how many bytes the answer to one request may still take.
+type budget struct{ left int64 }
+
+// limited reads from r while the budget lasts.
+type limited struct {
+	r io.Reader
+	b *budget
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.b.left < 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > l.b.left+1 {
+		p = p[:l.b.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.b.left -= int64(n)
+	if l.b.left < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+// readResponse reads the answer to request id from resp and closes it.
+func (c *Client) readResponse(ctx context.Context, op string, id int64, resp *http.Response, cc *callConfig, session, version string) (json.RawMessage, error) {
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		if resp.StatusCode == http.StatusAccepted {
+			return nil, &ProtocolError{Op: op, Where: "HTTP status", Err: errors.New("202 Accepted to a request, which needs an answer")}
+		}
+		return nil, httpError(op, resp)
+	}
+	b := &budget{left: c.maxBytes}
+	body := &limited{r: resp.Body, b: b}
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	var (
+		res json.RawMessage
+		err error
+	)
+	switch mt {
+	case "application/json":
+		res, err = c.readJSON(op, id, body)
+	case "text/event-stream":
+		res, err = c.readStream(ctx, op, id, body, b, cc, session, version)
+	default:
+		return nil, &ProtocolError{Op: op, Where: "Content-Type", Err: fmt.Errorf("%q is neither application/json nor text/event-stream", ct)}
+	}
+	if errors.Is(err, errTooLarge) {
+		return nil, &TooLargeError{Op: op, Limit: c.maxBytes}
+	}
+	return res, err
+}
+
+// readJSON reads a response that is one JSON-RPC message.
+func (c *Client) readJSON(op string, id int64, body io.Reader) (json.RawMessage, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			return nil, err
+		}
+		return nil, &ProtocolError{Op: op, Where: fmt.Sprintf("response body after %d bytes", len(data)), Err: err}
+	}
+	m, err := parseMessage(data)
+	if err != nil {
+		return nil, &ProtocolError{Op: op, Where: "response body", Err: err}
+	}
+	if !m.isResponse() {
+		return nil, &ProtocolError{Op: op, Where: "response body", Err: errors.New("the JSON body is not a JSON-RPC response")}
+	}
+	return c.result(op, id, m, "response body")
+}
+
+// result returns the result of response m to request id.
+func (c *Client) result(op string, id int64, m *wireMessage, where string) (json.RawMessage, error) {
+	if m.Error != nil {
+		if !sameID(m.ID, id) && string(m.ID) != "null" {
+			return nil, &ProtocolError{Op: op, Where: where, Err: fmt.Errorf("error response for id %s, want %d", m.ID, id)}
+		}
+		return nil, &RPCError{Op: op, Code: m.Error.Code, Message: m.Error.Message, Data: m.Error.Data}
+	}
+	if !sameID(m.ID, id) {
+		return nil, &ProtocolError{Op: op, Where: where, Err: fmt.Errorf("response for id %s, want %d", m.ID, id)}
+	}
+	if len(m.Result) == 0 {
+		return nil, &ProtocolError{Op: op, Where: where, Err: errors.New(`response has neither "result" nor "error"`)}
+	}
+	return m.Result, nil
+}
+
+func sameID(raw json.RawMessage, id int64) bool {
+	return string(bytes.TrimSpace(raw)) == strconv.FormatInt(id, 10)
+}
+
+// readStream reads an SSE response until the response to id, handling
+// notifications and server requests on the way, and resumes the stream
+// with GET when it ends early after event IDs.
+func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Reader, b *budget, cc *callConfig, session, version string) (json.RawMessage, error) {
+	var (
+		lastID  string
+		retry   time.Duration
+		events  int
+		resumes int
+	)
+	sr := sse.NewReader(body)
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			if errors.Is(err, errTooLarge) || ctx.Err() != nil {
+				return nil, err
+			}
+			lastID, retry = sr.LastEventID(), max(retry, sr.Retry())
+			where := fmt.Sprintf("SSE stream after %d events", events)
+			if err != io.EOF && err != io.ErrUnexpectedEOF {
+				return nil, &ProtocolError{Op: op, Where: where, Err: err}
+			}
+			if lastID == "" || resumes == maxResumes {
+				return nil, &ProtocolError{Op: op, Where: where, Err: ErrStreamEnded}
+			}
+			resumes++
+			next, rerr := c.resume(ctx, op, lastID, retry, session, version)
+			if rerr != nil {
+				if errors.Is(rerr, context.Canceled) || errors.Is(rerr, context.DeadlineExceeded) {
+					return nil, rerr
+				}
+				return nil, &ProtocolError{Op: op, Where: where, Err: fmt.Errorf("%w; resuming from event %q failed: %v", ErrStreamEnded, lastID, rerr)}
+			}
+			defer next.Close()
+			sr = sse.NewReader(&limited{r: next, b: b})
+			continue
+		}
+		events++
+		if ev.Data == "" || (ev.Type != "" && ev.Type != "message") {
+			continue // a priming event, or not a JSON-RPC message
+		}
+		where := fmt.Sprintf("SSE event %d", events)
+		if ev.ID != "" {
+			where += fmt.Sprintf(" (id %q)", ev.ID)
+		}
+		m, err := parseMessage([]byte(ev.Data))
+		if err != nil {
+			return nil, &ProtocolError{Op: op, Where: where, Err: err}
+		}
+		switch {
+		case m.isResponse():
+			if !sameID(m.ID, id) && !(m.Error != nil && string(m.ID) == "null") {
+				continue // not ours; only ours belongs on this stream
+			}
+			return c.result(op, id, m, where)
+		case m.isRequest():
+			c.answer(ctx, m)
+		case m.Method == "notifications/progress" && cc.progress != nil:
+			var p struct {
+				Token    json.RawMessage `json:"progressToken"`
+				Progress float64         `json:"progress"`
+				Total    float64         `json:"total"`
+				Message  string          `json:"message"`
+			}
+			if json.Unmarshal(m.Params, &p) == nil && sameID(p.Token, id) {
+				cc.progress(Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+			}
+		}
+	}
+}
+
+// resume reopens a request's SSE stream after lastID (spec: resumability
+// and redelivery), waiting retry first.
+func (c *Client) resume(ctx context.Context, op, lastID string, retry time.Duration, session, version string) (io.ReadCloser, error) {
+	if retry > 0 {
+		t := time.NewTimer(retry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.setHeaders(req, session, version)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(headerLastEventID, lastID)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, unreachable(c.url, err)
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+		defer resp.Body.Close()
+		return nil, httpError("GET "+op, resp)
+	}
+	return resp.Body, nil
+}
+
+// answer responds to a server-to-client request that arrived in a stream:
+// ping gets an empty result, everything else -32601, since the client
+// declared no capabilities. A response that cannot be delivered only
+// leaves the server's request unanswered; the call in progress goes on.
+func (c *Client) answer(ctx context.Context, m *wireMessage) {
+	r := outgoingResponse{JSONRPC: "2.0", ID: m.ID}
+	if m.Method == "ping" {
+		r.Result = struct{}{}
+	} else {
+		r.Error = &wireError{Code: CodeMethodNotFound, Message: fmt.Sprintf("method %q is not supported by this client", m.Method)}
+	}
+	body, err := json.Marshal(r)
+	if err != nil {
+		return
+	}
+	c.postAccepted(ctx, "response to "+m.Method, body)
+}
