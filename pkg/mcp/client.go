@@ -85,7 +85,9 @@ type Options struct {
 	// Timeout, if any, also bounds how long an SSE response may stream.
 	HTTPClient *http.Client
 	// Header is added to every request, for example the authorization a
-	// relay wants. The transport's own headers take precedence.
+	// relay wants. The transport's own headers (Accept, Content-Type,
+	// Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID) are dropped
+	// from it.
 	Header http.Header
 	// ClientInfo names this client in initialize; empty means "workbench".
 	ClientInfo Implementation
@@ -151,6 +153,9 @@ func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) 
 		info:     opts.ClientInfo,
 		timeout:  opts.Timeout,
 		maxBytes: opts.MaxResponseBytes,
+	}
+	for _, h := range []string{headerSession, headerVersion, headerLastEventID, "Accept", "Content-Type"} {
+		c.header.Del(h)
 	}
 	if c.hc == nil {
 		c.hc = http.DefaultClient
@@ -421,16 +426,18 @@ func (c *Client) failed(ctx context.Context, op, method string, id int64, err er
 	if cerr == nil {
 		return err
 	}
+	what, reason := "cancelled", "the client cancelled the request"
+	if errors.Is(cerr, context.DeadlineExceeded) {
+		what, reason = "timed out", "the request timed out"
+	}
 	if method != "initialize" {
-		reason := "the client cancelled the request"
-		if errors.Is(cerr, context.DeadlineExceeded) {
-			reason = "the request timed out"
-		}
 		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
-		c.notify(nctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
+		if c.notify(nctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": reason}) == nil {
+			what += ", server notified"
+		}
 		cancel()
 	}
-	return fmt.Errorf("mcp: %s: no answer: %w", op, cerr)
+	return fmt.Errorf("mcp: %s: %s: %w", op, what, cerr)
 }
 
 // notify sends a notification and expects 202 Accepted (any 2xx is taken).
@@ -632,6 +639,9 @@ func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Re
 			}
 			lastID, retry = sr.LastEventID(), max(retry, sr.Retry())
 			where := fmt.Sprintf("SSE stream after %d events", events)
+			if err == io.ErrUnexpectedEOF {
+				where += ", inside an unfinished event"
+			}
 			if err != io.EOF && err != io.ErrUnexpectedEOF {
 				return nil, &ProtocolError{Op: op, Where: where, Err: err}
 			}
@@ -639,7 +649,7 @@ func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Re
 				return nil, &ProtocolError{Op: op, Where: where, Err: ErrStreamEnded}
 			}
 			resumes++
-			next, rerr := c.resume(ctx, op, lastID, retry, session, version)
+			next, rerr := c.resume(ctx, lastID, retry, session, version)
 			if rerr != nil {
 				if errors.Is(rerr, context.Canceled) || errors.Is(rerr, context.DeadlineExceeded) {
 					return nil, rerr
@@ -686,7 +696,7 @@ func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Re
 
 // resume reopens a request's SSE stream after lastID (spec: resumability
 // and redelivery), waiting retry first.
-func (c *Client) resume(ctx context.Context, op, lastID string, retry time.Duration, session, version string) (io.ReadCloser, error) {
+func (c *Client) resume(ctx context.Context, lastID string, retry time.Duration, session, version string) (io.ReadCloser, error) {
 	if retry > 0 {
 		t := time.NewTimer(retry)
 		select {
@@ -713,7 +723,15 @@ func (c *Client) resume(ctx context.Context, op, lastID string, retry time.Durat
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
 		defer resp.Body.Close()
-		return nil, httpError("GET "+op, resp)
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		msg := fmt.Sprintf("GET answered HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+		if resp.StatusCode == http.StatusOK {
+			msg += fmt.Sprintf(" with Content-Type %q", resp.Header.Get("Content-Type"))
+		}
+		if e := excerpt(b); e != "" {
+			msg += ": " + e
+		}
+		return nil, errors.New(msg)
 	}
 	return resp.Body, nil
 }
