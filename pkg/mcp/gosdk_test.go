@@ -65,8 +65,8 @@ type sdkServer struct {
 const manyTools = 120
 
 type echoIn struct {
-	Text string `json:"text" jsonschema:"the text to echo"`
-	Times int   `json:"times,omitempty" jsonschema:"how often"`
+	Text  string `json:"text" jsonschema:"the text to echo"`
+	Times int    `json:"times,omitempty" jsonschema:"how often"`
 }
 
 type echoOut struct {
