@@ -41,6 +41,7 @@ type Received struct {
 	RequestURI string
 	Header     http.Header
 	Body       []byte
+	Host       string // the Host the request named
 }
 
 // Upstream is a loopback HTTP server standing in for
@@ -134,7 +135,7 @@ func (u *Upstream) Flushed() []time.Time {
 func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	u.mu.Lock()
-	u.reqs = append(u.reqs, Received{r.Method, r.RequestURI, r.Header.Clone(), body})
+	u.reqs = append(u.reqs, Received{r.Method, r.RequestURI, r.Header.Clone(), body, r.Host})
 	u.mu.Unlock()
 
 	h := w.Header()

@@ -1,0 +1,246 @@
+package proxytest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Names under which a host of the MCP relay must configure an MCPUpstream
+// for the MCP suite: once without and once with Authorization forwarding.
+const (
+	MCPRecorder     = "rec"
+	MCPRecorderAuth = "rec-auth"
+)
+
+// What the recorder's two endpoints are, as request URIs. The query on the
+// first shows that the relay sends the configured URL whole.
+const (
+	mcpRecPath     = "/mcp?tenant=fixed"
+	mcpRecAuthPath = "/mcp-auth"
+)
+
+// MCPSession is the session id the recorder hands out.
+const MCPSession = "sess-RECORDER-0123456789abcdef"
+
+// MCPUpstream is a loopback HTTP server standing in for an MCP server
+// behind the relay. It records every request, whatever its path, and
+// answers in the shape of MCP's streamable HTTP transport: a POST gets a
+// JSON-RPC result carrying ResponseSentinel and MCPSession, a GET that
+// accepts text/event-stream gets a stream of Events events sent in lockstep
+// with the client (as Upstream's completions are), any other GET a 405, a
+// DELETE a 204.
+type MCPUpstream struct {
+	// URL and AuthURL are the endpoints to configure under MCPRecorder
+	// and MCPRecorderAuth.
+	URL, AuthURL string
+	// Host is the host:port the recorder listens on, the Host a relayed
+	// request must name.
+	Host string
+
+	srv     *httptest.Server
+	release chan struct{}
+
+	mu      sync.Mutex
+	reqs    []Received
+	stalls  int
+	flushed []time.Time
+}
+
+// NewMCPUpstream starts an MCPUpstream on 127.0.0.1 and closes it when t
+// ends.
+func NewMCPUpstream(t testing.TB) *MCPUpstream {
+	u := StartMCPUpstream()
+	t.Cleanup(u.Close)
+	return u
+}
+
+// StartMCPUpstream starts an MCPUpstream on 127.0.0.1; Close stops it.
+func StartMCPUpstream() *MCPUpstream {
+	u := &MCPUpstream{release: make(chan struct{})}
+	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
+	u.URL = u.srv.URL + mcpRecPath
+	u.AuthURL = u.srv.URL + mcpRecAuthPath
+	u.Host = strings.TrimPrefix(u.srv.URL, "http://")
+	return u
+}
+
+// Entries is the allowlist naming the recorder, in the "name=URL,…" form.
+func (u *MCPUpstream) Entries() string {
+	return MCPRecorder + "=" + u.URL + "," + MCPRecorderAuth + "=" + u.AuthURL
+}
+
+// Close stops the server.
+func (u *MCPUpstream) Close() { u.srv.Close() }
+
+// Requests returns a copy of everything received so far.
+func (u *MCPUpstream) Requests() []Received {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]Received(nil), u.reqs...)
+}
+
+// Len is the number of requests received so far.
+func (u *MCPUpstream) Len() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.reqs)
+}
+
+// Release lets a stream send its next event.
+func (u *MCPUpstream) Release() {
+	select {
+	case u.release <- struct{}{}:
+	case <-time.After(StallTimeout):
+	}
+}
+
+// Stalls counts events sent only after waiting StallTimeout for Release.
+func (u *MCPUpstream) Stalls() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.stalls
+}
+
+// Flushed returns when the recorder began writing each event of the last
+// stream.
+func (u *MCPUpstream) Flushed() []time.Time {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]time.Time(nil), u.flushed...)
+}
+
+func (u *MCPUpstream) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	u.mu.Lock()
+	u.reqs = append(u.reqs, Received{r.Method, r.RequestURI, r.Header.Clone(), body, r.Host})
+	u.mu.Unlock()
+
+	h := w.Header()
+	// What the relay must not pass back.
+	h.Set("Set-Cookie", "mcp=upstream-cookie; Path=/; HttpOnly")
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
+	h.Set(PrivateHeader, "private-value")
+	h.Set("Www-Authenticate", `Bearer resource_metadata="http://127.0.0.2:9/.well-known/oauth-protected-resource"`)
+	// What it must pass back, commas intact.
+	h.Set("Cache-Control", "no-cache, no-store")
+	h.Set("Mcp-Session-Id", MCPSession)
+	h.Set("Mcp-Protocol-Version", "2025-11-25")
+
+	switch r.Method {
+	case http.MethodPost:
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(body, &req) != nil || len(req.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": req.ID,
+			"result": map[string]any{"note": ResponseSentinel}})
+	case http.MethodGet:
+		if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			h.Set("Allow", "POST, DELETE")
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"error": "GET needs Accept: text/event-stream"})
+			return
+		}
+		u.stream(w, r)
+	case http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"error": "method"})
+	}
+}
+
+func (u *MCPUpstream) stream(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	f := w.(http.Flusher)
+	u.mu.Lock()
+	u.flushed = u.flushed[:0]
+	u.mu.Unlock()
+	send := func(s string) {
+		u.mu.Lock()
+		u.flushed = append(u.flushed, time.Now())
+		u.mu.Unlock()
+		io.WriteString(w, s)
+		f.Flush()
+	}
+	send(": stream open\n\n")
+	for i := 0; i < Events; i++ {
+		select {
+		case <-u.release:
+		case <-r.Context().Done():
+			return
+		case <-time.After(StallTimeout):
+			u.mu.Lock()
+			u.stalls++
+			u.mu.Unlock()
+		}
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"event%d"}}`, i)
+		send(fmt.Sprintf("id: ev-%d\nevent: message\ndata: %s\n\n", i, msg))
+	}
+}
+
+// MCPServer is a real MCP server, the go-sdk's streamable-HTTP handler, on
+// a loopback address, with its DNS-rebinding protection on: a request that
+// names a Host other than a loopback one is refused with 403. (Behind a
+// loopback relay the browser's Host is loopback too, so the check that the
+// relay sends the server's own Host is the recorder's, which compares
+// host and port.)
+//
+// It has two tools: "echo" returns its "text" argument as text and as
+// structured content {"echo": text}; "fail" returns isError.
+type MCPServer struct {
+	URL  string // the endpoint, http://127.0.0.1:port/mcp
+	JSON bool   // responses are application/json rather than text/event-stream
+	srv  *httptest.Server
+}
+
+// NewMCPServer starts an MCPServer and closes it when t ends.
+func NewMCPServer(t testing.TB, jsonResponses bool) *MCPServer {
+	s := StartMCPServer(jsonResponses)
+	t.Cleanup(s.Close)
+	return s
+}
+
+type echoIn struct {
+	Text string `json:"text" jsonschema:"the text to echo"`
+}
+
+type echoOut struct {
+	Echo string `json:"echo"`
+}
+
+// StartMCPServer starts an MCPServer; Close stops it.
+func StartMCPServer(jsonResponses bool) *MCPServer {
+	server := mcp.NewServer(&mcp.Implementation{Name: "relay-test-server", Version: "1.0.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echoes its text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoOut, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, echoOut{in.Text}, nil
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "fail", Description: "Always fails."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "failed on purpose"}}}, nil, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{JSONResponse: jsonResponses})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	s := &MCPServer{JSON: jsonResponses, srv: httptest.NewServer(mux)}
+	s.URL = s.srv.URL + "/mcp"
+	return s
+}
+
+// Close stops the server.
+func (s *MCPServer) Close() { s.srv.Close() }
