@@ -30,5 +30,5 @@
 // Every error a Store returns is a *Error naming the operation, the object
 // store and the key involved. Callers branch with errors.Is on the kinds:
 // ErrNotFound, ErrDuplicate, ErrConflict, ErrInvalid, ErrQuotaExceeded,
-// ErrBlocked, ErrVersion, ErrAborted and ErrClosed.
+// ErrBlocked, ErrVersion, ErrAborted, ErrUnavailable and ErrClosed.
 package store

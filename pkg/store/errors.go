@@ -32,6 +32,9 @@ var (
 	// ErrAborted: the transaction was aborted for another reason. Nothing
 	// was written.
 	ErrAborted = errors.New("transaction aborted")
+	// ErrUnavailable: the browser offers no usable IndexedDB (storage
+	// disabled, some private modes) or failed to open it.
+	ErrUnavailable = errors.New("storage unavailable")
 	// ErrClosed: the store was closed, or the browser closed the database
 	// (for example to let another tab upgrade it).
 	ErrClosed = errors.New("store closed")
@@ -56,10 +59,10 @@ func (e *Error) Error() string {
 	if e.Store != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Store)
-		if e.Key != "" {
-			b.WriteString(" ")
-			b.WriteString(e.Key)
-		}
+	}
+	if e.Key != "" {
+		b.WriteString(" ")
+		b.WriteString(e.Key)
 	}
 	if e.Kind != nil {
 		b.WriteString(": ")

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"workbench/pkg/skill"
 )
@@ -165,6 +166,8 @@ func (f BundleFile) Check(op string) error {
 		return invalid(op, StoreBundles, key, "no bundle bytes")
 	case !strings.HasPrefix(b.ContentHash, skill.HashPrefix) || len(b.ContentHash) != len(skill.HashPrefix)+64:
 		return invalid(op, StoreBundles, key, "content_hash is not a sha256: hash; seal the bundle first")
+	case !utf8.Valid(f.Data):
+		return invalid(op, StoreBundles, key, "bundle bytes are not valid UTF-8")
 	case b.SkillID == "":
 		return invalid(op, StoreBundles, key, "skill_id is empty")
 	case b.Manifest.SkillID != b.SkillID:

@@ -253,16 +253,32 @@ func testDuplicate(t *testing.T, s store.Store) {
 	}
 }
 
+// testConflict adds a second, different bundle for a stored skill version.
+// Its trace has the same key as the stored one but other content; a store
+// that writes the trace before the bundle is refused must roll it back.
 func testConflict(t *testing.T, s store.Store) {
 	id := skill.NewID()
-	_, err := s.AddBundle(ctx(), Bundle(t, id, 1, "First"))
+	first := Bundle(t, id, 1, "First")
+	_, err := s.AddBundle(ctx(), first)
 	must(t, "add bundle", err)
-	_, err = s.AddBundle(ctx(), Bundle(t, id, 1, "Same version, other content"))
+	other := Bundle(t, id, 1, "Same version, other content")
+	if other.Bundle.Trace.TraceID != first.Bundle.Trace.TraceID || other.Bundle.Trace.Goal == first.Bundle.Trace.Goal {
+		t.Fatal("test bundles: want the same trace id with another goal")
+	}
+	_, err = s.AddBundle(ctx(), other)
 	wantKind(t, "adding another bundle with the same version", err, store.ErrConflict, "add bundle")
+	if !strings.Contains(err.Error(), first.Bundle.ContentHash) {
+		t.Errorf("conflict message %q does not name the stored bundle", err)
+	}
 	sk, err := s.Skill(ctx(), id)
 	must(t, "get skill", err)
 	if sk.Name != "First" || countBundles(t, s, id) != 1 {
 		t.Errorf("after a conflict the skill is %q with %d bundles, want \"First\" with 1", sk.Name, countBundles(t, s, id))
+	}
+	tr, err := s.Trace(ctx(), id, first.Bundle.Trace.TraceID)
+	must(t, "get trace", err)
+	if tr.Goal != first.Bundle.Trace.Goal {
+		t.Errorf("after a conflict the trace's goal is %q, want %q (the refused write was kept)", tr.Goal, first.Bundle.Trace.Goal)
 	}
 }
 

@@ -1,0 +1,667 @@
+//go:build js && wasm
+
+package idb
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/hack-pad/safejs"
+
+	"workbench/pkg/skill"
+	"workbench/pkg/store"
+)
+
+// DB is an open IndexedDB database holding the workbench's library. It
+// implements store.Store and is safe for concurrent use; IndexedDB orders
+// transactions whose object stores overlap.
+type DB struct {
+	name string
+	db   safejs.Value
+	// closed holds why the connection is closed, once it is.
+	closed          atomic.Pointer[error]
+	onVersionChange safejs.Func
+}
+
+var _ store.Store = (*DB)(nil)
+
+// Open opens (creating or upgrading as needed) the IndexedDB database name
+// at store.SchemaVersion. The workbench uses store.DatabaseName; tests use
+// names of their own.
+//
+// While another tab holds an older version open and does not let go, the
+// upgrade waits. blocked, if not nil, is then called once (from Open's own
+// goroutine) so the page can say so; Open keeps waiting until the other
+// tab closes or ctx ends, and then fails with store.ErrBlocked.
+func Open(ctx context.Context, name string, blocked func()) (*DB, error) {
+	return open(ctx, name, migrations(), blocked)
+}
+
+// open opens name at version len(migs), running the migrations the stored
+// version lacks.
+func open(ctx context.Context, name string, migs []migration, blocked func()) (*DB, error) {
+	const op = "open"
+	factory, err := indexedDB(op)
+	if err != nil {
+		return nil, err
+	}
+	req, err := factory.Call("open", name, len(migs))
+	if err != nil {
+		return nil, fail(op, "", name, thrown(err))
+	}
+
+	// The upgrade runs inside the upgradeneeded event, synchronously, and
+	// before the success or error event that ends the wait below, which
+	// orders the write of upgradeErr before its read.
+	var upgradeErr error
+	upgrade, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		upgradeErr = runMigrations(req, args, migs)
+		if upgradeErr != nil {
+			if tx, err := req.Get("transaction"); err == nil {
+				_, _ = tx.Call("abort")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &store.Error{Op: op, Key: name, Kind: store.ErrUnavailable, Err: err}
+	}
+	if err := req.Set("onupgradeneeded", upgrade); err != nil {
+		upgrade.Release()
+		return nil, &store.Error{Op: op, Key: name, Kind: store.ErrUnavailable, Err: err}
+	}
+	events, release, err := listen(req, "success", "error", "blocked")
+	if err != nil {
+		upgrade.Release()
+		return nil, &store.Error{Op: op, Key: name, Kind: store.ErrUnavailable, Err: err}
+	}
+	done := func() {
+		release()
+		_ = req.Set("onupgradeneeded", safejs.Null())
+		upgrade.Release()
+	}
+
+	var ev event
+	wasBlocked := false
+	for ev.name == "" {
+		select {
+		case ev = <-events:
+			if ev.name == "blocked" {
+				// Informational: the request stays pending until the other
+				// connections close, which may be a moment away (a tab
+				// finishing a transaction) or never.
+				wasBlocked = true
+				ev = event{}
+				if blocked != nil {
+					blocked()
+				}
+			}
+		case <-ctx.Done():
+			// If the database opens after all, close it again.
+			go closeWhenOpen(req, events, done)
+			if wasBlocked {
+				return nil, &store.Error{Op: op, Key: name, Kind: store.ErrBlocked,
+					Err: fmt.Errorf("another tab has an older version of the database open; close it to upgrade to version %d", len(migs))}
+			}
+			return nil, &store.Error{Op: op, Key: name, Kind: store.ErrAborted, Err: ctx.Err()}
+		}
+	}
+	switch ev.name {
+	case "error":
+		done()
+		if upgradeErr != nil {
+			return nil, &store.Error{Op: op, Key: name, Kind: store.ErrVersion, Err: upgradeErr}
+		}
+		if ev.err == nil {
+			ev.err = &domError{name: "UnknownError", message: "opening failed without an error"}
+		}
+		if ev.err.name == "VersionError" {
+			return nil, &store.Error{Op: op, Key: name, Kind: store.ErrVersion,
+				Err: fmt.Errorf("the stored database is newer than this build (schema version %d): %w", len(migs), ev.err)}
+		}
+		return nil, fail(op, "", name, ev.err)
+	}
+	done()
+	conn, err := req.Get("result")
+	if err != nil {
+		return nil, &store.Error{Op: op, Key: name, Kind: store.ErrUnavailable, Err: err}
+	}
+	d := &DB{name: name, db: conn}
+	// Another tab (or this one) wants a newer version: close at once so
+	// its upgrade is not blocked; later calls here report why.
+	d.onVersionChange, err = safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+		d.markClosed(errors.New("another tab upgraded the database; reload this page"))
+		_, _ = conn.Call("close")
+		return nil
+	})
+	if err == nil {
+		err = conn.Set("onversionchange", d.onVersionChange)
+	}
+	if err != nil {
+		_, _ = conn.Call("close")
+		return nil, &store.Error{Op: op, Key: name, Kind: store.ErrUnavailable, Err: err}
+	}
+	return d, nil
+}
+
+// runMigrations is the body of the upgradeneeded handler.
+func runMigrations(req safejs.Value, args []safejs.Value, migs []migration) error {
+	if len(args) == 0 {
+		return errors.New("upgradeneeded without an event")
+	}
+	old, err := jsInt(args[0], "oldVersion")
+	if err != nil {
+		return fmt.Errorf("upgradeneeded: %w", err)
+	}
+	db, err := req.Get("result")
+	if err != nil {
+		return err
+	}
+	tx, err := req.Get("transaction")
+	if err != nil {
+		return err
+	}
+	for v := old; v < len(migs); v++ {
+		if err := migs[v](db, tx); err != nil {
+			return fmt.Errorf("upgrade from version %d to %d: %w", v, v+1, err)
+		}
+	}
+	return nil
+}
+
+// closeWhenOpen waits for an open request the caller gave up on and
+// closes the connection if it opens after all.
+func closeWhenOpen(req safejs.Value, events <-chan event, done func()) {
+	for ev := range events {
+		if ev.name == "blocked" {
+			continue
+		}
+		if ev.name == "success" {
+			if conn, err := req.Get("result"); err == nil {
+				_, _ = conn.Call("close")
+			}
+		}
+		break
+	}
+	done()
+}
+
+// indexedDB returns the IDBFactory, or ErrUnavailable.
+func indexedDB(op string) (safejs.Value, error) {
+	factory, err := safejs.Global().Get("indexedDB")
+	if err == nil && (factory.IsUndefined() || factory.IsNull()) {
+		err = errors.New("this browser offers no IndexedDB")
+	}
+	if err != nil {
+		return safejs.Value{}, &store.Error{Op: op, Kind: store.ErrUnavailable, Err: err}
+	}
+	return factory, nil
+}
+
+// Delete deletes the database name. It waits while other connections
+// close; if one has not closed when ctx ends, it fails with
+// store.ErrBlocked.
+func Delete(ctx context.Context, name string) error {
+	const op = "delete database"
+	factory, err := indexedDB(op)
+	if err != nil {
+		return err
+	}
+	req, err := factory.Call("deleteDatabase", name)
+	if err != nil {
+		return fail(op, "", name, thrown(err))
+	}
+	events, release, err := listen(req, "success", "error", "blocked")
+	if err != nil {
+		return &store.Error{Op: op, Key: name, Kind: store.ErrUnavailable, Err: err}
+	}
+	defer release()
+	wasBlocked := false
+	for {
+		select {
+		case ev := <-events:
+			switch ev.name {
+			case "success":
+				return nil
+			case "blocked":
+				wasBlocked = true // informational, as in Open
+				continue
+			}
+			if ev.err == nil {
+				ev.err = &domError{name: "UnknownError"}
+			}
+			return fail(op, "", name, ev.err)
+		case <-ctx.Done():
+			if wasBlocked {
+				return &store.Error{Op: op, Key: name, Kind: store.ErrBlocked,
+					Err: errors.New("another tab has the database open")}
+			}
+			return &store.Error{Op: op, Key: name, Kind: store.ErrAborted, Err: ctx.Err()}
+		}
+	}
+}
+
+func (d *DB) markClosed(reason error) {
+	d.closed.CompareAndSwap(nil, &reason)
+}
+
+// conn returns the open connection, or ErrClosed with the reason.
+func (d *DB) conn(op string) (safejs.Value, error) {
+	if reason := d.closed.Load(); reason != nil {
+		return safejs.Value{}, &store.Error{Op: op, Key: d.name, Kind: store.ErrClosed, Err: *reason}
+	}
+	return d.db, nil
+}
+
+// Close implements store.Store.
+func (d *DB) Close() error {
+	if d.closed.CompareAndSwap(nil, ptr(errors.New("closed by this page"))) {
+		_, _ = d.db.Call("close")
+	}
+	_ = d.db.Set("onversionchange", safejs.Null())
+	d.onVersionChange.Release()
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// AddBundle implements store.Store.
+func (d *DB) AddBundle(ctx context.Context, f store.BundleFile) (store.Skill, error) {
+	const op = "add bundle"
+	if err := f.Check(op); err != nil {
+		return store.Skill{}, err
+	}
+	trace, err := traceValue(op, f.Bundle)
+	if err != nil {
+		return store.Skill{}, err
+	}
+	t, err := d.begin(ctx, op, "readwrite", store.StoreSkills, store.StoreTraces, store.StoreBundles)
+	if err != nil {
+		return store.Skill{}, err
+	}
+	if err := t.writeBundle(f, trace); err != nil {
+		return store.Skill{}, err
+	}
+	prev, err := t.skill(ctx, f.Bundle.SkillID)
+	if err != nil {
+		return store.Skill{}, d.refine(ctx, err, f.Bundle)
+	}
+	sk := store.ApplyBundle(prev, f.Bundle)
+	if err := t.putSkill(sk); err != nil {
+		return store.Skill{}, err
+	}
+	if err := t.wait(ctx); err != nil {
+		return store.Skill{}, d.refine(ctx, err, f.Bundle)
+	}
+	return sk, nil
+}
+
+// SaveReplay implements store.Store.
+func (d *DB) SaveReplay(ctx context.Context, r store.Replay, bundle *store.BundleFile) (store.Skill, error) {
+	const op = "save replay"
+	if err := store.CheckReplay(op, r, bundle); err != nil {
+		return store.Skill{}, err
+	}
+	var trace map[string]any
+	if bundle != nil {
+		r.BundleHash = bundle.Bundle.ContentHash
+		var err error
+		if trace, err = traceValue(op, bundle.Bundle); err != nil {
+			return store.Skill{}, err
+		}
+	}
+	t, err := d.begin(ctx, op, "readwrite", store.StoreSkills, store.StoreTraces, store.StoreBundles, store.StoreReplays)
+	if err != nil {
+		return store.Skill{}, err
+	}
+	prev, err := t.skill(ctx, r.SkillID())
+	if err != nil {
+		return store.Skill{}, err
+	}
+	if prev == nil {
+		return store.Skill{}, t.abort(&store.Error{Op: op, Store: store.StoreSkills, Key: r.SkillID(), Kind: store.ErrNotFound})
+	}
+	stored, err := t.replay(ctx, r.ID())
+	if err != nil {
+		return store.Skill{}, err
+	}
+	r = store.MergeReplay(stored, r)
+	data, err := json.Marshal(r)
+	if err != nil {
+		return store.Skill{}, t.abort(&store.Error{Op: op, Store: store.StoreReplays, Key: r.ID(), Kind: store.ErrInvalid, Err: err})
+	}
+	if err := t.call(store.StoreReplays, r.ID(), "put", map[string]any{
+		"replay_id": r.ID(), "skill_id": r.SkillID(), "json": string(data),
+	}); err != nil {
+		return store.Skill{}, err
+	}
+	sk := *prev
+	if bundle != nil {
+		if err := t.writeBundle(*bundle, trace); err != nil {
+			return store.Skill{}, err
+		}
+		sk = store.ApplyBundle(prev, bundle.Bundle)
+	}
+	sk = store.ApplyReplay(sk, r, stored == nil)
+	if err := t.putSkill(sk); err != nil {
+		return store.Skill{}, err
+	}
+	if err := t.wait(ctx); err != nil {
+		if bundle != nil {
+			return store.Skill{}, d.refine(ctx, err, bundle.Bundle)
+		}
+		return store.Skill{}, err
+	}
+	return sk, nil
+}
+
+// traceValue encodes a bundle's trace as it is stored in traces. It runs
+// before the transaction starts, so a trace that cannot be encoded stops
+// the write before anything is written.
+func traceValue(op string, b *skill.Bundle) (map[string]any, error) {
+	data, err := json.Marshal(b.Trace)
+	if err != nil {
+		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrInvalid, Err: err}
+	}
+	return map[string]any{"skill_id": b.SkillID, "trace_id": b.Trace.TraceID, "json": string(data)}, nil
+}
+
+// writeBundle issues the writes of a bundle and its trace: the trace first,
+// so that a bundle the database refuses (a duplicate content hash, a
+// second bundle for one version) rolls back a write already made.
+func (t *txn) writeBundle(f store.BundleFile, trace map[string]any) error {
+	b := f.Bundle
+	if err := t.call(store.StoreTraces, b.SkillID+" "+b.Trace.TraceID, "put", trace); err != nil {
+		return err
+	}
+	return t.call(store.StoreBundles, b.ContentHash, "add", map[string]any{
+		"content_hash":  b.ContentHash,
+		"skill_id":      b.SkillID,
+		"skill_version": b.SkillVersion,
+		"bundle_id":     b.BundleID,
+		"created_at":    b.CreatedAt,
+		"data":          string(f.Data),
+	})
+}
+
+func (t *txn) putSkill(sk store.Skill) error {
+	data, err := json.Marshal(sk)
+	if err != nil {
+		return t.abort(&store.Error{Op: t.op, Store: store.StoreSkills, Key: sk.ID, Kind: store.ErrInvalid, Err: err})
+	}
+	return t.call(store.StoreSkills, sk.ID, "put", map[string]any{"id": sk.ID, "json": string(data)})
+}
+
+// skill reads and decodes a skill record in the transaction; nil if none.
+func (t *txn) skill(ctx context.Context, id string) (*store.Skill, error) {
+	os, err := t.objectStore(store.StoreSkills)
+	if err != nil {
+		return nil, t.abort(err)
+	}
+	v, err := t.get(ctx, os, store.StoreSkills, id, "get", id)
+	if err != nil || v.IsUndefined() {
+		return nil, err
+	}
+	var sk store.Skill
+	if err := decodeJSON(v, &sk); err != nil {
+		return nil, t.abort(&store.Error{Op: t.op, Store: store.StoreSkills, Key: id, Kind: store.ErrInvalid, Err: err})
+	}
+	return &sk, nil
+}
+
+// replay reads and decodes a replay record in the transaction; nil if none.
+func (t *txn) replay(ctx context.Context, id string) (*store.Replay, error) {
+	os, err := t.objectStore(store.StoreReplays)
+	if err != nil {
+		return nil, t.abort(err)
+	}
+	v, err := t.get(ctx, os, store.StoreReplays, id, "get", id)
+	if err != nil || v.IsUndefined() {
+		return nil, err
+	}
+	var r store.Replay
+	if err := decodeJSON(v, &r); err != nil {
+		return nil, t.abort(&store.Error{Op: t.op, Store: store.StoreReplays, Key: id, Kind: store.ErrInvalid, Err: err})
+	}
+	return &r, nil
+}
+
+// refine tells a duplicate from a conflict after the database refused a
+// bundle (both are a ConstraintError): it looks, in a new transaction, for
+// the content hash and then for the skill version.
+func (d *DB) refine(ctx context.Context, err error, b *skill.Bundle) error {
+	if !errors.Is(err, store.ErrDuplicate) {
+		return err
+	}
+	if _, gerr := d.Bundle(ctx, b.ContentHash); gerr == nil {
+		return err
+	}
+	bs, lerr := d.Bundles(ctx, b.SkillID)
+	if lerr != nil {
+		return err
+	}
+	for _, other := range bs {
+		if other.SkillVersion == b.SkillVersion {
+			var se *store.Error
+			errors.As(err, &se)
+			return store.ConflictError(se.Op, b, other.ContentHash)
+		}
+	}
+	return err
+}
+
+// Skills implements store.Store.
+func (d *DB) Skills(ctx context.Context) ([]store.Skill, error) {
+	const op = "list skills"
+	all, err := d.getAll(ctx, op, store.StoreSkills, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	out := []store.Skill{}
+	err = each(all, func(v safejs.Value) error {
+		var sk store.Skill
+		if err := decodeJSON(v, &sk); err != nil {
+			return &store.Error{Op: op, Store: store.StoreSkills, Kind: store.ErrInvalid, Err: err}
+		}
+		out = append(out, sk)
+		return nil
+	})
+	if err != nil {
+		return nil, readErr(op, store.StoreSkills, err)
+	}
+	slices.Reverse(out) // getAll is in key order: oldest UUIDv7 first
+	return out, nil
+}
+
+// Skill implements store.Store.
+func (d *DB) Skill(ctx context.Context, id string) (store.Skill, error) {
+	const op = "get skill"
+	v, err := d.getOne(ctx, op, store.StoreSkills, id, id)
+	if err != nil {
+		return store.Skill{}, err
+	}
+	var sk store.Skill
+	if err := decodeJSON(v, &sk); err != nil {
+		return store.Skill{}, &store.Error{Op: op, Store: store.StoreSkills, Key: id, Kind: store.ErrInvalid, Err: err}
+	}
+	return sk, nil
+}
+
+// Trace implements store.Store.
+func (d *DB) Trace(ctx context.Context, skillID, traceID string) (*skill.Trace, error) {
+	const op = "get trace"
+	key := skillID + " " + traceID
+	v, err := d.getOne(ctx, op, store.StoreTraces, key, []any{skillID, traceID})
+	if err != nil {
+		return nil, err
+	}
+	var tr skill.Trace
+	if err := decodeJSON(v, &tr); err != nil {
+		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: key, Kind: store.ErrInvalid, Err: err}
+	}
+	return &tr, nil
+}
+
+// Bundle implements store.Store.
+func (d *DB) Bundle(ctx context.Context, contentHash string) (store.StoredBundle, error) {
+	const op = "get bundle"
+	v, err := d.getOne(ctx, op, store.StoreBundles, contentHash, contentHash)
+	if err != nil {
+		return store.StoredBundle{}, err
+	}
+	b, err := bundleFrom(v)
+	if err != nil {
+		return store.StoredBundle{}, &store.Error{Op: op, Store: store.StoreBundles, Key: contentHash, Kind: store.ErrInvalid, Err: err}
+	}
+	return b, nil
+}
+
+// Bundles implements store.Store.
+func (d *DB) Bundles(ctx context.Context, skillID string) ([]store.StoredBundle, error) {
+	const op = "list bundles"
+	all, err := d.getAll(ctx, op, store.StoreBundles, "skill_id", skillID)
+	if err != nil {
+		return nil, err
+	}
+	out := []store.StoredBundle{}
+	err = each(all, func(v safejs.Value) error {
+		b, err := bundleFrom(v)
+		out = append(out, b)
+		return err
+	})
+	if err != nil {
+		return nil, readErr(op, store.StoreBundles, err)
+	}
+	slices.SortFunc(out, func(a, b store.StoredBundle) int { return cmp.Compare(a.SkillVersion, b.SkillVersion) })
+	return out, nil
+}
+
+// Replays implements store.Store.
+func (d *DB) Replays(ctx context.Context, skillID string) ([]store.Replay, error) {
+	const op = "list replays"
+	all, err := d.getAll(ctx, op, store.StoreReplays, "skill_id", skillID)
+	if err != nil {
+		return nil, err
+	}
+	out := []store.Replay{}
+	err = each(all, func(v safejs.Value) error {
+		var r store.Replay
+		err := decodeJSON(v, &r)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, readErr(op, store.StoreReplays, err)
+	}
+	slices.SortFunc(out, func(a, b store.Replay) int { return cmp.Compare(b.ID(), a.ID()) })
+	return out, nil
+}
+
+// Clear implements store.Store.
+func (d *DB) Clear(ctx context.Context) error {
+	const op = "clear"
+	t, err := d.begin(ctx, op, "readwrite", store.ObjectStores()...)
+	if err != nil {
+		return err
+	}
+	for _, name := range store.ObjectStores() {
+		if err := t.call(name, "", "clear"); err != nil {
+			return err
+		}
+	}
+	return t.wait(ctx)
+}
+
+// getOne reads one record in a readonly transaction, or ErrNotFound.
+func (d *DB) getOne(ctx context.Context, op, storeName, key string, jsKey any) (safejs.Value, error) {
+	t, err := d.begin(ctx, op, "readonly", storeName)
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	os, err := t.objectStore(storeName)
+	if err != nil {
+		return safejs.Value{}, t.abort(err)
+	}
+	v, err := t.get(ctx, os, storeName, key, "get", jsKey)
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if err := t.wait(ctx); err != nil {
+		return safejs.Value{}, err
+	}
+	if v.IsUndefined() {
+		return safejs.Value{}, &store.Error{Op: op, Store: storeName, Key: key, Kind: store.ErrNotFound}
+	}
+	return v, nil
+}
+
+// getAll reads every record of a store (index "") or every record an index
+// maps key to, in a readonly transaction.
+func (d *DB) getAll(ctx context.Context, op, storeName, index string, key any) (safejs.Value, error) {
+	t, err := d.begin(ctx, op, "readonly", storeName)
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	source, err := t.objectStore(storeName)
+	if err != nil {
+		return safejs.Value{}, t.abort(err)
+	}
+	if index != "" {
+		if source, err = source.Call("index", index); err != nil {
+			return safejs.Value{}, t.abort(fail(op, storeName, index, thrown(err)))
+		}
+	}
+	keyName, _ := key.(string)
+	v, err := t.get(ctx, source, storeName, keyName, "getAll", key)
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	return v, t.wait(ctx)
+}
+
+// decodeJSON decodes the json member of a stored object into v.
+func decodeJSON(obj safejs.Value, v any) error {
+	s, err := jsString(obj, "json")
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal([]byte(s), v)
+}
+
+// bundleFrom reads a stored bundle object.
+func bundleFrom(v safejs.Value) (store.StoredBundle, error) {
+	var b store.StoredBundle
+	var err error
+	get := func(name string) string {
+		var s string
+		if err == nil {
+			s, err = jsString(v, name)
+		}
+		return s
+	}
+	b.ContentHash = get("content_hash")
+	b.SkillID = get("skill_id")
+	b.BundleID = get("bundle_id")
+	b.CreatedAt = get("created_at")
+	data := get("data")
+	if err != nil {
+		return b, err
+	}
+	b.Data = []byte(data)
+	b.SkillVersion, err = jsInt(v, "skill_version")
+	return b, err
+}
+
+// readErr wraps a failure to read stored records.
+func readErr(op, storeName string, err error) error {
+	var se *store.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	return &store.Error{Op: op, Store: storeName, Kind: store.ErrInvalid, Err: err}
+}
