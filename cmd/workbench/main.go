@@ -28,6 +28,7 @@ func commands() map[string]command {
 		"teach":   {"demonstrate a task to a model on the simulator and write the sealed skill", runTeach},
 		"replay":  {"replay a skill, save the replay as its next version and verify it", runReplay},
 		"compare": {"replay a skill against several models and show where they diverge", runCompare},
+		"mcp":     {"list or call the tools of an MCP server (for debugging servers)", runMCP},
 	}
 }
 
