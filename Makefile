@@ -4,7 +4,7 @@
 GO        ?= go
 FUZZRUNS  ?= 30000
 
-.PHONY: test run site fmt-check vet test-unit test-fuzz bench fixtures
+.PHONY: test run site build fmt-check vet test-unit test-fuzz bench fixtures
 
 # Each mk/*.mk adds its layer's targets and appends them to TEST_LAYERS.
 TEST_LAYERS :=
@@ -12,9 +12,8 @@ include $(wildcard mk/*.mk)
 
 test: fmt-check vet test-unit test-fuzz $(TEST_LAYERS)
 
-# The deployable site in build/site. The browser app is not built yet, so
-# this is the placeholder page the Worker also falls back to.
-site: site-placeholder
+# The deployable site in build/site: the browser app (mk/app.mk).
+site: build
 
 # Serves the site and the OpenRouter proxy on http://127.0.0.1:8000.
 run: site

@@ -27,7 +27,7 @@ site-placeholder:
 # make deploy ALLOWED_ORIGIN=https://workbench.example.org
 # (wrangler needs Cloudflare credentials: `npx wrangler login`, or
 # CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID in the environment.)
-deploy: node-deps worker site-placeholder
+deploy: node-deps worker site
 	@test -n "$(ALLOWED_ORIGIN)" || { echo "deploy: set ALLOWED_ORIGIN=https://<the workbench's origin>"; exit 2; }
 	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy --var ALLOWED_ORIGIN:$(ALLOWED_ORIGIN)
 

@@ -1,0 +1,122 @@
+// Package session keeps what lives for one browser tab and no longer: the
+// user's OpenRouter API key and the body the user picked (spec §4.4:
+// OpenRouterKey and BodyChoice live in sessionStorage only).
+//
+// In the browser (GOOS=js) a Storage is backed by window.sessionStorage and
+// by nothing else: the key is never written to IndexedDB, localStorage,
+// cookies or any file, and it disappears when the tab closes. Natively (the
+// static-site generator, tests) Memory gives the same behaviour in a map.
+//
+// Values read back are checked: a body choice that is not one of the three
+// names reads as the simulator, the only body that is always available.
+package session
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Names of the sessionStorage entries.
+const (
+	keyItem  = "workbench.openrouter_key"
+	bodyItem = "workbench.body"
+)
+
+// Body is the body the user picked on the landing page.
+type Body string
+
+// The three bodies of spec §3.
+const (
+	Simulator Body = "simulator" // deterministic, in the page; always available
+	Browser   Body = "browser"   // an MCP server that drives a browser
+	Host      Body = "host"      // an MCP server that exposes a sandboxed shell
+)
+
+// Bodies lists the bodies in the order the UI offers them.
+var Bodies = [...]Body{Simulator, Browser, Host}
+
+// Valid reports whether b is one of the three bodies.
+func (b Body) Valid() bool { return b == Simulator || b == Browser || b == Host }
+
+// backend is the string store under a Storage: sessionStorage in the
+// browser, a map natively.
+type backend interface {
+	get(name string) (string, bool, error)
+	set(name, value string) error
+	remove(name string) error
+}
+
+// Storage reads and writes the session's values. Its zero value is not
+// usable; get one from Open or Memory.
+type Storage struct {
+	b backend
+}
+
+// ErrEmptyKey is returned by SetKey for a key that is empty once spaces
+// around it are removed.
+var ErrEmptyKey = errors.New("session: the API key is empty")
+
+// Key returns the OpenRouter key of this session, if one was set.
+func (s *Storage) Key() (string, bool, error) {
+	k, ok, err := s.b.get(keyItem)
+	if err != nil {
+		return "", false, fmt.Errorf("session: reading the API key: %w", err)
+	}
+	return k, ok && k != "", nil
+}
+
+// SetKey keeps key for this session, without the spaces a paste may bring
+// around it.
+func (s *Storage) SetKey(key string) error {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return ErrEmptyKey
+	}
+	if err := s.b.set(keyItem, key); err != nil {
+		return fmt.Errorf("session: keeping the API key: %w", err)
+	}
+	return nil
+}
+
+// ForgetKey removes the key from the session.
+func (s *Storage) ForgetKey() error {
+	if err := s.b.remove(keyItem); err != nil {
+		return fmt.Errorf("session: forgetting the API key: %w", err)
+	}
+	return nil
+}
+
+// Body returns the body picked in this session; Simulator when none was
+// picked or the stored value is not a body's name.
+func (s *Storage) Body() (Body, error) {
+	v, ok, err := s.b.get(bodyItem)
+	if err != nil {
+		return Simulator, fmt.Errorf("session: reading the body choice: %w", err)
+	}
+	if b := Body(v); ok && b.Valid() {
+		return b, nil
+	}
+	return Simulator, nil
+}
+
+// SetBody keeps the body choice for this session.
+func (s *Storage) SetBody(b Body) error {
+	if !b.Valid() {
+		return fmt.Errorf("session: %q is not a body (want simulator, browser or host)", string(b))
+	}
+	if err := s.b.set(bodyItem, string(b)); err != nil {
+		return fmt.Errorf("session: keeping the body choice: %w", err)
+	}
+	return nil
+}
+
+// Memory returns a Storage that lives in memory only, for the native build
+// and for tests.
+func Memory() *Storage { return &Storage{b: &memory{m: map[string]string{}}} }
+
+type memory struct{ m map[string]string }
+
+func (m *memory) get(name string) (string, bool, error) { v, ok := m.m[name]; return v, ok, nil }
+func (m *memory) set(name, value string) error          { m.m[name] = value; return nil }
+func (m *memory) remove(name string) error              { delete(m.m, name); return nil }
