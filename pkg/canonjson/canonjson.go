@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -151,10 +152,16 @@ type node struct {
 	next  int32
 }
 
-// Document is a parsed, validated JSON text.
+// Document is a parsed, validated JSON text. It is safe for concurrent
+// use: every method only reads it.
 type Document struct {
 	src   []byte
 	nodes []node
+	// text is one string copy of src, made the first time a string is
+	// decoded; every decoded string and number that needs no unescaping
+	// is a substring of it, however many times the document is decoded.
+	text     string
+	textOnce sync.Once
 }
 
 // Parse validates data as I-JSON within lim and returns its document.

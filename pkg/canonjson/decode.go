@@ -109,7 +109,7 @@ func (d *Document) GenericElements(ptr string, from, to int) ([]any, bool) {
 		last = d.nodes[last].next
 		n++
 	}
-	t := text{s: string(d.src[d.nodes[e].start:d.nodes[last].end]), base: d.nodes[e].start}
+	t := d.textOf(e)
 	out := make([]any, 0, n)
 	for k := 0; k < n; k, e = k+1, d.nodes[e].next {
 		out = append(out, d.generic(t, e, true, -1))
@@ -117,24 +117,24 @@ func (d *Document) GenericElements(ptr string, from, to int) ([]any, bool) {
 	return out, true
 }
 
-// text is a string copy of the source of one value, starting at byte base.
-// Strings and numbers decoded from that value are substrings of it, which
-// saves an allocation per string; a decoded value keeps the whole text
-// alive, no more than the document itself would.
+// text is the document's source as a string. Strings and numbers decoded
+// from the document are substrings of it, which saves an allocation per
+// string; a decoded value keeps the whole text alive, no more than the
+// document itself would.
 type text struct {
-	s    string
-	base int32
+	s string
 }
 
-// textOf copies the source of node i.
-func (d *Document) textOf(i int32) text {
-	n := d.nodes[i]
-	return text{s: string(d.src[n.start:n.end]), base: n.start}
+// textOf returns the shared string copy of the source, which holds node i
+// as every other node.
+func (d *Document) textOf(int32) text {
+	d.textOnce.Do(func() { d.text = string(d.src) })
+	return text{s: d.text}
 }
 
 // at is the text of bytes start..end of the source.
 func (t text) at(start, end int32) string {
-	return t.s[start-t.base : end-t.base]
+	return t.s[start:end]
 }
 
 // strIn is the decoded text of string node i, which lies within t.

@@ -1,0 +1,141 @@
+package canonjson
+
+import "iter"
+
+// Value is one value of a parsed Document, read in place. Walking a
+// document through Values decodes nothing it is not asked for: member
+// names and strings without escapes, and number texts, are substrings of
+// one shared copy of the source. A Value is valid as long as its Document
+// and, like the Document, safe for concurrent use.
+type Value struct {
+	d *Document
+	i int32
+}
+
+// Type is the JSON type of a Value.
+type Type uint8
+
+// The JSON types. True and false are both Boolean.
+const (
+	Null Type = iota + 1
+	Boolean
+	Number
+	String
+	Array
+	Object
+)
+
+func (t Type) String() string {
+	switch t {
+	case Null:
+		return "null"
+	case Boolean:
+		return "boolean"
+	case Number:
+		return "number"
+	case String:
+		return "string"
+	case Array:
+		return "array"
+	case Object:
+		return "object"
+	}
+	return "invalid"
+}
+
+// Root returns the top-level value.
+func (d *Document) Root() Value { return Value{d, 0} }
+
+// At returns the value at the RFC 6901 JSON pointer ptr, and false when
+// nothing is there.
+func (d *Document) At(ptr string) (Value, bool) {
+	i, ok := d.lookup(ptr)
+	if !ok {
+		return Value{}, false
+	}
+	return Value{d, i}, true
+}
+
+// Type reports the value's JSON type.
+func (v Value) Type() Type {
+	switch v.d.nodes[v.i].kind {
+	case kObject:
+		return Object
+	case kArray:
+		return Array
+	case kString:
+		return String
+	case kNumber:
+		return Number
+	case kTrue, kFalse:
+		return Boolean
+	}
+	return Null
+}
+
+// Bool reports whether the value is true.
+func (v Value) Bool() bool { return v.d.nodes[v.i].kind == kTrue }
+
+// Text is a string's decoded text or a number's text as written in the
+// source (valid JSON number syntax, which json.Number and big.Rat accept);
+// "" for other types.
+func (v Value) Text() string {
+	n := v.d.nodes[v.i]
+	switch n.kind {
+	case kString:
+		return v.d.strIn(v.d.textOf(v.i), v.i)
+	case kNumber:
+		return v.d.textOf(v.i).at(n.start, n.end)
+	}
+	return ""
+}
+
+// Len is the number of members of an object or elements of an array; 0
+// for other types.
+func (v Value) Len() int {
+	n := v.d.nodes[v.i]
+	if n.kind != kObject && n.kind != kArray {
+		return 0
+	}
+	return v.d.count(n.first)
+}
+
+// Members yields an object's members in canonical order (by the UTF-16
+// code units of their names); nothing for other types.
+func (v Value) Members() iter.Seq2[string, Value] {
+	return func(yield func(string, Value) bool) {
+		d := v.d
+		if d.nodes[v.i].kind != kObject {
+			return
+		}
+		t := d.textOf(v.i)
+		for k := d.nodes[v.i].first; k >= 0; k = d.nodes[k].next {
+			if !yield(d.strIn(t, k), Value{d, k + 1}) {
+				return
+			}
+		}
+	}
+}
+
+// Elements yields an array's elements in order; nothing for other types.
+func (v Value) Elements() iter.Seq2[int, Value] {
+	return func(yield func(int, Value) bool) {
+		d := v.d
+		if d.nodes[v.i].kind != kArray {
+			return
+		}
+		j := 0
+		for e := d.nodes[v.i].first; e >= 0; e = d.nodes[e].next {
+			if !yield(j, Value{d, e}) {
+				return
+			}
+			j++
+		}
+	}
+}
+
+// Generic returns the value in the form Document.Generic gives the whole
+// document.
+func (v Value) Generic() any {
+	return v.d.generic(v.d.textOf(v.i), v.i, true, -1)
+}

@@ -1,0 +1,209 @@
+package schemas
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"workbench/fixtures"
+	"workbench/pkg/canonjson"
+)
+
+// The trace edge schema must keep a plan: without one every edge goes
+// through the generic form and a large bundle verifies several times
+// slower, silently.
+func TestEdgeSchemaHasPlan(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.edgePlan == nil {
+		t.Fatal("the trace edge schema uses a keyword plans do not understand")
+	}
+}
+
+// replacements are the values every place of an edge is replaced by in
+// turn: each JSON type, values near the edges of the schema's formats,
+// patterns, lengths and bounds.
+var replacements = []string{
+	`null`, `true`, `false`, `0`, `-1`, `-0.5`, `1.5`, `1.0`, `1e3`, `2`, `9007199254740992`,
+	`""`, `"x"`, `"allow"`, `"deny"`, `"ALLOW"`, `"ambient"`, `"&body.browser"`, `"&Body.x"`,
+	`"sha256:` + strings.Repeat("a", 64) + `"`, `"sha256:` + strings.Repeat("A", 64) + `"`,
+	`"sha256:` + strings.Repeat("a", 63) + `"`, `"2026-05-25T12:00:00Z"`, `"2026-05-25T12:00:00.5+02:00"`,
+	`"2026-02-30T12:00:00Z"`, `"2026-05-25 12:00:00"`, `"019e5f01-9600-712a-8c2a-b5b3b8af4d8f"`,
+	`"019e5f01-9600-712a-8c2a"`, `"literal"`, `"llm"`, `"input:task_1"`, `"input:Task"`, `"é"`,
+	`{}`, `[]`, `["x"]`, `[1]`, `{"a":1}`, `{"role":"","name":""}`, `{"role":1,"name":""}`,
+	`{"server":"s","name":"n","arguments":{}}`, `{"server":"","name":"n","arguments":{}}`,
+	`{"timestamp":"2026-05-25T12:00:00Z","capability":"c","operation":"o"}`,
+	`{"block_id":"b","policy_id":"p","decision":"allow"}`, `{"block_id":"b","policy_id":"p","decision":"maybe"}`,
+}
+
+// TestEdgePlanAgreesWithLibrary holds the edge plan to the library's
+// verdict on edges with every place replaced by each of many values, with
+// every member removed, and with an unknown member added, nested members
+// included.
+func TestEdgePlanAgreesWithLibrary(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edges []any
+	data, err := os.ReadFile(filepath.Join("testdata", "edge.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e any
+	if err := json.Unmarshal(data, &e); err != nil {
+		t.Fatal(err)
+	}
+	edges = append(edges, e)
+	data, err = os.ReadFile(filepath.Join("..", "fixtures", fixtures.ValidBundleFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b map[string]any
+	if err := json.Unmarshal(data, &b); err != nil {
+		t.Fatal(err)
+	}
+	edges = append(edges, b["interaction_trace"].(map[string]any)["edges"].([]any)...)
+
+	// check compares the verdicts on edge and returns the library's.
+	check := func(what string, edge any) bool {
+		t.Helper()
+		raw, err := json.Marshal(edge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := canonjson.Parse(raw, canonjson.DefaultLimits())
+		if err != nil {
+			return false // not I-JSON (an integer beyond 2^53): never validated
+		}
+		want := v.edge.Validate(doc.Generic()) == nil
+		if got := v.edgePlan.valid(doc.Root()); got != want {
+			t.Errorf("%s: plan says valid=%v, library %v\n%s", what, got, want, raw)
+		}
+		return want
+	}
+	valid := 0
+	cases := 0
+	for i, edge := range edges {
+		check("edge", edge)
+		for _, path := range places(edge, nil) {
+			if len(path) > 1 && path[0] == "observed_outcome" {
+				continue // any value is an observed outcome: replacing it whole says all
+			}
+			for _, r := range replacements {
+				var x any
+				if err := json.Unmarshal([]byte(r), &x); err != nil {
+					t.Fatal(err)
+				}
+				cases++
+				if check(pathString(i, path)+" = "+r, replace(edge, path, x, false)) {
+					valid++
+				}
+			}
+			check(pathString(i, path)+" removed", replace(edge, path, nil, true))
+		}
+	}
+	// The replacements must exercise both answers, not only rejections.
+	t.Logf("%d mutated edges, %d valid", cases, valid)
+	if valid < cases/10 {
+		t.Fatalf("only %d of %d mutated edges are valid; the test is too one-sided", valid, cases)
+	}
+}
+
+// places lists the paths to every value within x, x itself excluded, and
+// to a new member of every object.
+func places(x any, at []string) [][]string {
+	var out [][]string
+	switch x := x.(type) {
+	case map[string]any:
+		for k, val := range x {
+			p := append(slices.Clone(at), k)
+			out = append(out, p)
+			out = append(out, places(val, p)...)
+		}
+		out = append(out, append(slices.Clone(at), "unknown_member"))
+	case []any:
+		for i, val := range x {
+			p := append(slices.Clone(at), strconv.Itoa(i))
+			out = append(out, p)
+			out = append(out, places(val, p)...)
+		}
+	}
+	return out
+}
+
+// replace returns a deep copy of x with the value at path set to with, or
+// removed.
+func replace(x any, path []string, with any, remove bool) any {
+	switch v := x.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, val := range v {
+			out[k] = val
+		}
+		if len(path) == 1 {
+			if remove {
+				delete(out, path[0])
+			} else {
+				out[path[0]] = with
+			}
+			return out
+		}
+		if len(path) > 1 {
+			out[path[0]] = replace(v[path[0]], path[1:], with, remove)
+		}
+		return out
+	case []any:
+		out := slices.Clone(v)
+		if len(path) == 0 {
+			return out
+		}
+		i, _ := strconv.Atoi(path[0])
+		if len(path) == 1 {
+			if remove {
+				return slices.Delete(out, i, i+1)
+			}
+			out[i] = with
+			return out
+		}
+		out[i] = replace(v[i], path[1:], with, remove)
+		return out
+	}
+	return x
+}
+
+func pathString(edge int, path []string) string {
+	return "edge " + strconv.Itoa(edge) + " /" + strings.Join(path, "/")
+}
+
+// FuzzEdgePlan holds the edge plan to the library's verdict on arbitrary
+// documents.
+func FuzzEdgePlan(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "edge.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"edge_id":"e","state_before":"sha256:` + strings.Repeat("0", 64) + `"}`))
+	f.Add([]byte(`[]`))
+	v, err := New()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := canonjson.Parse(data, canonjson.DefaultLimits())
+		if err != nil {
+			return
+		}
+		want := v.edge.Validate(doc.Generic()) == nil
+		if got := v.edgePlan.valid(doc.Root()); got != want {
+			t.Errorf("plan says valid=%v, library %v\n%s", got, want, data)
+		}
+	})
+}
