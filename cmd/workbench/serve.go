@@ -19,10 +19,10 @@ import (
 	"workbench/pkg/proxy"
 )
 
-// runServe serves the built site and the OpenRouter proxy on one local
-// origin, the way the deployed Worker does: static files with the
-// single-page-app fallback, the site's _headers rules, and package proxy's
-// handler under proxy.MountPath.
+// runServe serves the built site, the OpenRouter proxy and the MCP relay
+// on one local origin, the way the deployed Worker does: static files with
+// the single-page-app fallback, the site's _headers rules, package proxy's
+// handler under proxy.MountPath and its MCP relay under proxy.MCPMountPath.
 func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -30,9 +30,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	upstream := fl.String("openrouter-upstream", proxy.OpenRouterAPI, "OpenRouter API base `URL`; only a loopback URL may replace the default (for tests)")
 	origin := fl.String("allowed-origin", "", "the `origin` the browser loads the workbench from (default http://<addr>)")
 	site := fl.String("site", "build/site", "`directory` of the built site")
+	var mcpServers, mcpAuth multiFlag
+	fl.Var(&mcpServers, "mcp", "relay `name=URL`: /api/mcp/<name> goes to the MCP server at URL (repeatable)")
+	fl.Var(&mcpAuth, "mcp-authorization", "forward the browser's Authorization header to the MCP server `name` (repeatable; default: to none)")
+	mcpHTTP := fl.Bool("mcp-allow-http", false, "allow plain-http MCP server URLs on non-loopback hosts")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: workbench serve [flags]")
-		fmt.Fprintln(stderr, "Serves the site and the OpenRouter proxy (/api/llm/openrouter/) on one origin.")
+		fmt.Fprintln(stderr, "Serves the site, the OpenRouter proxy (/api/llm/openrouter/) and the MCP relay (/api/mcp/) on one origin.")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -44,6 +48,15 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if fl.NArg() > 0 {
 		fmt.Fprintf(stderr, "workbench serve: unexpected argument %q\n", fl.Arg(0))
 		return 2
+	}
+	var servers []proxy.MCPServer
+	for _, e := range mcpServers {
+		s, err := proxy.ParseMCPServer(e)
+		if err != nil {
+			fmt.Fprintf(stderr, "workbench serve: --mcp: %v\n", err)
+			return 2
+		}
+		servers = append(servers, s)
 	}
 	if st, err := os.Stat(*site); err != nil || !st.IsDir() {
 		fmt.Fprintf(stderr, "workbench serve: --site %s: not a directory (build the site first)\n", *site)
@@ -59,7 +72,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		*origin = "http://" + ln.Addr().String()
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	h, err := newServeHandler(serveConfig{Site: *site, AllowedOrigin: *origin, Upstream: *upstream, Log: logger})
+	h, err := newServeHandler(serveConfig{Site: *site, AllowedOrigin: *origin, Upstream: *upstream,
+		MCP: servers, MCPAuthorization: mcpAuth, MCPAllowHTTP: *mcpHTTP, Log: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "workbench serve: %v\n", err)
 		return 2
@@ -67,6 +81,14 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "workbench: serving %s at http://%s (allowed origin %s; OpenRouter proxy %s → %s)\n",
 		*site, ln.Addr(), *origin, proxy.MountPath, *upstream)
+	if len(servers) > 0 {
+		// Names only: a configured URL may hold a credential in its query.
+		var names []string
+		for _, s := range servers {
+			names = append(names, s.Name)
+		}
+		fmt.Fprintf(stdout, "workbench: MCP relay %s<name> for %s\n", proxy.MCPMountPath, strings.Join(names, ", "))
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -89,20 +111,36 @@ type serveConfig struct {
 	Site          string // directory of the built site
 	AllowedOrigin string
 	Upstream      string
-	Log           *slog.Logger // one line per proxied request; nil for none
+	// MCP is the MCP relay's allowlist; MCPAuthorization names the
+	// servers that receive the browser's Authorization header;
+	// MCPAllowHTTP permits plain http to non-loopback hosts.
+	MCP              []proxy.MCPServer
+	MCPAuthorization []string
+	MCPAllowHTTP     bool
+	Log              *slog.Logger // one line per proxied or relayed request; nil for none
 }
 
-// newServeHandler routes /api/ to the proxy and everything else to the
-// site, as wrangler.toml does for the Worker.
+// newServeHandler routes /api/ to the proxy and the MCP relay and
+// everything else to the site, as wrangler.toml does for the Worker.
 func newServeHandler(cfg serveConfig) (http.Handler, error) {
 	var logf func(proxy.Event)
+	var mcpLog func(proxy.MCPEvent)
 	if cfg.Log != nil {
 		logf = func(e proxy.Event) {
 			cfg.Log.Info("proxy", "method", e.Method, "path", e.Path, "status", e.Status, "code", e.Code,
 				"upstream", e.Upstream, "bytes", e.Bytes, "duration", e.Duration)
 		}
+		mcpLog = func(e proxy.MCPEvent) {
+			cfg.Log.Info("mcp", "method", e.Method, "server", e.Server, "status", e.Status, "code", e.Code, "duration", e.Duration)
+		}
 	}
-	p, err := proxy.New(proxy.Config{AllowedOrigin: cfg.AllowedOrigin, Upstream: cfg.Upstream, Doer: proxy.NewHTTPDoer(), Log: logf})
+	doer := proxy.NewHTTPDoer()
+	p, err := proxy.New(proxy.Config{AllowedOrigin: cfg.AllowedOrigin, Upstream: cfg.Upstream, Doer: doer, Log: logf})
+	if err != nil {
+		return nil, err
+	}
+	relay, err := proxy.NewMCPRelay(proxy.MCPConfig{AllowedOrigin: cfg.AllowedOrigin, Servers: cfg.MCP,
+		AuthorizationFor: cfg.MCPAuthorization, AllowHTTP: cfg.MCPAllowHTTP, Doer: doer, Log: mcpLog})
 	if err != nil {
 		return nil, err
 	}
@@ -118,9 +156,11 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 		switch {
 		case strings.HasPrefix(r.URL.Path, proxy.MountPath):
 			p.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path, proxy.MCPMountPath):
+			relay.ServeHTTP(w, r)
 		case r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/"):
 			proxy.WriteError(w, &proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound,
-				Message: "no API route here; the OpenRouter proxy is under " + proxy.MountPath})
+				Message: "no API route here; the OpenRouter proxy is under " + proxy.MountPath + ", the MCP relay under " + proxy.MCPMountPath})
 		default:
 			s.ServeHTTP(w, r)
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
 )
 
@@ -265,5 +266,143 @@ func TestServeCommand(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop after its context ended")
+	}
+}
+
+// startServeMCP runs serve's handler with the MCP relay configured for the
+// recorder and two real MCP servers (SSE and JSON responses).
+func startServeMCP(t *testing.T, log *slog.Logger) (proxytest.MCPTarget, *proxytest.MCPServer, *proxytest.MCPServer) {
+	t.Helper()
+	rec := proxytest.NewMCPUpstream(t)
+	sse, js := proxytest.NewMCPServer(t, false), proxytest.NewMCPServer(t, true)
+	servers, err := proxy.ParseMCPServers(rec.Entries() + ",sse=" + sse.URL + ",json=" + js.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(nil)
+	origin := "http://" + srv.Listener.Addr().String()
+	h, err := newServeHandler(serveConfig{Site: writeSite(t), AllowedOrigin: origin, Upstream: proxy.OpenRouterAPI,
+		MCP: servers, MCPAuthorization: []string{proxytest.MCPRecorderAuth}, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return proxytest.MCPTarget{
+		Addr: strings.TrimPrefix(srv.URL, "http://"), Origin: origin, Layer: proxytest.Serve, Recorder: rec,
+		Names:            []string{"json", proxytest.MCPRecorder, proxytest.MCPRecorderAuth, "sse"},
+		TransportHeaders: []string{"Content-Length", "Accept-Encoding"},
+	}, sse, js
+}
+
+// The MCP relay's suite against the local server.
+func TestServeMCP(t *testing.T) {
+	tg, sse, js := startServeMCP(t, nil)
+	t.Run("attacks", func(t *testing.T) { proxytest.RunMCPAttacks(t, tg) })
+	t.Run("forwarding", func(t *testing.T) { proxytest.RunMCPForwarding(t, tg) })
+	t.Run("sse-stream", func(t *testing.T) { proxytest.RunMCPSSE(t, tg) })
+	t.Run("session-sse", func(t *testing.T) { proxytest.RunMCPSession(t, tg, "sse", sse) })
+	t.Run("session-json", func(t *testing.T) { proxytest.RunMCPSession(t, tg, "json", js) })
+}
+
+func TestServeMCPLogsHoldNoSecrets(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return buf.Write(p) })
+	tg, sse, _ := startServeMCP(t, slog.New(slog.NewTextHandler(w, nil)))
+	proxytest.RunMCPForwarding(t, tg)
+	proxytest.RunMCPSession(t, tg, "sse", sse)
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	if !strings.Contains(out, `msg=mcp method=POST server=rec status=200`) || !strings.Contains(out, `server=sse status=204`) {
+		t.Fatalf("serve logged no relay line:\n%s", out)
+	}
+	token := strings.TrimSpace(strings.TrimPrefix(proxytest.Key, "Bearer"))
+	for _, s := range []string{token, token[:20], proxytest.BodySentinel, proxytest.ResponseSentinel, proxytest.MCPSession, "127.0.0.1", "tenant"} {
+		if strings.Contains(out, s) {
+			t.Errorf("serve's log contains %q:\n%s", s, out)
+		}
+	}
+}
+
+// TestServeMCPCommand runs `workbench serve --mcp` for real and talks MCP
+// through it to real MCP servers, in both response modes.
+func TestServeMCPCommand(t *testing.T) {
+	site := writeSite(t)
+	sse, js := proxytest.NewMCPServer(t, false), proxytest.NewMCPServer(t, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--site", site,
+			"--mcp", "everything-sse=" + sse.URL, "--mcp", "everything-json=" + js.URL}, nil, pw, &stderr)
+		pw.Close()
+	}()
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatalf("no start line: %v; stderr %s", err, stderr.String())
+	}
+	relayLine, err := br.ReadString('\n')
+	if err != nil || relayLine != "workbench: MCP relay /api/mcp/<name> for everything-sse, everything-json\n" {
+		t.Fatalf("relay line %q (%v)", relayLine, err)
+	}
+	go io.Copy(io.Discard, br)
+	m := regexp.MustCompile(`at http://(127\.0\.0\.1:\d+) \(allowed origin (http://127\.0\.0\.1:\d+);`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("start line %q", line)
+	}
+	tg := proxytest.MCPTarget{Addr: m[1], Origin: m[2], Layer: proxytest.Serve}
+	t.Run("sse", func(t *testing.T) { proxytest.RunMCPSession(t, tg, "everything-sse", sse) })
+	t.Run("json", func(t *testing.T) { proxytest.RunMCPSession(t, tg, "everything-json", js) })
+	req, _ := http.NewRequest("GET", "http://"+m[1]+"/api/mcp/", nil)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != `{"servers":[{"name":"everything-json"},{"name":"everything-sse"}]}`+"\n" {
+		t.Errorf("listing → %d %s", resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d; stderr %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop after its context ended")
+	}
+}
+
+func TestServeMCPFlags(t *testing.T) {
+	site := writeSite(t)
+	base := []string{"--site", site, "--addr", "127.0.0.1:0"}
+	tests := []struct {
+		args   []string
+		errHas string
+	}{
+		{[]string{"--mcp", "browser"}, `--mcp: MCP server "browser": want name=URL`},
+		{[]string{"--mcp", "Browser=http://127.0.0.1:9/mcp"}, "want 1 to 64 of a-z 0-9 -"},
+		{[]string{"--mcp", "b=http://10.0.0.5/mcp"}, "plain http is allowed only to a loopback host"},
+		{[]string{"--mcp", "b=https://u:p@mcp.example/"}, "userinfo"},
+		{[]string{"--mcp", "b=http://127.0.0.1:9/", "--mcp", "b=http://127.0.0.1:8/"}, "configured twice"},
+		{[]string{"--mcp", "b=http://127.0.0.1:9/", "--mcp-authorization", "c"}, "not configured"},
+		{[]string{"--mcp", ""}, "empty value"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), append(append([]string{"serve"}, base...), tt.args...), nil, &stdout, &stderr)
+			if code != 2 || !strings.Contains(stderr.String(), tt.errHas) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), tt.errHas)
+			}
+		})
 	}
 }
