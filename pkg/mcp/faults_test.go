@@ -43,6 +43,10 @@ type faultServer struct {
 }
 
 func newFaultServer(t *testing.T, onRequest func(w http.ResponseWriter, r *http.Request, m rpc)) *faultServer {
+	return newFaultServerB(t, onRequest)
+}
+
+func newFaultServerB(t testing.TB, onRequest func(w http.ResponseWriter, r *http.Request, m rpc)) *faultServer {
 	f := &faultServer{onRequest: onRequest, live: map[string]bool{}}
 	ts := httptest.NewServer(f)
 	t.Cleanup(ts.Close)

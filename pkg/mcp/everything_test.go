@@ -1,0 +1,201 @@
+//go:build interop
+
+// Interop with the reference TypeScript server,
+// @modelcontextprotocol/server-everything, started from the project's
+// node_modules (make test-mcp installs it). Run with
+//
+//	go test -tags interop ./pkg/mcp
+//
+// It skips only when node_modules lacks the server, and fails instead
+// when WORKBENCH_MCP_INTEROP_REQUIRED is set (make test-mcp sets it).
+
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/pkg/mcp"
+)
+
+// everythingServer starts server-everything on a free port and returns
+// its endpoint.
+func everythingServer(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(root, "node_modules", ".bin", "mcp-server-everything")
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("WORKBENCH_MCP_INTEROP_REQUIRED") != "" {
+			t.Fatalf("server-everything is not installed: %v", err)
+		}
+		t.Skipf("server-everything is not installed (%v); run make node-deps", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+
+	cmd := exec.Command(bin, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting server-everything: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server-everything output:\n%s", logs.String())
+		}
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything did not listen on %s: %v\n%s", addr, err, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "http://" + addr + "/mcp"
+}
+
+func TestEverything(t *testing.T) {
+	url := everythingServer(t)
+	ctx := context.Background()
+	c, err := mcp.Dial(ctx, url, &mcp.Options{Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := c.ServerInfo()
+	if info.ProtocolVersion != mcp.ProtocolVersion || info.ServerInfo.Name != "mcp-servers/everything" || c.SessionID() == "" {
+		t.Errorf("handshake: %+v, session %q", info, c.SessionID())
+	}
+
+	t.Run("tools/list", func(t *testing.T) {
+		tools, err := c.ListTools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tools) < 10 {
+			t.Errorf("%d tools", len(tools))
+		}
+		var echo *mcp.Tool
+		for i := range tools {
+			if tools[i].Name == "echo" {
+				echo = &tools[i]
+			}
+		}
+		if echo == nil {
+			t.Fatal("no echo tool")
+		}
+		a := mcp.BodyTool(*echo, "&body.test").Annotations
+		if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
+			a.IdempotentHint == nil || !*a.IdempotentHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("echo annotations %+v", echo.Annotations)
+		}
+	})
+
+	t.Run("echo", func(t *testing.T) {
+		res, err := c.CallTool(ctx, "echo", map[string]any{"message": "héllo"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Text() != "Echo: héllo" || res.IsError {
+			t.Errorf("result %+v", res)
+		}
+	})
+
+	t.Run("structured content", func(t *testing.T) {
+		res, err := c.CallTool(ctx, "get-structured-content", map[string]any{"location": "Chicago"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w struct {
+			Temperature float64
+			Conditions  string
+			Humidity    float64
+		}
+		if err := json.Unmarshal(res.StructuredContent, &w); err != nil || w.Temperature != 36 || w.Conditions != "Light rain / drizzle" {
+			t.Errorf("structured %s (%v)", res.StructuredContent, err)
+		}
+	})
+
+	t.Run("image", func(t *testing.T) {
+		res, err := c.CallTool(ctx, "get-tiny-image", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, b := range res.Content {
+			found = found || (b.Type == "image" && bytes.Contains(b.Raw, []byte(`"mimeType":"image/png"`)))
+		}
+		if !found {
+			t.Errorf("no PNG image block in %d blocks", len(res.Content))
+		}
+	})
+
+	t.Run("invalid arguments", func(t *testing.T) {
+		res, err := c.CallTool(ctx, "get-structured-content", map[string]any{"location": "Atlantis"})
+		var re *mcp.RPCError
+		switch {
+		case errors.As(err, &re):
+			t.Logf("JSON-RPC error %d: %s", re.Code, re.Message)
+		case err == nil && res.IsError:
+			t.Logf("tool error: %s", res.Text())
+		default:
+			t.Errorf("invalid arguments: %+v, %v", res, err)
+		}
+	})
+
+	t.Run("progress", func(t *testing.T) {
+		var got []mcp.Progress
+		res, err := c.CallTool(ctx, "trigger-long-running-operation", map[string]any{"duration": 0.3, "steps": 3},
+			mcp.WithProgress(func(p mcp.Progress) { got = append(got, p) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Text(), "Long running operation completed") {
+			t.Errorf("result %q", res.Text())
+		}
+		if len(got) != 3 || got[0].Progress != 1 || got[2].Progress != 3 || got[2].Total != 3 {
+			t.Errorf("progress %+v", got)
+		}
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		_, err := c.CallTool(ctx, "trigger-long-running-operation", map[string]any{"duration": 5, "steps": 5},
+			mcp.WithTimeout(300*time.Millisecond))
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "server notified") {
+			t.Fatalf("err = %v", err)
+		}
+		res, err := c.CallTool(ctx, "echo", map[string]any{"message": "still here"})
+		if err != nil || res.Text() != "Echo: still here" {
+			t.Errorf("after a timeout: %v %v", res, err)
+		}
+	})
+
+	if err := c.Close(ctx); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
