@@ -5,7 +5,8 @@
 #
 #   make test-mcp         interop with server-everything; js/wasm build
 #   make bench-mcp        client cost per tools/call vs a raw HTTP POST
-#   make bench-mcp-size   wasm size: this client vs go-sdk's client
+#   make bench-mcp-size   wasm size: this client vs go-sdk's client, and both
+#                         run in headless Chromium against a go-sdk server
 .PHONY: test-mcp bench-mcp bench-mcp-size
 
 test-mcp: node-deps
@@ -15,7 +16,7 @@ test-mcp: node-deps
 bench-mcp:
 	$(GO) test -run '^$$' -bench 'CallTool' -benchmem -count 6 ./pkg/mcp
 
-bench-mcp-size:
-	$(GO) run ./cmd/mcpsize
+bench-mcp-size: chromium
+	$(GO) run ./cmd/mcpsize -browser -chromium $(CHROMIUM)
 
 TEST_LAYERS += test-mcp
