@@ -1,17 +1,25 @@
 //go:build js && wasm
 
 // Command proxy is the workbench's Cloudflare Worker. Workers static assets
-// serve the site; requests under /api/ run here, and those under
-// proxy.MountPath go through package proxy's handler to OpenRouter.
+// serve the site; requests under /api/ run here: those under
+// proxy.MountPath go through package proxy's handler to OpenRouter, those
+// under proxy.MCPMountPath through its MCP relay to the configured MCP
+// servers.
 //
 // Settings come from Worker vars, read per request (every request runs in
 // a fresh Go instance, so nothing is kept between requests):
 //
-//	ALLOWED_ORIGIN       the workbench's origin, e.g. https://workbench.example.org
-//	OPENROUTER_UPSTREAM  optional; defaults to https://openrouter.ai/api/v1
+//	ALLOWED_ORIGIN             the workbench's origin, e.g. https://workbench.example.org
+//	OPENROUTER_UPSTREAM        optional; defaults to https://openrouter.ai/api/v1
+//	MCP_SERVERS                optional; the relay's allowlist, "name=URL" entries
+//	                           separated by commas or white space
+//	MCP_FORWARD_AUTHORIZATION  optional; names of MCP servers that receive the
+//	                           browser's Authorization header
+//	MCP_ALLOW_HTTP             optional; "true" permits plain-http MCP URLs on
+//	                           non-loopback hosts
 //
-// A missing or malformed setting makes every proxied request fail with 500
-// proxy_misconfigured: the Worker fails closed.
+// A missing or malformed setting makes every request to the handler that
+// needs it fail with 500 proxy_misconfigured: the Worker fails closed.
 //
 // The upstream round trip uses cloudflare/fetch's client directly. An
 // *http.Client would pull TLS and HTTP/2 into the binary (twice the size)
@@ -36,9 +44,14 @@ func main() {
 
 func serve(w http.ResponseWriter, r *http.Request) {
 	unfold(r.Header)
-	if !strings.HasPrefix(r.URL.Path, proxy.MountPath) {
+	switch {
+	case strings.HasPrefix(r.URL.Path, proxy.MountPath):
+	case strings.HasPrefix(r.URL.Path, proxy.MCPMountPath):
+		serveMCP(w, r)
+		return
+	default:
 		proxy.WriteError(w, &proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound,
-			Message: "no API route here; the OpenRouter proxy is under " + proxy.MountPath})
+			Message: "no API route here; the OpenRouter proxy is under " + proxy.MountPath + ", the MCP relay under " + proxy.MCPMountPath})
 		return
 	}
 	h, err := proxy.New(proxy.Config{
@@ -48,12 +61,55 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		Log:           logEvent,
 	})
 	if err != nil {
-		fmt.Printf("proxy misconfigured: %v\n", err)
-		proxy.WriteError(w, &proxy.Error{Status: http.StatusInternalServerError, Code: proxy.CodeMisconfigured,
-			Message: "the proxy's Worker vars are wrong: " + err.Error()})
+		misconfigured(w, err)
 		return
 	}
 	h.ServeHTTP(w, r)
+}
+
+// serveMCP relays r through package proxy's MCP relay, configured from
+// the MCP_* vars.
+func serveMCP(w http.ResponseWriter, r *http.Request) {
+	m, err := newMCPRelay()
+	if err != nil {
+		// The error may quote an MCP URL, which the relay keeps from
+		// the browser; only the operator's log gets it.
+		fmt.Printf("mcp relay misconfigured: %v\n", err)
+		proxy.WriteError(w, &proxy.Error{Status: http.StatusInternalServerError, Code: proxy.CodeMisconfigured,
+			Message: "the MCP relay's Worker vars are wrong; the Worker's log says how"})
+		return
+	}
+	m.ServeHTTP(w, r)
+}
+
+func newMCPRelay() (*proxy.MCPRelay, error) {
+	servers, err := proxy.ParseMCPServers(getenv("MCP_SERVERS"))
+	if err != nil {
+		return nil, fmt.Errorf("MCP_SERVERS: %w", err)
+	}
+	var allowHTTP bool
+	switch v := getenv("MCP_ALLOW_HTTP"); v {
+	case "", "false":
+	case "true":
+		allowHTTP = true
+	default:
+		return nil, fmt.Errorf("MCP_ALLOW_HTTP %q: want true or false", v)
+	}
+	return proxy.NewMCPRelay(proxy.MCPConfig{
+		AllowedOrigin:    getenv("ALLOWED_ORIGIN"),
+		Servers:          servers,
+		AuthorizationFor: proxy.SplitList(getenv("MCP_FORWARD_AUTHORIZATION")),
+		AllowHTTP:        allowHTTP,
+		Doer:             fetchDoer{fetch.NewClient()},
+		Log:              logMCPEvent,
+	})
+}
+
+// misconfigured answers for a Worker whose OpenRouter vars are wrong.
+func misconfigured(w http.ResponseWriter, err error) {
+	fmt.Printf("proxy misconfigured: %v\n", err)
+	proxy.WriteError(w, &proxy.Error{Status: http.StatusInternalServerError, Code: proxy.CodeMisconfigured,
+		Message: "the proxy's Worker vars are wrong: " + err.Error()})
 }
 
 // getenv returns a Worker var, or "" when it is not set.
@@ -88,7 +144,19 @@ func (d fetchDoer) Do(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	unfold(resp.Header)
+	switch resp.StatusCode {
+	case http.StatusNoContent, http.StatusResetContent, http.StatusNotModified:
+		// The Fetch API gives these a null body, which the bridge
+		// cannot read or close; there is nothing in it anyway.
+		resp.Body = http.NoBody
+	}
 	return resp, nil
+}
+
+// logMCPEvent writes one line per relayed request. proxy.MCPEvent holds
+// no header value (no session id, no token), URL or body.
+func logMCPEvent(e proxy.MCPEvent) {
+	fmt.Printf("mcp method=%s server=%q status=%d code=%q duration=%s\n", e.Method, e.Server, e.Status, e.Code, e.Duration)
 }
 
 // logEvent writes one line per request to the Worker's log. proxy.Event

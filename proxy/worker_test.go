@@ -51,13 +51,23 @@ func runMain(m *testing.M) int {
 	}
 	up := proxytest.StartUpstream()
 	defer up.Close()
-	d, err := startDev(bin, map[string]string{"OPENROUTER_UPSTREAM": up.URL}, true)
+	rec := proxytest.StartMCPUpstream()
+	defer rec.Close()
+	sse, js := proxytest.StartMCPServer(false), proxytest.StartMCPServer(true)
+	defer sse.Close()
+	defer js.Close()
+	d, err := startDev(bin, map[string]string{
+		"OPENROUTER_UPSTREAM": up.URL,
+		// Both separators the var allows.
+		"MCP_SERVERS":               rec.Entries() + " everything-sse=" + sse.URL + ",everything-json=" + js.URL,
+		"MCP_FORWARD_AUTHORIZATION": proxytest.MCPRecorderAuth,
+	}, true)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting wrangler dev: %v\n", err)
 		return 1
 	}
 	defer d.stop()
-	d.up = up
+	d.up, d.rec, d.sse, d.json = up, rec, sse, js
 	worker = d
 	return m.Run()
 }
@@ -67,6 +77,9 @@ type devServer struct {
 	addr   string // 127.0.0.1:port
 	origin string // http://127.0.0.1:port
 	up     *proxytest.Upstream
+	rec    *proxytest.MCPUpstream
+	sse    *proxytest.MCPServer
+	json   *proxytest.MCPServer
 	cmd    *exec.Cmd
 	logs   *syncBuffer
 	tmp    string
@@ -197,6 +210,30 @@ func target(d *devServer) proxytest.Target {
 	}
 }
 
+func mcpTarget(d *devServer) proxytest.MCPTarget {
+	return proxytest.MCPTarget{
+		Addr: d.addr, Origin: d.origin, Layer: proxytest.Workerd, Recorder: d.rec,
+		Names:            []string{"everything-json", "everything-sse", proxytest.MCPRecorder, proxytest.MCPRecorderAuth},
+		TransportHeaders: []string{"Content-Length", "Accept-Encoding", "Transfer-Encoding", "Connection", "Cf-Worker"},
+	}
+}
+
+func TestWorkerdMCPAttacks(t *testing.T) { proxytest.RunMCPAttacks(t, mcpTarget(requireWorker(t))) }
+
+func TestWorkerdMCPForwarding(t *testing.T) {
+	proxytest.RunMCPForwarding(t, mcpTarget(requireWorker(t)))
+}
+
+func TestWorkerdMCPSSE(t *testing.T) { proxytest.RunMCPSSE(t, mcpTarget(requireWorker(t))) }
+
+// TestWorkerdMCPSession talks MCP through the Worker to the go-sdk's
+// server, whose DNS-rebinding check refuses a non-loopback Host.
+func TestWorkerdMCPSession(t *testing.T) {
+	d := requireWorker(t)
+	t.Run("sse", func(t *testing.T) { proxytest.RunMCPSession(t, mcpTarget(d), "everything-sse", d.sse) })
+	t.Run("json", func(t *testing.T) { proxytest.RunMCPSession(t, mcpTarget(d), "everything-json", d.json) })
+}
+
 func TestWorkerdAttacks(t *testing.T) { proxytest.RunAttacks(t, target(requireWorker(t))) }
 
 func TestWorkerdForwarding(t *testing.T) { proxytest.RunForwarding(t, target(requireWorker(t))) }
@@ -264,8 +301,19 @@ func TestWorkerdLogsHoldNoSecrets(t *testing.T) {
 	if !strings.Contains(out, `proxy method=POST path="chat/completions" status=200`) {
 		t.Fatalf("the Worker's own log line never appeared, so the capture is blind:\n%s", out)
 	}
+	// The relay's line, once RunMCPForwarding has run.
+	proxytest.RunMCPForwarding(t, mcpTarget(d))
+	const mcpLine = `mcp method=DELETE server="rec" status=204`
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if out = d.logs.String(); strings.Contains(out, mcpLine) {
+			break
+		}
+	}
+	if !strings.Contains(out, mcpLine) {
+		t.Fatalf("the relay's log line never appeared:\n%s", out)
+	}
 	token := strings.TrimSpace(strings.TrimPrefix(proxytest.Key, "Bearer"))
-	for _, secret := range []string{token, token[:20], proxytest.BodySentinel, proxytest.ResponseSentinel, "part0"} {
+	for _, secret := range []string{token, token[:20], proxytest.BodySentinel, proxytest.ResponseSentinel, "part0", proxytest.MCPSession} {
 		if strings.Contains(out, secret) {
 			t.Errorf("wrangler/Worker output contains %q", secret)
 		}
@@ -297,6 +345,72 @@ func TestWorkerdFailsClosed(t *testing.T) {
 	}
 	if d.up.Len() != mark {
 		t.Errorf("a misconfigured Worker reached the upstream")
+	}
+	// The MCP relay needs ALLOWED_ORIGIN as much.
+	req, _ = http.NewRequest("GET", bad.origin+proxy.MCPMountPath, nil)
+	req.Header.Set("Origin", bad.origin)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 500 || !bytes.Contains(body, []byte(`"proxy_misconfigured"`)) {
+		t.Errorf("MCP listing got %d %s; want 500 proxy_misconfigured", resp.StatusCode, body)
+	}
+}
+
+// TestWorkerdMCPFailsClosed runs a Worker whose MCP_SERVERS holds an entry
+// the relay refuses (plain http to a non-loopback host): every relayed
+// request, even to the valid entry, gets 500 without the bad URL in it,
+// and the OpenRouter proxy beside it keeps working.
+func TestWorkerdMCPFailsClosed(t *testing.T) {
+	d := requireWorker(t)
+	bad, err := startDev(os.Getenv("WORKBENCH_WRANGLER"), map[string]string{
+		"OPENROUTER_UPSTREAM": d.up.URL,
+		"MCP_SERVERS":         proxytest.MCPRecorder + "=" + d.rec.URL + ",lan=http://10.0.0.5:8931/mcp",
+	}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.stop()
+	mark := d.rec.Len()
+	for _, path := range []string{proxy.MCPMountPath, proxy.MCPMountPath + proxytest.MCPRecorder} {
+		req, _ := http.NewRequest("POST", bad.origin+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Origin", bad.origin)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 500 || !bytes.Contains(body, []byte(`"proxy_misconfigured"`)) || bytes.Contains(body, []byte("10.0.0.5")) {
+			t.Errorf("POST %s → %d %s; want 500 proxy_misconfigured not naming the URL", path, resp.StatusCode, body)
+		}
+	}
+	if d.rec.Len() != mark {
+		t.Errorf("a misconfigured relay reached an MCP server")
+	}
+	req, _ := http.NewRequest("GET", bad.origin+proxy.MountPath+"key", nil)
+	req.Header.Set("Origin", bad.origin)
+	req.Header.Set("Authorization", proxytest.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("the OpenRouter proxy beside a misconfigured relay → %d, want 200", resp.StatusCode)
+	}
+	var out string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if out = bad.logs.String(); strings.Contains(out, "mcp relay misconfigured") {
+			break
+		}
+	}
+	if !strings.Contains(out, `MCP server "lan": URL "http://10.0.0.5:8931/mcp": plain http is allowed only to a loopback host`) {
+		t.Errorf("the Worker's log does not say what is wrong:\n%s", out)
 	}
 }
 

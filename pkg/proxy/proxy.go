@@ -496,7 +496,9 @@ func readBody(r *http.Request, maxBody int64) ([]byte, *Error) {
 }
 
 // passBack writes resp's status, those of its headers named in passed and
-// its body, streamed, to w.
+// its body, streamed, to w. A status that has no body (204, 205, 304) is
+// passed without reading one: a runtime may hand over such a response
+// with no readable body at all (the Fetch API's null body).
 func passBack(w http.ResponseWriter, resp *http.Response, passed []string) (int64, error) {
 	dst := w.Header()
 	for _, k := range passed {
@@ -506,6 +508,10 @@ func passBack(w http.ResponseWriter, resp *http.Response, passed []string) (int6
 	}
 	dst.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(resp.StatusCode)
+	switch resp.StatusCode {
+	case http.StatusNoContent, http.StatusResetContent, http.StatusNotModified:
+		return 0, nil
+	}
 	return stream(w, resp.Body)
 }
 

@@ -56,7 +56,9 @@ func MCPAttacks() []Attack {
 		// configured URL, never anything else.
 		a("dotdot", "POST", mcpMount+"../x", post, pathBad, refused(404, "not_found")),
 		a("dotdot-out-of-api", "GET", mcpMount+"../../etc/passwd", []string{"Origin: {origin}"}, pathBad, front(200)),
-		a("dotdot-to-proxy", "POST", mcpMount+"../llm/openrouter/chat/completions", post, pathBad, refused(404, "not_found")),
+		// workerd makes this a same-origin call of the OpenRouter proxy,
+		// which answers from its own upstream.
+		a("dotdot-to-proxy", "POST", mcpMount+"../llm/openrouter/chat/completions", post, pathBad, front(200)),
 		a("dotdot-inside", "POST", mcpMount+"nosuch/../"+MCPRecorder, post, pathBad, toRec),
 		a("dot", "POST", mcpMount+"./"+MCPRecorder, post, pathBad, toRec),
 		a("pct-dotdot", "POST", mcpMount+"%2e%2e/x", post, pathBad, refused(404, "not_found")),
@@ -82,8 +84,9 @@ func MCPAttacks() []Attack {
 		a("url-in-headers", "POST", rec, with("X-Forwarded-Host: evil.example", "Forwarded: host=evil.example;proto=http",
 			"X-Original-Url: http://evil.example/mcp", "X-Rewrite-Url: http://evil.example/mcp", "X-Mcp-Server-Url: http://evil.example/mcp",
 			"Referer: http://evil.example/", "X-Forwarded-Proto: http"), toRec, toRec),
+		// Not under /api/ at all: the static site refuses a POST.
 		{Name: "scheme-relative-target", Method: "POST", Target: "//evil.example" + rec, Headers: post, Body: mcpBody,
-			Native: refused(404, "not_found"), Serve: front(405), Workerd: front(307)},
+			Native: refused(404, "not_found"), Serve: front(405), Workerd: front(405)},
 		// wrangler dev's front refuses an absolute-form target; Go's
 		// server hands it over and the relay ignores its host.
 		a("absolute-form-target", "POST", "http://evil.example"+rec, post, toRec, front(500)),
