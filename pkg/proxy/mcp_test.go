@@ -461,3 +461,20 @@ func FuzzCheckMCPPath(f *testing.F) {
 		}
 	})
 }
+
+// TestMCPNoContentBodyNotRead: a 204 (a closed session) is passed without
+// touching the body, which a Worker's fetch hands over unreadable.
+func TestMCPNoContentBodyNotRead(t *testing.T) {
+	rec := &recorder{resp: func() (*http.Response, error) {
+		return &http.Response{StatusCode: 204, Header: http.Header{}, Body: io.NopCloser(readerFunc(func([]byte) (int, error) {
+			t.Error("the body of a 204 was read")
+			return 0, io.EOF
+		}))}, nil
+	}}
+	m := newTestRelay(t, rec, 0, nil)
+	rr := httptest.NewRecorder()
+	m.ServeHTTP(rr, request("DELETE", MCPMountPath+"shell", hdr("Origin", testOrigin, "Mcp-Session-Id", "s"), ""))
+	if rr.Code != 204 || rr.Body.Len() != 0 {
+		t.Errorf("got %d %q, want 204 and no body", rr.Code, rr.Body)
+	}
+}
