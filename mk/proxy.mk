@@ -24,16 +24,21 @@ site-placeholder:
 		printf '<!doctype html>\n<meta charset="utf-8">\n<title>Skill Workbench</title>\n<p>Placeholder: the site has not been built.</p>\n' > $(SITE_DIR)/index.html; \
 	fi
 
-# make deploy ALLOWED_ORIGIN=https://workbench.example.org
+# make deploy ALLOWED_ORIGIN=https://workbench.example.org \
+#   [MCP_SERVERS='browser=https://mcp.example.net/mcp,…'] [MCP_FORWARD_AUTHORIZATION='browser']
+# (the MCP relay's vars; docs/proxy.md "MCP relay")
 # (wrangler needs Cloudflare credentials: `npx wrangler login`, or
 # CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID in the environment.)
 deploy: node-deps worker site
 	@test -n "$(ALLOWED_ORIGIN)" || { echo "deploy: set ALLOWED_ORIGIN=https://<the workbench's origin>"; exit 2; }
-	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy --var ALLOWED_ORIGIN:$(ALLOWED_ORIGIN)
+	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy --var ALLOWED_ORIGIN:$(ALLOWED_ORIGIN) \
+		$(if $(MCP_SERVERS),--var 'MCP_SERVERS:$(MCP_SERVERS)') \
+		$(if $(MCP_FORWARD_AUTHORIZATION),--var 'MCP_FORWARD_AUTHORIZATION:$(MCP_FORWARD_AUTHORIZATION)')
 
 # The Worker under wrangler dev (real workerd, offline) against a loopback
 # upstream: the attack suite over HTTP, header stripping, SSE streaming,
-# log capture, SPA fallback, `wrangler deploy --dry-run` and the wasm size.
+# log capture, SPA fallback, `wrangler deploy --dry-run` and the wasm size;
+# the same for the MCP relay, plus MCP sessions with real MCP servers.
 WORKER_TEST_ENV := WORKBENCH_WRANGLER=$(abspath $(WRANGLER)) WORKBENCH_WORKER_WASM=$(abspath $(WORKER_WASM))
 
 test-worker: node-deps worker site-placeholder

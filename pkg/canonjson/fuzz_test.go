@@ -17,7 +17,8 @@ var fuzzLimits = canonjson.Limits{MaxBytes: 1 << 20, MaxDepth: canonjson.Default
 // FuzzParse: Parse never panics; a rejection is an *Error with a known
 // kind and an offset inside the input; whatever is accepted canonicalizes
 // to valid JSON that Parse accepts again and that is its own canonical
-// form. The seed corpus is in testdata/fuzz/FuzzParse.
+// form, and AppendCanonicalAnew writes the same bytes. The seed corpus is
+// in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"b":[1,2.50,-0,1e2],"a":"\u00e9\ud83d\ude00\n"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -39,6 +40,9 @@ func FuzzParse(f *testing.F) {
 		if !utf8.Valid(c1) || !json.Valid(c1) {
 			t.Fatalf("canonical form is not valid JSON: %q", c1)
 		}
+		if a := doc.AppendCanonicalAnew(nil); !bytes.Equal(a, c1) {
+			t.Fatalf("the two routes differ:\nAppendCanonical     %q\nAppendCanonicalAnew %q", c1, a)
+		}
 		doc2, err := canonjson.Parse(c1, fuzzLimits)
 		if err != nil {
 			t.Fatalf("canonical form %q does not parse: %v", c1, err)
@@ -52,6 +56,9 @@ func FuzzParse(f *testing.F) {
 			d3, err := canonjson.Parse(omitted, fuzzLimits)
 			if err != nil || !bytes.Equal(d3.Canonical(), omitted) {
 				t.Fatalf("AppendCanonical with omit gave %q: %v", omitted, err)
+			}
+			if a := doc.AppendCanonicalAnew(nil, "a", "content_hash"); !bytes.Equal(a, omitted) {
+				t.Fatalf("the two routes differ with omit:\nAppendCanonical     %q\nAppendCanonicalAnew %q", omitted, a)
 			}
 		}
 	})

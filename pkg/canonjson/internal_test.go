@@ -8,8 +8,8 @@ import (
 	"unicode/utf16"
 )
 
-// TestCompareUTF16 checks the byte-level shortcut against comparing the
-// UTF-16 encodings, on strings built from characters at the boundaries
+// TestCompareUTF16 checks the byte-level shortcut, and the second route's
+// comparison, against comparing the UTF-16 encodings, on strings built from characters at the boundaries
 // where UTF-8 and UTF-16 order part.
 func TestCompareUTF16(t *testing.T) {
 	chars := []rune{0, 'a', 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xefff, 0xf000,
@@ -31,6 +31,24 @@ func TestCompareUTF16(t *testing.T) {
 		want := slices.Compare(utf16.Encode(a), utf16.Encode(b))
 		if got := sign(compareUTF16([]byte(string(a)), []byte(string(b)))); got != want {
 			t.Fatalf("compareUTF16(%q, %q) = %d, want %d", string(a), string(b), got, want)
+		}
+		if got := sign(compareCodeUnits(string(a), string(b))); got != want {
+			t.Fatalf("compareCodeUnits(%q, %q) = %d, want %d", string(a), string(b), got, want)
+		}
+	}
+}
+
+// TestQuiet checks the eight-bytes-at-once test of the second route
+// against the byte test for every byte value at every position.
+func TestQuiet(t *testing.T) {
+	for pos := range 8 {
+		for c := range 256 {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			want := c >= 0x20 && c != '"' && c != '\\'
+			if got := quiet(string(b)); got != want {
+				t.Errorf("quiet with byte 0x%02x at %d = %v, want %v", c, pos, got, want)
+			}
 		}
 	}
 }

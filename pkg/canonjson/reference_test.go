@@ -43,6 +43,14 @@ func checkAgainstReference(t testing.TB, name string, in []byte) bool {
 			t.Errorf("%s: output differs from gowebpki/jcs\ninput %.200q\ngot   %.200q\nwant  %.200q\nfirst difference at byte %d",
 				name, in, got, want, firstDiff(got, want))
 		}
+		doc, err := canonjson.Parse(in, canonjson.DefaultLimits())
+		if err != nil {
+			t.Fatalf("%s: Transform accepted what Parse rejects: %v", name, err)
+		}
+		if anew := doc.AppendCanonicalAnew(nil); !bytes.Equal(anew, want) {
+			t.Errorf("%s: AppendCanonicalAnew differs from gowebpki/jcs\ninput %.200q\ngot   %.200q\nwant  %.200q\nfirst difference at byte %d",
+				name, in, anew, want, firstDiff(anew, want))
+		}
 		return true
 	case err != nil && refErr == nil:
 		if !strictKinds[kindOf(err)] {

@@ -46,10 +46,32 @@ func (b *Bundle) Hash() (string, error) {
 // DocumentHash is the content hash of a parsed bundle document: SHA-256 of
 // its canonical form without content_hash and signature.
 func DocumentHash(doc *canonjson.Document) (string, error) {
-	if !doc.IsObject() {
-		return "", errors.New("a bundle must be a JSON object")
+	b, err := HashedForm(doc)
+	if err != nil {
+		return "", err
 	}
-	return HashBytes(doc.AppendCanonical(nil, unhashedMembers...)), nil
+	return HashBytes(b), nil
+}
+
+// HashedForm returns the bytes a bundle's content hash covers: the
+// canonical form of the parsed bundle document without content_hash and
+// signature.
+func HashedForm(doc *canonjson.Document) ([]byte, error) {
+	if !doc.IsObject() {
+		return nil, errors.New("a bundle must be a JSON object")
+	}
+	return doc.AppendCanonical(nil, unhashedMembers...), nil
+}
+
+// HashedFormAnew returns what HashedForm returns, written by canonjson's
+// second, independent route (Document.AppendCanonicalAnew). The two are
+// the same bytes unless one route has a defect; verification computes both
+// (DESIGN §2, §6).
+func HashedFormAnew(doc *canonjson.Document) ([]byte, error) {
+	if !doc.IsObject() {
+		return nil, errors.New("a bundle must be a JSON object")
+	}
+	return doc.AppendCanonicalAnew(nil, unhashedMembers...), nil
 }
 
 // HashBytes is "sha256:" and the lowercase hex SHA-256 of b.

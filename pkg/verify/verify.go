@@ -13,6 +13,7 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,19 +221,35 @@ func (v *Verifier) prove(b *skill.Bundle, doc *canonjson.Document) skill.ProofRe
 }
 
 // contentHash recomputes the content hash twice, from two independent
-// serializations — the canonical form of the bytes as given, and the
-// canonical form of that canonical text parsed afresh — and requires both to
-// equal the claimed content_hash. The second catches an encoder whose output
-// is not a fixed point, which would make hashes depend on who re-serialized.
+// serializations of the parsed bundle — canonjson's AppendCanonical, which
+// copies what the parser found canonical and follows the member order it
+// linked, and AppendCanonicalAnew, which sorts members, escapes strings and
+// formats numbers all over again — and requires both to equal the claimed
+// content_hash. Two equal serializations hash alike, so the second is
+// hashed only when it differs. A difference exposes a defect that would
+// make hashes depend on who re-serialized.
 func contentHash(b *skill.Bundle, doc *canonjson.Document) (skill.Gate, skill.InvariantResult, bool) {
 	g := skill.Gate{ID: skill.GateContentHash, EvidenceRef: "content_hash"}
 	inv := skill.InvariantResult{ID: skill.InvBundleHashReproducible}
-	first, err1 := skill.DocumentHash(doc)
-	second, err2 := reserializedHash(doc)
+	var again []byte
+	var err2 error
+	done := make(chan struct{})
+	go func() {
+		again, err2 = skill.HashedFormAnew(doc)
+		close(done)
+	}()
+	once, err1 := skill.HashedForm(doc)
+	<-done
 	if err1 != nil || err2 != nil {
 		inv.Held = false
 		g.Verdict, g.Reason = skill.VerdictFail, fmt.Sprintf("cannot recompute the hash: %v", errors.Join(err1, err2))
 		return g, inv, false
+	}
+	first, second := skill.HashBytes(once), ""
+	if bytes.Equal(once, again) {
+		second = first
+	} else {
+		second = skill.HashBytes(again)
 	}
 	inv.Held = first == second
 	switch {
@@ -245,16 +262,6 @@ func contentHash(b *skill.Bundle, doc *canonjson.Document) (skill.Gate, skill.In
 		return g, inv, true
 	}
 	return g, inv, false
-}
-
-// reserializedHash hashes the bundle after a full round trip through its
-// canonical text: serialize, parse again, hash.
-func reserializedHash(doc *canonjson.Document) (string, error) {
-	again, err := canonjson.Parse(doc.Canonical(), canonjson.Limits{MaxBytes: 1 << 30})
-	if err != nil {
-		return "", err
-	}
-	return skill.DocumentHash(again)
 }
 
 // redaction checks gate.redaction_verify: under a profile other than none,
