@@ -1,6 +1,11 @@
 package main
 
 import (
+	"errors"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/render"
 	"workbench/pkg/session"
 )
 
@@ -15,9 +20,29 @@ type env struct {
 	// with sessionErr saying why.
 	session    *session.Storage
 	sessionErr error
+	// markdown renders untrusted text (model output, bundle strings).
+	markdown *render.Renderer
 }
 
 func newEnv() *env {
 	s, err := session.Open()
-	return &env{session: s, sessionErr: err}
+	return &env{session: s, sessionErr: err, markdown: render.New()}
+}
+
+// sessionStorage returns the tab's session storage, or why there is none.
+func (e *env) sessionStorage() (*session.Storage, error) {
+	if e.session == nil {
+		if e.sessionErr == nil {
+			return nil, errors.New("session storage is not available")
+		}
+		return nil, e.sessionErr
+	}
+	return e.session, nil
+}
+
+// origin is the page's own origin (scheme://host[:port]), the base of
+// every request the app makes: the proxy, the MCP relay, nothing else.
+func (e *env) origin() string {
+	u := app.Window().URL()
+	return u.Scheme + "://" + u.Host
 }

@@ -1,23 +1,323 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/openrouter"
+	"workbench/pkg/session"
 )
 
-// homePage is the landing page (/): what the workbench is, the OpenRouter
-// key of this session and the body to work with.
+// homePage is the landing page (/): what the workbench is, the session's
+// OpenRouter key (kept in sessionStorage only, checked against the proxy's
+// GET /key) and the body to work with.
 type homePage struct {
 	app.Compo
 	env *env
+
+	keyInput string // the field; cleared once the key is kept
+	hasKey   bool
+	check    keyCheck
+	storeErr string // sessionStorage refused a read or write
+
+	body   session.Body
+	relay  relayStatus
+	probes map[string]probe
+}
+
+// keyCheck is the state of the key check. Exactly one of the fields
+// describes it: nothing checked yet, a check running, its answer, or its
+// error, shown as it came.
+type keyCheck struct {
+	running bool
+	info    *openrouter.KeyInfo
+	err     error
+}
+
+// relayStatus is what GET /api/mcp/ said.
+type relayStatus struct {
+	loaded bool
+	names  []string
+	err    error
+}
+
+// probe is the result of an MCP handshake with one relayed server.
+type probe struct {
+	running bool
+	server  string // serverInfo name and version, on success
+	proto   string
+	err     error
 }
 
 func (p *homePage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Skill Workbench")
+	s, err := p.env.sessionStorage()
+	if err != nil {
+		p.storeErr = err.Error()
+		return
+	}
+	if key, ok, err := s.Key(); err != nil {
+		p.storeErr = err.Error()
+	} else if ok {
+		p.hasKey = true
+		p.checkKey(ctx, key)
+	}
+	// The session's body is the simulator until the user picks another;
+	// keeping it at once lets every page read the same choice.
+	if b, err := s.Body(); err != nil {
+		p.storeErr = err.Error()
+	} else if err := s.SetBody(b); err != nil {
+		p.storeErr = err.Error()
+	} else {
+		p.body = b
+	}
+	p.loadRelay(ctx)
+}
+
+// checkKey asks OpenRouter, through the same-origin proxy, about key.
+func (p *homePage) checkKey(ctx app.Context, key string) {
+	p.check = keyCheck{running: true}
+	origin := p.env.origin()
+	ctx.Async(func() {
+		var info *openrouter.KeyInfo
+		c, err := openrouter.New(key, openrouter.WithBaseURL(origin+openrouter.DefaultBaseURL))
+		if err == nil {
+			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			info, err = c.Key(cctx)
+			cancel()
+		}
+		ctx.Dispatch(func(app.Context) { p.check = keyCheck{info: info, err: err} })
+	})
+}
+
+func (p *homePage) loadRelay(ctx app.Context) {
+	origin := p.env.origin()
+	ctx.Async(func() {
+		names, err := listMCPServers(ctx, origin)
+		ctx.Dispatch(func(ctx app.Context) {
+			p.relay = relayStatus{loaded: true, names: names, err: err}
+			p.probes = make(map[string]probe, len(names))
+			for _, n := range names {
+				p.probeServer(ctx, n)
+			}
+		})
+	})
+}
+
+func (p *homePage) probeServer(ctx app.Context, name string) {
+	p.probes[name] = probe{running: true}
+	origin := p.env.origin()
+	ctx.Async(func() {
+		info, err := probeMCPServer(ctx, origin, name)
+		ctx.Dispatch(func(app.Context) {
+			pr := probe{err: err}
+			if err == nil {
+				pr.server = info.ServerInfo.Name + " " + info.ServerInfo.Version
+				pr.proto = info.ProtocolVersion
+			}
+			p.probes[name] = pr
+		})
+	})
+}
+
+func (p *homePage) onKeyInput(ctx app.Context, e app.Event) {
+	p.keyInput = ctx.JSSrc().Get("value").String()
+}
+
+func (p *homePage) onKeySubmit(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	s, err := p.env.sessionStorage()
+	if err != nil {
+		p.storeErr = err.Error()
+		return
+	}
+	if err := s.SetKey(p.keyInput); err != nil {
+		p.check = keyCheck{err: err}
+		return
+	}
+	key, _, err := s.Key()
+	if err != nil {
+		p.storeErr = err.Error()
+		return
+	}
+	p.keyInput, p.hasKey, p.storeErr = "", true, ""
+	p.checkKey(ctx, key)
+}
+
+func (p *homePage) onForget(ctx app.Context, e app.Event) {
+	s, err := p.env.sessionStorage()
+	if err == nil {
+		err = s.ForgetKey()
+	}
+	if err != nil {
+		p.storeErr = err.Error()
+		return
+	}
+	p.hasKey, p.check, p.keyInput = false, keyCheck{}, ""
+}
+
+func (p *homePage) onBody(b session.Body) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		s, err := p.env.sessionStorage()
+		if err == nil {
+			err = s.SetBody(b)
+		}
+		if err != nil {
+			p.storeErr = err.Error()
+			return
+		}
+		p.body = b
+	}
 }
 
 func (p *homePage) Render() app.UI {
 	return frame("/",
 		app.H1().Text("Skill Workbench"),
-		app.P().Class("lead").Text("Show an agent a multi-step task once, get a portable skill back, and replay it against new inputs — with a proof of what the replay did, not a model's word that it worked."),
+		app.P().Class("lead").Text("Show an agent a multi-step task once, get a portable skill back, and replay it against new inputs."),
+		app.P().Text("A skill here is not valid because a model says it worked. It is valid when a replay produces a report whose evidence passes declared checks: every action authorized by a policy, every state change hashed, every capability declared. Skills live in this browser (IndexedDB) and leave it only as files you download."),
+		app.P().Text("You bring an OpenRouter API key. It stays in this tab's session storage, goes only to this site's proxy for OpenRouter, and is gone when you close the tab."),
+		app.If(p.storeErr != "", func() app.UI {
+			return app.P().Class("status status-error").Role("alert").Body(
+				app.Text("Session storage: "), app.Span().Class("error-text").Text(p.storeErr))
+		}),
+		p.renderKey(),
+		p.renderBodies(),
+	)
+}
+
+func (p *homePage) renderKey() app.UI {
+	return app.Section().Class("panel").Aria("labelledby", "key-heading").Body(
+		app.H2().ID("key-heading").Text("OpenRouter key"),
+		app.Form().ID("key-form").OnSubmit(p.onKeySubmit).Body(
+			app.Div().Class("field").Body(
+				app.Label().For("key").Text("API key (kept for this tab only)"),
+				app.Div().Class("field-row").Body(
+					app.Input().Type("password").ID("key").Name("key").
+						AutoComplete(false).Attr("autocomplete", "off").Attr("spellcheck", "false").
+						Placeholder("sk-or-v1-…").Value(p.keyInput).OnInput(p.onKeyInput),
+					app.Button().Type("submit").ID("key-check").Text("Check and keep key"),
+					app.If(p.hasKey, func() app.UI {
+						return app.Button().Type("button").ID("key-forget").Class("secondary").Text("Forget key").OnClick(p.onForget)
+					}),
+				),
+			),
+		),
+		app.Div().ID("key-status").Aria("live", "polite").Body(p.renderKeyStatus()),
+	)
+}
+
+func (p *homePage) renderKeyStatus() app.UI {
+	c := p.check
+	switch {
+	case c.running:
+		return app.P().Class("status status-pending").Text("Checking the key with OpenRouter…")
+	case c.err != nil:
+		return app.Div().Class("status status-error").Role("alert").Body(
+			app.P().Text(keyErrorSummary(c.err)),
+			app.P().Class("error-text").ID("key-error").Text(c.err.Error()),
+		)
+	case c.info != nil:
+		return app.Div().Class("status status-ok").Body(
+			app.P().Text("OpenRouter accepted the key."),
+			app.Dl().Class("facts").Body(
+				app.Dt().Text("Label"), app.Dd().ID("key-label").Text(c.info.Label),
+				app.Dt().Text("Limit"), app.Dd().ID("key-limit").Text(dollarsOrNone(c.info.Limit, "no limit")),
+				app.Dt().Text("Remaining"), app.Dd().ID("key-remaining").Text(dollarsOrNone(c.info.LimitRemaining, "no limit")),
+				app.Dt().Text("Usage"), app.Dd().ID("key-usage").Text(dollars(c.info.Usage)),
+				app.Dt().Text("Tier"), app.Dd().Text(map[bool]string{true: "free", false: "paid"}[c.info.IsFreeTier]),
+			),
+		)
+	case p.hasKey:
+		return app.P().Class("status").Text("A key is kept for this tab.")
+	}
+	return app.P().Class("status").Text("No key yet. The simulator body works without one; teaching and replaying with a model need it.")
+}
+
+// keyErrorSummary says in a sentence what a failed check means; the exact
+// error is shown under it.
+func keyErrorSummary(err error) string {
+	var api *openrouter.APIError
+	switch {
+	case errors.Is(err, session.ErrEmptyKey):
+		return "Enter a key first."
+	case errors.Is(err, openrouter.ErrBadKey):
+		return "OpenRouter refused the key (401)."
+	case errors.As(err, &api):
+		return "The key check failed with HTTP " + strconv.Itoa(api.Status) + "."
+	}
+	return "The key could not be checked."
+}
+
+func dollars(v float64) string { return fmt.Sprintf("$%.4f", v) }
+
+func dollarsOrNone(v *float64, none string) string {
+	if v == nil {
+		return none
+	}
+	return dollars(*v)
+}
+
+func (p *homePage) renderBodies() app.UI {
+	notes := map[session.Body]app.UI{
+		session.Simulator: app.Span().Class("choice-note").Text("Always available: a deterministic world (web pages, files, a shell) running inside this page. No MCP server is called."),
+		session.Browser:   p.renderRelay("a browser"),
+		session.Host:      p.renderRelay("a sandboxed shell"),
+	}
+	labels := map[session.Body]string{session.Simulator: "Simulator", session.Browser: "Browser (MCP)", session.Host: "Host (MCP)"}
+	available := p.relay.loaded && p.relay.err == nil && len(p.relay.names) > 0
+	choices := make([]app.UI, 0, len(session.Bodies))
+	for _, b := range session.Bodies {
+		id := "body-" + string(b)
+		choices = append(choices, app.Div().Class("choice").Body(
+			app.Input().Type("radio").Name("body").ID(id).Value(string(b)).
+				Checked(p.body == b).Disabled(b != session.Simulator && !available && p.body != b).
+				Aria("describedby", id+"-note").OnChange(p.onBody(b)),
+			app.Label().For(id).Text(labels[b]),
+			app.Span().ID(id+"-note").Body(notes[b]),
+		))
+	}
+	return app.Section().Class("panel").Aria("labelledby", "body-heading").Body(
+		app.H2().ID("body-heading").Text("Body"),
+		app.FieldSet().Body(append([]app.UI{app.Legend().Text("The agent acts through")}, choices...)...),
+	)
+}
+
+// renderRelay shows what the relay listing and the handshakes actually
+// said; nothing is assumed.
+func (p *homePage) renderRelay(what string) app.UI {
+	r := p.relay
+	note := app.Span().Class("choice-note")
+	switch {
+	case !r.loaded:
+		return note.Text("Checking which MCP servers this workbench relays…")
+	case errors.Is(r.err, errNoRelay):
+		return note.Text("Not configured: this workbench has no MCP relay.")
+	case r.err != nil:
+		return note.Body(app.Text("Could not list MCP servers: "), app.Span().Class("error-text").Text(r.err.Error()))
+	case len(r.names) == 0:
+		return note.Text("Not configured: no MCP server is configured on this workbench (start it with workbench serve --mcp name=URL).")
+	}
+	items := make([]app.UI, 0, len(r.names))
+	for _, n := range r.names {
+		pr := p.probes[n]
+		var state app.UI
+		switch {
+		case pr.running:
+			state = app.Text("handshake running…")
+		case pr.err != nil:
+			state = app.Span().Body(app.Text("unreachable: "), app.Span().Class("error-text").Text(pr.err.Error()))
+		default:
+			state = app.Text("reachable: answered the MCP handshake as " + pr.server + " (protocol " + pr.proto + ")")
+		}
+		items = append(items, app.Li().Body(app.Code().Text(n), app.Text(" — "), state))
+	}
+	return note.Body(
+		app.Text("Configured MCP servers (one must give "+what+"):"),
+		app.Ul().Body(items...),
 	)
 }

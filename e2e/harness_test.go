@@ -1,0 +1,303 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"workbench/pkg/openrouter/openroutertest"
+)
+
+// session is one test's workbench: a `workbench serve` process, the
+// OpenRouter stand-in behind it, and a fresh Chromium profile with one tab.
+type session struct {
+	t    *testing.T
+	base string // http://127.0.0.1:<port>, the only origin the browser may reach
+	OR   *openroutertest.Server
+	ctx  context.Context // the tab
+
+	mu       sync.Mutex
+	requests []string // every URL the tab requested
+	problems []string // console errors, exceptions, log errors
+	expected []string // console texts the test provokes on purpose
+}
+
+// options adjusts a session.
+type options struct {
+	or    []openroutertest.Option
+	serve []string // extra `workbench serve` flags
+}
+
+type option func(*options)
+
+// withServeFlags adds flags to `workbench serve`, e.g. --mcp name=URL.
+func withServeFlags(flags ...string) option {
+	return func(o *options) { o.serve = append(o.serve, flags...) }
+}
+
+// withOpenRouter configures the OpenRouter stand-in.
+func withOpenRouter(opts ...openroutertest.Option) option {
+	return func(o *options) { o.or = append(o.or, opts...) }
+}
+
+// cspProbe records every CSP violation in the page, before any page script
+// runs, so a violation the console does not show is still seen.
+const cspProbe = `window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__cspViolations.push(e.violatedDirective + " blocked " + (e.blockedURI || "inline") + " at " + e.sourceFile + ":" + e.lineNumber);
+});`
+
+var servingAt = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+) `)
+
+// newSession starts everything and registers the end-of-test checks.
+func newSession(t *testing.T, opts ...option) *session {
+	t.Helper()
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	s := &session{t: t, OR: openroutertest.New(t, o.or...)}
+
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--site", setup.site,
+		"--openrouter-upstream", s.OR.URL + openroutertest.APIPath}, o.serve...)
+	cmd := exec.Command(setup.workbench, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serveLog strings.Builder
+	cmd.Stderr = &lockedWriter{w: &serveLog}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("workbench serve log:\n%s", serveLog.String())
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if m := servingAt.FindStringSubmatch(lines.Text()); m != nil {
+			s.base = m[1]
+			break
+		}
+	}
+	if s.base == "" {
+		t.Fatalf("workbench serve did not say where it listens (stderr: %s)", serveLog.String())
+	}
+	go io.Copy(io.Discard, stdout)
+
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(setup.chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	tab, cancelTab := chromedp.NewContext(alloc, chromedp.WithListener(s.listen))
+	ctx, cancelTimeout := context.WithTimeout(tab, 3*time.Minute)
+	s.ctx = ctx
+	t.Cleanup(func() { cancelTimeout(); cancelTab(); cancelAlloc() })
+	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspProbe})
+		return err
+	}))
+	// Registered after the browser's cleanup, so it runs before it.
+	t.Cleanup(s.checkClean)
+	return s
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// listen runs in the tab's event loop: it only records.
+func (s *session) listen(ev any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch ev := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		s.requests = append(s.requests, ev.Request.URL)
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+			var parts []string
+			for _, a := range ev.Args {
+				if a.Value != nil {
+					parts = append(parts, string(a.Value))
+				} else {
+					parts = append(parts, a.Description)
+				}
+			}
+			s.problems = append(s.problems, "console."+string(ev.Type)+": "+strings.Join(parts, " "))
+		}
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		text := d.Text
+		if d.Exception != nil {
+			text += " " + d.Exception.Description
+		}
+		s.problems = append(s.problems, "exception: "+text)
+	case *log.EventEntryAdded:
+		if ev.Entry.Level == log.EntryLevelError {
+			s.problems = append(s.problems, "log ("+string(ev.Entry.Source)+"): "+ev.Entry.Text+" "+ev.Entry.URL)
+		}
+	}
+}
+
+// expectConsole says that a console error containing text is the test's
+// own doing (a request it makes fail on purpose).
+func (s *session) expectConsole(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expected = append(s.expected, text)
+}
+
+// checkClean fails the test for anything the app must never do.
+func (s *session) checkClean() {
+	t := s.t
+	if s.ctx.Err() != nil {
+		t.Error("the browser was gone before the end-of-test checks")
+		return
+	}
+	if n, err := chromedp.Run(s.ctx, chromedp.Evaluate[int](
+		`navigator.serviceWorker.getRegistrations().then((r) => r.length)`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Errorf("reading service worker registrations: %v", err)
+	} else if n != 0 {
+		t.Errorf("%d service workers registered", n)
+	}
+	if v, err := chromedp.Run(s.ctx, chromedp.Evaluate[[]string](`window.__cspViolations || []`)); err != nil {
+		t.Errorf("reading CSP violations: %v", err)
+	} else if len(v) > 0 {
+		t.Errorf("CSP violations:\n  %s", strings.Join(v, "\n  "))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.requests {
+		if !sameOrigin(u, s.base) {
+			t.Errorf("request to another origin: %s", u)
+		}
+	}
+next:
+	for _, p := range s.problems {
+		for _, e := range s.expected {
+			if strings.Contains(p, e) {
+				continue next
+			}
+		}
+		t.Errorf("console: %s", p)
+	}
+}
+
+func sameOrigin(raw, base string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	return u.Scheme+"://"+u.Host == base
+}
+
+// do runs browser steps and fails the test on error.
+func (s *session) do(steps ...chromedp.Action[chromedp.Void]) {
+	s.t.Helper()
+	if err := chromedp.Do(s.ctx, steps...); err != nil {
+		s.t.Fatalf("browser: %v", err)
+	}
+}
+
+// run runs one browser action that returns a value.
+func run[T any](s *session, a chromedp.Action[T]) T {
+	s.t.Helper()
+	v, err := chromedp.Run(s.ctx, a)
+	if err != nil {
+		s.t.Fatalf("browser: %v", err)
+	}
+	return v
+}
+
+// open loads path and waits until the app has started and rendered the
+// page (the wasm loader gone, the neutral shell replaced).
+func (s *session) open(path string) {
+	s.t.Helper()
+	s.do(
+		chromedp.Navigate(s.base+path),
+		chromedp.WaitNotPresent(chromedp.ID("app-wasm-loader")),
+		chromedp.WaitNotPresent(chromedp.CSS(".wb-shell")),
+		chromedp.WaitVisible(chromedp.CSS("main#main")),
+	)
+}
+
+// waitVisible waits for the first element matching a CSS selector.
+func (s *session) waitVisible(sel string) {
+	s.t.Helper()
+	s.do(chromedp.WaitVisible(chromedp.CSS(sel)))
+}
+
+// text returns the text of the first element matching a CSS selector.
+func (s *session) text(sel string) string {
+	s.t.Helper()
+	return run(s, chromedp.Text(chromedp.CSS(sel)))
+}
+
+// click clicks the first element matching a CSS selector.
+func (s *session) click(sel string) {
+	s.t.Helper()
+	s.do(chromedp.Click(chromedp.CSS(sel)))
+}
+
+// typeInto types text into the element matching a CSS selector.
+func (s *session) typeInto(sel, text string) {
+	s.t.Helper()
+	s.do(chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// upload sets the files of an <input type=file>.
+func (s *session) upload(sel string, files ...string) {
+	s.t.Helper()
+	s.do(chromedp.SetUploadFiles(chromedp.CSS(sel), files))
+}
+
+// eval evaluates a JavaScript expression (awaiting a promise it returns).
+func eval[T any](s *session, expr string) T {
+	s.t.Helper()
+	return run(s, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+// waitText waits until the element's text contains want and returns it.
+func (s *session) waitText(sel, want string) string {
+	s.t.Helper()
+	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q); })()`, sel, want)
+	s.do(chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second)))
+	return s.text(sel)
+}

@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// setup is what TestMain found: the module root, the built site, the
+// workbench binary it built and the Chromium to drive.
+var setup struct {
+	root, site, workbench, chromium string
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv("WORKBENCH_E2E") != "1" {
+		fmt.Println("e2e: skipped; run `make test-e2e` (it builds the site and sets WORKBENCH_E2E=1)")
+		os.Exit(0)
+	}
+	code, err := prepare()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	code = m.Run()
+	os.RemoveAll(filepath.Dir(setup.workbench))
+	os.Exit(code)
+}
+
+func prepare() (int, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return 1, err
+	}
+	setup.root = filepath.Dir(wd)
+	setup.site = os.Getenv("WORKBENCH_SITE")
+	if setup.site == "" {
+		setup.site = filepath.Join(setup.root, "build", "site")
+	}
+	for _, f := range []string{"index.html", "web/app.wasm", "_headers"} {
+		if _, err := os.Stat(filepath.Join(setup.site, f)); err != nil {
+			return 1, fmt.Errorf("the site in %s is not built (%v); run make build", setup.site, err)
+		}
+	}
+	setup.chromium = os.Getenv("CHROMIUM")
+	if setup.chromium == "" {
+		setup.chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(setup.chromium); err != nil {
+		return 1, fmt.Errorf("no Chromium at %s (make chromium installs it): %v", setup.chromium, err)
+	}
+	dir, err := os.MkdirTemp("", "workbench-e2e-")
+	if err != nil {
+		return 1, err
+	}
+	setup.workbench = filepath.Join(dir, "workbench")
+	build := exec.Command("go", "build", "-o", setup.workbench, "./cmd/workbench")
+	build.Dir, build.Stdout, build.Stderr = setup.root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return 1, fmt.Errorf("building cmd/workbench: %w", err)
+	}
+	return 0, nil
+}

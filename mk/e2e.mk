@@ -1,0 +1,8 @@
+# End-to-end tests (e2e/): the built site under `workbench serve`, driven
+# in headless Chromium with chromedp; OpenRouter is the openroutertest
+# stand-in behind serve's loopback upstream override.
+.PHONY: test-e2e
+TEST_LAYERS += test-e2e
+
+test-e2e: chromium build
+	WORKBENCH_E2E=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 20m ./e2e/
