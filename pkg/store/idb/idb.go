@@ -45,11 +45,17 @@ func Open(ctx context.Context, name string, blocked func()) (*DB, error) {
 // open opens name at version len(migs), running the migrations the stored
 // version lacks.
 func open(ctx context.Context, name string, migs []migration, blocked func()) (*DB, error) {
-	const op = "open"
-	factory, err := indexedDB(op)
+	factory, err := indexedDB("open")
 	if err != nil {
 		return nil, err
 	}
+	return openOn(ctx, factory, name, migs, blocked)
+}
+
+// openOn opens name in the IDBFactory factory: the page's indexedDB, or a
+// storage bucket's (the quota test uses one with a small quota).
+func openOn(ctx context.Context, factory safejs.Value, name string, migs []migration, blocked func()) (*DB, error) {
+	const op = "open"
 	req, err := factory.Call("open", name, len(migs))
 	if err != nil {
 		return nil, fail(op, "", name, thrown(err))
