@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"workbench/pkg/mcp"
 )
@@ -105,4 +106,63 @@ func BenchmarkCallToolCanned(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCallToolInterleaved alternates one client call and one raw POST
+// in each iteration and reports both mean times and their ratio, so that
+// load from other processes, which drifts over seconds, weighs on both
+// alike. The go-sdk server answers in JSON mode.
+func BenchmarkCallToolInterleaved(b *testing.B) {
+	for _, server := range []string{"gosdk-json", "canned"} {
+		b.Run(server, func(b *testing.B) {
+			var url string
+			if server == "canned" {
+				url = newFaultServerB(b, func(w http.ResponseWriter, r *http.Request, m rpc) {
+					writeJSON(w, m.ID, `{"content":[{"type":"text","text":"x"}],"structuredContent":{"echoed":"x","length":1}}`)
+				}).URL
+			} else {
+				url = newSDKServer(b, true).URL
+			}
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+			c, err := mcp.Dial(context.Background(), url, &mcp.Options{HTTPClient: hc})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close(context.Background())
+			args := map[string]any{"text": "x"}
+			session := c.SessionID()
+			var client, raw time.Duration
+			id := 1 << 20
+			for b.Loop() {
+				t0 := time.Now()
+				res, err := c.CallTool(context.Background(), "echo", args)
+				if err != nil || res.Text() != "x" {
+					b.Fatal(res, err)
+				}
+				t1 := time.Now()
+				id++
+				body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"arguments":{"text":"x"},"name":"echo"}}`, id)
+				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Mcp-Session-Id", session)
+				req.Header.Set("MCP-Protocol-Version", mcp.ProtocolVersion)
+				resp, err := hc.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				data, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 || !bytes.Contains(data, []byte(`"text":"x"`)) {
+					b.Fatalf("%d %s %v", resp.StatusCode, data, err)
+				}
+				t2 := time.Now()
+				client += t1.Sub(t0)
+				raw += t2.Sub(t1)
+			}
+			b.ReportMetric(float64(client.Nanoseconds())/float64(b.N), "client-ns/call")
+			b.ReportMetric(float64(raw.Nanoseconds())/float64(b.N), "raw-ns/call")
+			b.ReportMetric(float64(client)/float64(raw), "client/raw")
+		})
+	}
 }

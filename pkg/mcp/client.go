@@ -37,10 +37,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -226,7 +226,7 @@ func (c *Client) bound(ctx context.Context, d time.Duration) (context.Context, c
 		d = c.timeout
 	}
 	if d <= 0 {
-		return context.WithCancel(ctx)
+		return ctx, func() {}
 	}
 	return context.WithTimeout(ctx, d)
 }
@@ -406,15 +406,19 @@ func (c *Client) call(ctx context.Context, op, method string, params any, cc *ca
 	}
 }
 
-// withProgressToken adds _meta.progressToken to params, which must be nil
-// or a map the caller built.
+// withProgressToken adds _meta.progressToken to params: tools/call
+// params, a map the client built, or nil.
 func withProgressToken(params any, token int64) any {
+	if cp, ok := params.(callParams); ok {
+		cp.Meta = &meta{ProgressToken: token}
+		return cp
+	}
 	p, _ := params.(map[string]any)
 	q := make(map[string]any, len(p)+1)
 	for k, v := range p {
 		q[k] = v
 	}
-	q["_meta"] = map[string]any{"progressToken": token}
+	q["_meta"] = meta{ProgressToken: token}
 	return q
 }
 
@@ -561,7 +565,7 @@ func (c *Client) readResponse(ctx context.Context, op string, id int64, resp *ht
 	b := &budget{left: c.maxBytes}
 	body := &limited{r: resp.Body, b: b}
 	ct := resp.Header.Get("Content-Type")
-	mt, _, _ := mime.ParseMediaType(ct)
+	mt := mediaType(ct)
 	var (
 		res json.RawMessage
 		err error
@@ -578,6 +582,15 @@ func (c *Client) readResponse(ctx context.Context, op string, id int64, resp *ht
 		return nil, &TooLargeError{Op: op, Limit: c.maxBytes}
 	}
 	return res, err
+}
+
+// mediaType is the lower-case media type of a Content-Type value, without
+// parameters.
+func mediaType(ct string) string {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(ct))
 }
 
 // readJSON reads a response that is one JSON-RPC message.
@@ -720,8 +733,7 @@ func (c *Client) resume(ctx context.Context, lastID string, retry time.Duration,
 		}
 		return nil, unreachable(c.url, err)
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		msg := fmt.Sprintf("GET answered HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))

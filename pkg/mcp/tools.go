@@ -146,7 +146,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 		args = struct{}{}
 	}
 	op := fmt.Sprintf("tools/call %q", name)
-	raw, err := c.request(ctx, op, "tools/call", map[string]any{"name": name, "arguments": args}, config(opts))
+	raw, err := c.request(ctx, op, "tools/call", callParams{Name: name, Arguments: args}, config(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +155,18 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 		return nil, &ProtocolError{Op: op, Where: "tools/call result", Err: err}
 	}
 	return &res, nil
+}
+
+// callParams are the params of tools/call.
+type callParams struct {
+	Name      string `json:"name"`
+	Arguments any    `json:"arguments"`
+	Meta      *meta  `json:"_meta,omitempty"`
+}
+
+// meta is the _meta of a request the client sends.
+type meta struct {
+	ProgressToken int64 `json:"progressToken"`
 }
 
 func config(opts []CallOption) *callConfig {
