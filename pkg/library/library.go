@@ -1,0 +1,116 @@
+// Package library is the flow behind /import: it takes bundle files from
+// disk into the local library. The browser app and the tests call the
+// same function.
+//
+// Import treats a file as data, never as code (spec §7.5): it parses the
+// bytes strictly (I-JSON), validates them against the bundle schema,
+// re-derives the proof from the bundle's own evidence, and stores the
+// bundle, its trace and the skill record in one store transaction. It
+// fetches nothing and runs nothing the bundle names.
+//
+// Every file gets a Result: accepted; a duplicate (a bundle with the same
+// content_hash is already stored, nothing is written); or rejected with
+// each problem's JSON pointer and message. A failure of the store itself
+// (quota, a closed database) is returned as an error, with nothing written.
+package library
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"workbench/pkg/canonjson"
+	"workbench/pkg/store"
+	"workbench/pkg/verify"
+)
+
+// MaxBundleBytes is the largest file Import reads: the strict parser's
+// own limit.
+const MaxBundleBytes = canonjson.DefaultMaxBytes
+
+// Status is what became of one imported file.
+type Status string
+
+const (
+	// Accepted: the bundle is valid and is now stored.
+	Accepted Status = "accepted"
+	// Duplicate: a bundle with the same content_hash was already stored;
+	// nothing was written.
+	Duplicate Status = "duplicate"
+	// Rejected: the file is not a bundle the library can keep; Problems
+	// says why. Nothing was written.
+	Rejected Status = "rejected"
+)
+
+// Result is the outcome of importing one file.
+type Result struct {
+	// Name is the file's name, as given.
+	Name   string
+	Status Status
+	// Problems are the reasons for a rejection, each with its place (JSON
+	// pointer, byte offset) when it has one.
+	Problems []verify.Problem
+	// Report is the re-verification of a bundle that parsed and validated
+	// (accepted or duplicate): the claimed proof beside the re-derived
+	// one, overclaims, and the verdict to show. A bundle may be accepted
+	// and still not prove anything; Report.Verdict says so.
+	Report *verify.Report
+	// Skill is the library record after an accepted import.
+	Skill store.Skill
+}
+
+// Import reads one bundle file into st. An error means the store failed
+// (nothing was written); a bad file is a Rejected Result, not an error.
+func Import(ctx context.Context, st store.Store, v *verify.Verifier, name string, data []byte) (Result, error) {
+	res := Result{Name: name}
+	reject := func(ps ...verify.Problem) (Result, error) {
+		res.Status, res.Problems = Rejected, ps
+		return res, nil
+	}
+	if len(data) > MaxBundleBytes {
+		return reject(verify.Problem{Offset: -1, Message: fmt.Sprintf(
+			"the file is %d bytes; the workbench imports bundles of at most %d bytes", len(data), MaxBundleBytes)})
+	}
+	rep, err := v.Bytes(data)
+	if err != nil {
+		var inv *verify.InvalidError
+		if errors.As(err, &inv) {
+			return reject(inv.Problems...)
+		}
+		return reject(verify.Problem{Offset: -1, Message: err.Error()})
+	}
+	res.Report = rep
+	f, err := store.NewBundleFile(data)
+	if err != nil {
+		// The schema passed, so what is left is the seal: the bytes do
+		// not hash to their content_hash, and the library keys bundles
+		// by it.
+		return reject(verify.Problem{Pointer: "/content_hash", Offset: -1, Message: storeReason(err)})
+	}
+	sk, err := st.AddBundle(ctx, f)
+	switch {
+	case err == nil:
+		res.Status, res.Skill = Accepted, sk
+		return res, nil
+	case errors.Is(err, store.ErrDuplicate):
+		res.Status = Duplicate
+		return res, nil
+	case errors.Is(err, store.ErrConflict):
+		return reject(verify.Problem{Pointer: "/skill_version", Offset: -1, Message: fmt.Sprintf(
+			"skill %s version %d is already stored with another content_hash; a version cannot change once stored",
+			f.Bundle.SkillID, f.Bundle.SkillVersion)})
+	case errors.Is(err, store.ErrInvalid):
+		return reject(verify.Problem{Offset: -1, Message: storeReason(err)})
+	}
+	return res, fmt.Errorf("import %s: %w", name, err)
+}
+
+// storeReason is the reason inside a store error, without the operation
+// prefix a user does not need.
+func storeReason(err error) string {
+	var se *store.Error
+	if errors.As(err, &se) && se.Err != nil {
+		return se.Err.Error()
+	}
+	return err.Error()
+}
