@@ -482,3 +482,11 @@ func BenchmarkWorkerdAddedLatency(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWorkerdMCPAddedLatency is BenchmarkMCPAddedLatency of package
+// proxy through workerd.
+func BenchmarkWorkerdMCPAddedLatency(b *testing.B) {
+	d := requireWorker(b)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
+	proxytest.MeasureAddedLatency(b, "POST", d.rec.URL, d.origin+proxy.MCPMountPath+proxytest.MCPRecorder, d.origin, body)
+}

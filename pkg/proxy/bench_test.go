@@ -26,3 +26,13 @@ func BenchmarkAddedLatency(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMCPAddedLatency is BenchmarkAddedLatency for the MCP relay: a
+// JSON-RPC POST to the recording MCP server, directly and through the
+// relay.
+func BenchmarkMCPAddedLatency(b *testing.B) {
+	n := startMCPNative(b, nil)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
+	proxied := "http://" + n.Addr + proxy.MCPMountPath + proxytest.MCPRecorder
+	proxytest.MeasureAddedLatency(b, "POST", n.Recorder.URL, proxied, n.Origin, body)
+}
