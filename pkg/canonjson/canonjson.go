@@ -178,10 +178,7 @@ func Parse(data []byte, lim Limits) (*Document, error) {
 		return nil, &Error{Kind: KindTooLarge, Offset: lim.MaxBytes,
 			Detail: fmt.Sprintf("%d bytes, limit %d", len(data), lim.MaxBytes)}
 	}
-	// A value takes at least two bytes of input (a digit and a comma),
-	// usually 15 to 100; add doubles the array for documents denser than
-	// the guess.
-	p := parser{src: data, lim: lim, nodes: make([]node, 0, len(data)/32+16)}
+	p := parser{src: data, lim: lim, nodes: make([]node, 0, nodesBound(data))}
 	p.skipSpace()
 	if p.pos >= len(p.src) {
 		return nil, p.fail(KindSyntax, "empty input")
@@ -194,6 +191,23 @@ func Parse(data []byte, lim Limits) (*Document, error) {
 		return nil, p.fail(KindTrailingData, "unexpected "+describe(p.src[p.pos]))
 	}
 	return &Document{src: data, nodes: p.nodes}, nil
+}
+
+// nodesBound returns how many nodes to make room for before parsing data:
+// the number of nodes a JSON text can have, or half its length when that
+// is less. Every node but the root follows a '{' (a first member name), a
+// '[' (a first element), a ',' or a ':', so counting those bytes, in
+// strings too, bounds the nodes from above, and growing the node array
+// as it fills, which copies it several times over, is avoided. A value
+// takes at least two bytes (a digit and a comma), so half the length is
+// room for every node of any input; add doubles the array should the
+// count be the larger.
+func nodesBound(data []byte) int {
+	n := 1
+	for _, c := range []string{"{", "[", ",", ":"} {
+		n += bytes.Count(data, []byte(c))
+	}
+	return min(n, len(data)/2+16)
 }
 
 // IsObject reports whether the top-level value is an object.
