@@ -41,6 +41,8 @@ var (
 	extensibleType  = reflect.TypeFor[Extensible]()
 	rawMessageType  = reflect.TypeFor[json.RawMessage]()
 	numberType      = reflect.TypeFor[json.Number]()
+	genericMapType  = reflect.TypeFor[map[string]any]()
+	genericListType = reflect.TypeFor[[]any]()
 )
 
 // Decode stores the document's value in the value v points to, following
@@ -282,6 +284,11 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 			return dec.fail(i, t)
 		}
 		v.SetString(dec.t.at(n.start, n.end))
+		return nil
+	case t == genericMapType && n.kind == kObject, t == genericListType && n.kind == kArray:
+		// What the element-by-element path below would build, built
+		// without reflection.
+		v.Set(reflect.ValueOf(dec.d.generic(dec.t, i, false, -1)))
 		return nil
 	case v.CanAddr() && reflect.PointerTo(t).Implements(unmarshalerType) &&
 		!(t.Kind() == reflect.Struct && dec.info(t).extensible):

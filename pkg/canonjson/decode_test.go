@@ -47,12 +47,15 @@ type target struct {
 	Fold  string            `json:"Folded"`
 	Skip  string            `json:"-"`
 	Elems []map[string]bool `json:"elems"`
+	GM    map[string]any    `json:"gm"`
+	GL    []any             `json:"gl"`
 }
 
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	in := `{"s":"h\u00e9\"llo","i":-42,"f":1.5e3,"b":true,"p":7,"l":["x","y"],"m":{"k":1},
 		"any":{"n":1,"a":[true,null,"s"]},"raw":{"z": [1, 2]},"num":12.50,"open":{"a":"x","extra":[1],"more":"m"},
-		"up":"shout","folded":"ci","Skip":"no","elems":[{"t":true}],"unknown":1}`
+		"up":"shout","folded":"ci","Skip":"no","elems":[{"t":true}],"unknown":1,
+		"gm":{"x":[1.5,{"y":"\u00e9"}],"z":null},"gl":[2,"s",{}]}`
 	doc, err := canonjson.Parse([]byte(in), canonjson.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +67,8 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	want := target{S: "hé\"llo", I: -42, F: 1500, B: true, P: new(int), L: []string{"x", "y"}, M: map[string]int{"k": 1},
 		Any: map[string]any{"n": 1.0, "a": []any{true, nil, "s"}}, Raw: json.RawMessage(`{"z": [1, 2]}`), Num: "12.50",
 		Open: open{A: "x", Extra: map[string]json.RawMessage{"extra": json.RawMessage(`[1]`), "more": json.RawMessage(`"m"`)}},
-		Up:   "SHOUT", Fold: "ci", Elems: []map[string]bool{{"t": true}}}
+		Up:   "SHOUT", Fold: "ci", Elems: []map[string]bool{{"t": true}},
+		GM: map[string]any{"x": []any{1.5, map[string]any{"y": "é"}}, "z": nil}, GL: []any{2.0, "s", map[string]any{}}}
 	*want.P = 7
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %#v\nwant %#v", got, want)

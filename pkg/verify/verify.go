@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"workbench/fixtures"
@@ -114,15 +115,17 @@ func (v *Verifier) Bytes(data []byte) (*Report, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	// Schema validation and the proof read the same parsed document and
-	// share nothing else, so they run side by side; the proof is discarded
-	// if the schema rejects the bundle.
+	// Schema validation, the two serializations the content hash covers,
+	// and typed decoding followed by the other gates read the same parsed
+	// document and share nothing else, so they run side by side; the proof
+	// is discarded if the schema rejects the bundle.
 	schemaErr := make(chan error, 1)
 	go func() { schemaErr <- v.schemas.ValidateBundle(doc) }()
+	hashes := serialize(doc)
 	b, decodeErr := skill.DecodeDocument(doc)
 	var derived skill.ProofResult
 	if decodeErr == nil {
-		derived = v.prove(b, doc)
+		derived = v.prove(b, doc, hashes)
 	}
 	if err := <-schemaErr; err != nil {
 		return nil, invalid(err)
@@ -172,13 +175,13 @@ func (v *Verifier) Prove(b *skill.Bundle) (skill.ProofResult, error) {
 	if err != nil {
 		return skill.ProofResult{}, err
 	}
-	return v.prove(b, doc), nil
+	return v.prove(b, doc, serialize(doc)), nil
 }
 
 // ProveDocument derives the proof of a bundle decoded from doc, without
 // validating doc against the bundle schema.
 func (v *Verifier) ProveDocument(b *skill.Bundle, doc *canonjson.Document) skill.ProofResult {
-	return v.prove(b, doc)
+	return v.prove(b, doc, serialize(doc))
 }
 
 // SealWithProof seals b, derives its proof, embeds it and seals again. The
@@ -196,12 +199,14 @@ func (v *Verifier) SealWithProof(b *skill.Bundle) error {
 	return b.Seal()
 }
 
-func (v *Verifier) prove(b *skill.Bundle, doc *canonjson.Document) skill.ProofResult {
+// prove derives the proof of b, decoded from doc; hashes waits for the
+// serializations of doc the content hash covers.
+func (v *Verifier) prove(b *skill.Bundle, doc *canonjson.Document, hashes func() serialized) skill.ProofResult {
 	rec, recErr := latestReplay(b, doc)
 	authGate, authInv, authRes := authority(b, rec)
 	traceGate, traceInv := traceCompleteness(b)
 	replayGate, replayRes := replayFidelity(b, rec, recErr)
-	hashGate, hashInv, hashOK := contentHash(b, doc)
+	hashGate, hashInv, hashOK := contentHash(b, hashes())
 	redGate, redInv, redRes := v.redaction(b, doc, hashOK)
 	capGate := noHiddenCapability(b)
 	gates := []skill.Gate{authGate, traceGate, replayGate, redGate, hashGate, capGate}
@@ -220,37 +225,56 @@ func (v *Verifier) prove(b *skill.Bundle, doc *canonjson.Document) skill.ProofRe
 	return p
 }
 
-// contentHash recomputes the content hash twice, from two independent
-// serializations of the parsed bundle — canonjson's AppendCanonical, which
-// copies what the parser found canonical and follows the member order it
-// linked, and AppendCanonicalAnew, which sorts members, escapes strings and
-// formats numbers all over again — and requires both to equal the claimed
-// content_hash. Two equal serializations hash alike, so the second is
-// hashed only when it differs. A difference exposes a defect that would
-// make hashes depend on who re-serialized.
-func contentHash(b *skill.Bundle, doc *canonjson.Document) (skill.Gate, skill.InvariantResult, bool) {
+// serialized holds the two independent serializations of a bundle that
+// its content hash covers — canonjson's AppendCanonical, which copies what
+// the parser found canonical and follows the member order it linked, and
+// AppendCanonicalAnew, which sorts members, escapes strings and formats
+// numbers all over again — and the hash of each.
+type serialized struct {
+	first, second         []byte
+	firstHash, secondHash string
+	err                   error
+}
+
+// serialize starts writing and hashing both serializations of doc, each
+// on its own goroutine, and returns a function that waits for them. Two
+// equal serializations hash alike, so the second is hashed only when it
+// differs.
+func serialize(doc *canonjson.Document) func() serialized {
+	var s serialized
+	var err1, err2 error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if s.first, err1 = skill.HashedForm(doc); err1 == nil {
+			s.firstHash = skill.HashBytes(s.first)
+		}
+	})
+	wg.Go(func() { s.second, err2 = skill.HashedFormAnew(doc) })
+	return func() serialized {
+		wg.Wait()
+		if s.err = errors.Join(err1, err2); s.err == nil {
+			s.secondHash = s.firstHash
+			if !bytes.Equal(s.first, s.second) {
+				s.secondHash = skill.HashBytes(s.second)
+			}
+		}
+		return s
+	}
+}
+
+// contentHash requires the hashes of both serializations to be equal, byte
+// for byte, and to equal the claimed content_hash. A difference between
+// the two exposes a defect that would make hashes depend on who
+// re-serialized.
+func contentHash(b *skill.Bundle, s serialized) (skill.Gate, skill.InvariantResult, bool) {
 	g := skill.Gate{ID: skill.GateContentHash, EvidenceRef: "content_hash"}
 	inv := skill.InvariantResult{ID: skill.InvBundleHashReproducible}
-	var again []byte
-	var err2 error
-	done := make(chan struct{})
-	go func() {
-		again, err2 = skill.HashedFormAnew(doc)
-		close(done)
-	}()
-	once, err1 := skill.HashedForm(doc)
-	<-done
-	if err1 != nil || err2 != nil {
+	if s.err != nil {
 		inv.Held = false
-		g.Verdict, g.Reason = skill.VerdictFail, fmt.Sprintf("cannot recompute the hash: %v", errors.Join(err1, err2))
+		g.Verdict, g.Reason = skill.VerdictFail, fmt.Sprintf("cannot recompute the hash: %v", s.err)
 		return g, inv, false
 	}
-	first, second := skill.HashBytes(once), ""
-	if bytes.Equal(once, again) {
-		second = first
-	} else {
-		second = skill.HashBytes(again)
-	}
+	first, second := s.firstHash, s.secondHash
 	inv.Held = first == second
 	switch {
 	case first != second:
