@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"sync"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"workbench/fixtures"
 	"workbench/pkg/render"
 	"workbench/pkg/session"
+	"workbench/pkg/store"
+	"workbench/pkg/verify"
+	"workbench/schemas"
 )
 
 // env is what the pages share: made once in main and handed to every
@@ -14,7 +21,8 @@ import (
 // test can build a page with an env of its own.
 //
 // The OpenRouter key lives in the session Storage only (sessionStorage in
-// the browser); env never copies it anywhere else.
+// the browser); env never copies it anywhere else, and the library store
+// never sees it.
 type env struct {
 	// session is the tab's sessionStorage; nil when the browser refused it,
 	// with sessionErr saying why.
@@ -22,6 +30,13 @@ type env struct {
 	sessionErr error
 	// markdown renders untrusted text (model output, bundle strings).
 	markdown *render.Renderer
+
+	mu      sync.Mutex
+	library store.Store // the opened IndexedDB library, once open
+
+	verifierOnce sync.Once
+	verifier     *verify.Verifier
+	verifierErr  error
 }
 
 func newEnv() *env {
@@ -45,4 +60,52 @@ func (e *env) sessionStorage() (*session.Storage, error) {
 func (e *env) origin() string {
 	u := app.Window().URL()
 	return u.Scheme + "://" + u.Host
+}
+
+// store opens the library on first use and returns it. A failed open is
+// not remembered, so the next call tries again (after the tab that
+// blocked an upgrade closed, say). blocked is called while another tab
+// holds an older version of the database open. Call it from a goroutine
+// (Context.Async), never from an event handler: it waits for IndexedDB.
+func (e *env) store(ctx context.Context, blocked func()) (store.Store, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.library != nil {
+		return e.library, nil
+	}
+	st, err := openLibrary(ctx, blocked)
+	if err != nil {
+		return nil, fmt.Errorf("opening the library: %w", err)
+	}
+	e.library = st
+	return st, nil
+}
+
+// dropStore forgets a library connection that the browser closed (to let
+// another tab upgrade it), so the next store call reopens it.
+func (e *env) dropStore(err error) {
+	if !errors.Is(err, store.ErrClosed) {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.library = nil
+}
+
+// verify returns the bundle verifier, compiling the schemas on first use.
+func (e *env) verify() (*verify.Verifier, error) {
+	e.verifierOnce.Do(func() {
+		sv, err := schemas.New()
+		if err != nil {
+			e.verifierErr = fmt.Errorf("compiling the schemas: %w", err)
+			return
+		}
+		sc, err := fixtures.Scenarios()
+		if err != nil {
+			e.verifierErr = fmt.Errorf("loading the fixture scenarios: %w", err)
+			return
+		}
+		e.verifier = verify.New(sv, sc, nil)
+	})
+	return e.verifier, e.verifierErr
 }

@@ -1,21 +1,255 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/library"
+	"workbench/pkg/store"
+	"workbench/pkg/verify"
 )
 
-// importPage takes skill bundles from disk into the library (/import).
+// importPage takes skill bundles from disk into the library (/import):
+// dropped on the page or picked with the file picker, several at once.
+// Each file is imported by library.Import, one after the other, and gets
+// its own line: accepted, already in the library, or rejected with every
+// problem's JSON pointer and message.
 type importPage struct {
 	app.Compo
 	env *env
+
+	dragging bool
+	busy     int // files waiting or being imported
+	results  []importResult
+	blocked  bool // another tab blocks the database upgrade
+}
+
+// importResult is one file's line: a library.Result, or why the file
+// could not be read or stored.
+type importResult struct {
+	res library.Result
+	err error // reading the file or the store failed; nothing was written
 }
 
 func (p *importPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Import · Skill Workbench")
 }
 
+func (p *importPage) onDragOver(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	p.dragging = true
+}
+
+func (p *importPage) onDragLeave(ctx app.Context, e app.Event) {
+	p.dragging = false
+}
+
+func (p *importPage) onDrop(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	p.dragging = false
+	p.importFiles(ctx, e.Get("dataTransfer").Get("files"))
+}
+
+func (p *importPage) onPick(ctx app.Context, e app.Event) {
+	input := ctx.JSSrc()
+	p.importFiles(ctx, input.Get("files"))
+	// Picking the same file again should import (and report) it again.
+	input.Set("value", "")
+}
+
+// pickedFile is a File taken from a FileList while its event lasts.
+type pickedFile struct {
+	name string
+	size int
+	file app.Value
+}
+
+func (p *importPage) importFiles(ctx app.Context, list app.Value) {
+	if !list.Truthy() {
+		return
+	}
+	files := make([]pickedFile, 0, list.Length())
+	for i := 0; i < list.Length(); i++ {
+		f := list.Index(i)
+		files = append(files, pickedFile{name: f.Get("name").String(), size: f.Get("size").Int(), file: f})
+	}
+	if len(files) == 0 {
+		return
+	}
+	p.busy += len(files)
+	ctx.Async(func() {
+		for _, f := range files {
+			r := p.importOne(ctx, f)
+			ctx.Dispatch(func(app.Context) {
+				p.busy--
+				p.results = append(p.results, r)
+			})
+		}
+	})
+}
+
+// importOne reads and imports one file. It runs on the Async goroutine.
+func (p *importPage) importOne(ctx app.Context, f pickedFile) importResult {
+	if f.size > library.MaxBundleBytes {
+		// Not even read: the strict parser would refuse it anyway.
+		return importResult{res: library.Result{Name: f.name, Status: library.Rejected, Problems: []verify.Problem{{
+			Offset: -1, Message: fmt.Sprintf("the file is %d bytes; the workbench imports bundles of at most %d bytes", f.size, library.MaxBundleBytes)}}}}
+	}
+	data, err := readFile(f.file)
+	if err != nil {
+		return importResult{res: library.Result{Name: f.name}, err: fmt.Errorf("reading the file: %w", err)}
+	}
+	v, err := p.env.verify()
+	if err != nil {
+		return importResult{res: library.Result{Name: f.name}, err: err}
+	}
+	st, err := p.env.store(ctx, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
+	if err != nil {
+		return importResult{res: library.Result{Name: f.name}, err: err}
+	}
+	res, err := library.Import(ctx, st, v, f.name, data)
+	p.env.dropStore(err)
+	return importResult{res: res, err: err}
+}
+
+// readFile reads a File's bytes through its arrayBuffer() promise, waiting
+// on a channel: call it from a goroutine, never an event handler.
+func readFile(file app.Value) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	var ok, fail app.Func
+	release := func() { ok.Release(); fail.Release() }
+	ok = app.FuncOf(func(this app.Value, args []app.Value) any {
+		buf := app.Window().Get("Uint8Array").New(args[0])
+		data := make([]byte, buf.Length())
+		app.CopyBytesToGo(data, buf)
+		done <- result{data: data}
+		release()
+		return nil
+	})
+	fail = app.FuncOf(func(this app.Value, args []app.Value) any {
+		msg := "the browser could not read it"
+		if len(args) > 0 && args[0].Truthy() {
+			msg = args[0].Call("toString").String()
+		}
+		done <- result{err: errors.New(msg)}
+		release()
+		return nil
+	})
+	file.Call("arrayBuffer").Call("then", ok, fail)
+	r := <-done
+	return r.data, r.err
+}
+
 func (p *importPage) Render() app.UI {
+	zone := "dropzone"
+	if p.dragging {
+		zone += " dropzone-active"
+	}
 	return frame("/import",
 		app.H1().Text("Import skill bundles"),
+		app.P().Text("Bundles are data, never code: each file is parsed strictly, checked against the bundle schema, its proof re-derived from its own evidence, and only then stored in this browser. Nothing in a bundle is fetched or run."),
+		app.Div().ID("dropzone").Class(zone).
+			OnDragOver(p.onDragOver).OnDragEnter(p.onDragOver).OnDragLeave(p.onDragLeave).OnDrop(p.onDrop).
+			Body(
+				app.P().Text("Drop .skill.json files here, or"),
+				app.Label().For("import-files").Class("button").Text("Choose files…"),
+				app.Input().Type("file").ID("import-files").Class("visually-hidden").
+					Multiple(true).Accept(".json,application/json").OnChange(p.onPick),
+			),
+		app.If(p.blocked, func() app.UI {
+			return app.P().Class("status status-error").Role("alert").Text("Another tab of the workbench holds an older version of the library open. Close it to let this one upgrade the database.")
+		}),
+		app.Div().Aria("live", "polite").Body(
+			app.If(p.busy > 0, func() app.UI {
+				return app.P().ID("import-busy").Class("status status-pending").Text("Importing " + strconv.Itoa(p.busy) + " file(s)…")
+			}),
+		),
+		app.If(len(p.results) > 0, func() app.UI {
+			return app.Section().Aria("labelledby", "import-results-heading").Body(
+				app.H2().ID("import-results-heading").Text("Results"),
+				app.Ul().ID("import-results").Class("results").Body(
+					app.Range(p.results).Slice(func(i int) app.UI { return renderImportResult(p.results[i]) }),
+				),
+			)
+		}),
 	)
+}
+
+func renderImportResult(r importResult) app.UI {
+	name := app.Strong().Class("import-name").Text(r.res.Name)
+	if r.err != nil {
+		msg := "Not imported: "
+		if errors.Is(r.err, store.ErrQuotaExceeded) {
+			msg = "Not imported — the browser's storage is full: "
+		}
+		return app.Li().Class("status status-error import-result import-error").Body(
+			name, app.Text(" — "), app.Span().Class("import-status").Text("error"),
+			app.P().Text(msg), app.P().Class("error-text").Text(r.err.Error()),
+		)
+	}
+	res := r.res
+	switch res.Status {
+	case library.Rejected:
+		problems := make([]app.UI, 0, len(res.Problems))
+		for _, pr := range res.Problems {
+			problems = append(problems, app.Li().Class("problem").Body(
+				app.Code().Class("problem-pointer").Text(pointerText(pr)),
+				app.Text(" "),
+				app.Span().Class("problem-message").Text(pr.Message),
+			))
+		}
+		return app.Li().Class("status status-error import-result import-rejected").Body(
+			name, app.Text(" — "), app.Span().Class("import-status").Text("rejected"),
+			app.Ul().Class("problems").Body(problems...),
+		)
+	case library.Duplicate:
+		return app.Li().Class("status import-result import-duplicate").Body(
+			name, app.Text(" — "), app.Span().Class("import-status").Text("already in the library"),
+			app.P().Body(app.Text("A bundle with content hash "), app.Code().Text(res.Report.ContentHash),
+				app.Text(" is already stored; nothing was added.")),
+		)
+	}
+	rep := res.Report
+	var over app.UI
+	if len(rep.Overclaims) > 0 {
+		items := make([]app.UI, 0, len(rep.Overclaims))
+		for _, o := range rep.Overclaims {
+			items = append(items, app.Li().Text(o.String()))
+		}
+		over = app.Div().Class("overclaims").Body(
+			app.P().Text("Its proof claims more than its evidence supports, so it counts as a failure:"),
+			app.Ul().Body(items...),
+		)
+	}
+	return app.Li().Class("status import-result import-accepted").Body(
+		name, app.Text(" — "), app.Span().Class("import-status").Text("accepted"),
+		app.P().Body(
+			app.Text("Skill "), app.A().Href("/skills/"+res.Skill.ID).Text(rep.SkillName),
+			app.Text(" v"+strconv.Itoa(rep.Version)+" · re-verified: "), verdictBadge(rep.Verdict),
+			app.Text(" · claimed: "), verdictBadge(rep.Claimed.OverallVerdict),
+		),
+		app.P().Class("muted").Body(app.Text("content hash "), app.Code().Text(rep.ContentHash)),
+		over,
+	)
+}
+
+// pointerText shows where a problem is: its JSON pointer, byte offset, or
+// "(document)" for the file as a whole.
+func pointerText(p verify.Problem) string {
+	switch {
+	case p.Pointer != "" && p.Offset >= 0:
+		return p.Pointer + " (byte " + strconv.Itoa(p.Offset) + ")"
+	case p.Pointer != "":
+		return p.Pointer
+	case p.Offset >= 0:
+		return "byte " + strconv.Itoa(p.Offset)
+	}
+	return "(document)"
 }

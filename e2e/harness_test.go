@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -300,4 +301,22 @@ func (s *session) waitText(sel, want string) string {
 	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q); })()`, sel, want)
 	s.do(chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second)))
 	return s.text(sel)
+}
+
+// drop drops files on the element matching a CSS selector, as a user
+// dragging them from the desktop would (Input.dispatchDragEvent).
+func (s *session) drop(sel string, files ...string) {
+	s.t.Helper()
+	box := run(s, chromedp.Dimensions(chromedp.CSS(sel)))
+	q := box.Content
+	x, y := (q[0]+q[2])/2, (q[1]+q[5])/2
+	data := &input.DragData{Files: files, DragOperationsMask: 1}
+	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		for _, typ := range []input.DispatchDragEventType{input.DispatchDragEventTypeDragEnter, input.DispatchDragEventTypeDragOver, input.DispatchDragEventTypeDrop} {
+			if _, err := cdp.Call(ctx, tt, input.DispatchDragEvent, input.DispatchDragEventParams{Type: typ, X: x, Y: y, Data: data}); err != nil {
+				return fmt.Errorf("%s: %w", typ, err)
+			}
+		}
+		return nil
+	}))
 }

@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"workbench/fixtures"
+	"workbench/pkg/skill"
+	"workbench/pkg/store"
+	"workbench/pkg/verify"
+	"workbench/schemas"
+)
+
+func fixturePath(name string) string { return filepath.Join(setup.root, "fixtures", name) }
+
+// Import through the file picker: a valid bundle is accepted and listed
+// in /skills; the same bundle again is reported as already stored, not
+// duplicated; an invalid one is rejected with its JSON pointer.
+func TestImportPickerAcceptsDuplicateRejects(t *testing.T) {
+	s := newSession(t)
+	s.open("/import")
+	s.upload("#import-files", fixturePath("valid-skill-bundle.v0.json"), fixturePath("invalid-missing-content-hash.v0.json"))
+	s.waitVisible("#import-results li:nth-child(2)")
+	results := eval[[]string](s, `[...document.querySelectorAll("#import-results > li")].map((li) => li.textContent)`)
+	if len(results) != 2 {
+		t.Fatalf("%d results: %q", len(results), results)
+	}
+	if !strings.Contains(results[0], "valid-skill-bundle.v0.json — accepted") {
+		t.Errorf("first result %q", results[0])
+	}
+	if !strings.Contains(results[1], "invalid-missing-content-hash.v0.json — rejected") || !strings.Contains(results[1], "content_hash") {
+		t.Errorf("second result %q", results[1])
+	}
+	verdict := s.text("#import-results > li:first-child .verdict")
+	if verdict == "" {
+		t.Error("no re-verified verdict shown")
+	}
+
+	s.upload("#import-files", fixturePath("valid-skill-bundle.v0.json"))
+	s.waitVisible("#import-results li:nth-child(3)")
+	if got := s.text("#import-results > li:nth-child(3) .import-status"); got != "already in the library" {
+		t.Errorf("re-import status %q", got)
+	}
+
+	s.open("/skills")
+	s.waitVisible("#skills-table")
+	if n := eval[int](s, `document.querySelectorAll("#skills-table tbody tr").length`); n != 1 {
+		t.Errorf("%d skills listed, want 1", n)
+	}
+	s.waitText("#skills-table .skill-verified", verdict)
+}
+
+// A dropped file reaches the same flow as a picked one.
+func TestImportByDrop(t *testing.T) {
+	s := newSession(t)
+	s.open("/import")
+	s.drop("#dropzone", fixturePath("valid-skill-bundle.v0.json"))
+	s.waitVisible("#import-results > li")
+	if got := s.text("#import-results > li .import-status"); got != "accepted" {
+		t.Errorf("status %q", got)
+	}
+}
+
+// A bundle whose strings carry markup, event handlers and URLs is stored
+// as data and shown as text: no element is made from it, and nothing is
+// requested from another host (the session's end checks fail otherwise).
+func TestImportHostileStringsAreInert(t *testing.T) {
+	data, err := os.ReadFile(fixturePath("valid-skill-bundle.v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := skill.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hostile = `<img src="https://evil.example/x.png" onerror="window.__pwned=1"><script>window.__pwned=2</script>`
+	b.Manifest.Name = "Hostile " + hostile
+	b.Manifest.Description = `[click](javascript:window.__pwned=3) ![p](https://tracker.example/p.gif) https://evil.example/ ` + hostile
+	sv, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := fixtures.Scenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.New(sv, sc, nil).SealWithProof(b); err != nil {
+		t.Fatal(err)
+	}
+	f, err := store.EncodeBundle(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "hostile.skill.json")
+	if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	s := newSession(t)
+	s.open("/import")
+	s.upload("#import-files", path)
+	s.waitVisible("#import-results > li")
+	if got := s.text("#import-results > li .import-status"); got != "accepted" {
+		t.Fatalf("status %q: %s", got, s.text("#import-results > li"))
+	}
+	s.open("/skills")
+	s.waitVisible("#skills-table .skill-name")
+	if got := s.text("#skills-table .skill-name"); got != b.Manifest.Name {
+		t.Errorf("name shown as %q, want the text itself", got)
+	}
+	if n := eval[int](s, `document.querySelectorAll("main img, main script, main a[href^='javascript']").length`); n != 0 {
+		t.Errorf("%d elements made from bundle text", n)
+	}
+	if v := eval[bool](s, `window.__pwned === undefined`); !v {
+		t.Error("bundle text ran as script")
+	}
+}
+
+// "Clear all local data" asks first; cancel keeps everything, confirm
+// deletes it.
+func TestClearAllLocalData(t *testing.T) {
+	s := newSession(t)
+	s.open("/import")
+	s.upload("#import-files", fixturePath("valid-skill-bundle.v0.json"))
+	s.waitVisible("#import-results > li")
+	s.open("/skills")
+	s.waitVisible("#skills-table")
+
+	s.click("#clear-all")
+	s.waitVisible("#clear-dialog[open]")
+	s.click("#clear-cancel")
+	s.open("/skills")
+	s.waitVisible("#skills-table")
+
+	s.click("#clear-all")
+	s.waitVisible("#clear-dialog[open]")
+	s.click("#clear-confirm")
+	s.waitVisible("#clear-done")
+	s.open("/skills")
+	s.waitVisible("#skills-empty")
+}
