@@ -1,0 +1,85 @@
+package teach
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"workbench/fixtures"
+	"workbench/pkg/skill"
+	"workbench/schemas"
+)
+
+// Field is one input a form asks for before a demonstration: the input's
+// name, its declared type and the text the field starts with.
+type Field struct {
+	Name string
+	Type string
+	Raw  string
+}
+
+// ScenarioFields lists the inputs fixture scenario id declares, in its
+// order, each starting with its example value as the text a user would
+// type for it (FromScenario parses that text back to the same value).
+func ScenarioFields(id string) ([]Field, error) {
+	sc, err := fixtures.ScenarioByID(id)
+	if err != nil {
+		return nil, inputErrorf(FieldScenario, id, "no such scenario (scenarios: %s)", strings.Join(ScenarioIDs(), ", "))
+	}
+	out := make([]Field, len(sc.Inputs))
+	for i, in := range sc.Inputs {
+		out[i] = Field{Name: in.Name, Type: in.Type, Raw: ExampleText(in.Example)}
+	}
+	return out, nil
+}
+
+// ExampleText writes an input value as a user types it: a string as it
+// is, anything else as JSON.
+func ExampleText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// DraftProblems are the reasons a draft manifest does not satisfy the
+// manifest schema, keyed by the top-level member each concerns ("name",
+// "slug", "description", …; "" for the manifest as a whole), so a form
+// shows each beside its field. A nil or empty DraftProblems means the
+// draft is valid.
+type DraftProblems map[string][]string
+
+// Valid reports whether there are no problems.
+func (d DraftProblems) Valid() bool { return len(d) == 0 }
+
+// CheckDraft validates m against the manifest schema, as the draft stands
+// after the user's edits. The error is not nil only when m could not be
+// checked at all.
+func CheckDraft(v *schemas.Validator, m skill.Manifest) (DraftProblems, error) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("teach: encoding the draft manifest: %w", err)
+	}
+	err = v.ValidateJSON(schemas.Manifest, data)
+	if err == nil {
+		return nil, nil
+	}
+	ve, ok := err.(*schemas.ValidationError)
+	if !ok {
+		return nil, fmt.Errorf("teach: checking the draft manifest: %w", err)
+	}
+	out := DraftProblems{}
+	for _, f := range ve.Errors {
+		member, rest, _ := strings.Cut(strings.TrimPrefix(f.Pointer, "/"), "/")
+		msg := f.Message
+		if rest != "" {
+			msg = f.Pointer + ": " + msg
+		}
+		out[member] = append(out[member], msg)
+	}
+	return out, nil
+}
