@@ -1,0 +1,245 @@
+package skillpage_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"workbench/fixtures"
+	"workbench/pkg/assemble"
+	"workbench/pkg/skill"
+	"workbench/pkg/skillpage"
+	"workbench/pkg/teach"
+	"workbench/pkg/verify"
+	"workbench/schemas"
+)
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "fixtures", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func verifier(t *testing.T) (*verify.Verifier, *schemas.Validator) {
+	t.Helper()
+	sv, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := fixtures.Scenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return verify.New(sv, sc, nil), sv
+}
+
+func decode(t *testing.T, data []byte) *skill.Bundle {
+	t.Helper()
+	b, _, err := skill.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestConformanceOfAPassingBundle(t *testing.T) {
+	v, _ := verifier(t)
+	r, err := v.Bytes(fixture(t, "valid-skill-bundle.v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := skillpage.Conformance(r)
+	if p.Verdict != r.Verdict || p.Derived != r.Derived.OverallVerdict || p.Claimed != r.Claimed.OverallVerdict {
+		t.Errorf("overall %q claimed %q derived %q; report says %q, %q, %q", p.Verdict, p.Claimed, p.Derived, r.Verdict, r.Claimed.OverallVerdict, r.Derived.OverallVerdict)
+	}
+	var gates []string
+	for _, g := range p.Gates {
+		gates = append(gates, g.ID)
+		if g.Derived == "" || g.Claimed == "" {
+			t.Errorf("gate %s: claimed %q derived %q", g.ID, g.Claimed, g.Derived)
+		}
+		if g.Overclaim {
+			t.Errorf("gate %s marked as overclaimed in a bundle without overclaims", g.ID)
+		}
+	}
+	if strings.Join(gates, ",") != strings.Join(skillpage.GateIDs(), ",") {
+		t.Errorf("gates %v, want the spec's six in order", gates)
+	}
+	var invs []string
+	for _, i := range p.Invariants {
+		invs = append(invs, i.ID)
+		if i.Derived == "" {
+			t.Errorf("invariant %s has no re-verified value", i.ID)
+		}
+	}
+	if strings.Join(invs, ",") != strings.Join(skillpage.InvariantIDs(), ",") {
+		t.Errorf("invariants %v, want the spec's four in order", invs)
+	}
+}
+
+// A claim better than the evidence marks its row and fails the panel.
+func TestConformanceMarksOverclaims(t *testing.T) {
+	v, _ := verifier(t)
+	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
+	// Claim a replay gate of exact and an invariant that the evidence
+	// cannot support: drop the replay events so the gate is inconclusive.
+	var kept []skill.Event
+	for _, e := range b.Evidence.Events {
+		if e.Type != skill.EventReplayExecuted {
+			kept = append(kept, e)
+		}
+	}
+	b.Evidence.Events = kept
+	if err := b.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := v.Bytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := skillpage.Conformance(r)
+	if p.Verdict != skill.VerdictFail {
+		t.Errorf("verdict %q, want fail for an overclaiming bundle", p.Verdict)
+	}
+	if len(p.Overclaims) == 0 {
+		t.Fatal("no overclaims listed")
+	}
+	var marked bool
+	for _, g := range p.Gates {
+		if g.ID == skill.GateReplayFidelity {
+			marked = g.Overclaim
+			if g.Claimed != skill.VerdictPass || g.Derived != skill.VerdictInconclusive {
+				t.Errorf("replay gate claimed %q derived %q", g.Claimed, g.Derived)
+			}
+		}
+	}
+	if !marked {
+		t.Error("the replay gate's overclaim is not marked on its row")
+	}
+}
+
+func TestAudit(t *testing.T) {
+	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
+	a := skillpage.AuditOf(b)
+	if len(a.Events) != len(b.Evidence.Events) {
+		t.Errorf("%d event rows for %d events", len(a.Events), len(b.Evidence.Events))
+	}
+	for _, e := range a.Events {
+		if e.Type == "" || e.Time == "" || len([]rune(e.Summary)) > skillpage.SummaryLen+1 {
+			t.Errorf("event row %+v", e)
+		}
+	}
+	recs := skillpage.ReplayRecords(b)
+	want := len(b.Trace.Edges)
+	for _, r := range recs {
+		for _, e := range r.Edges {
+			if e.Authorization != nil {
+				want++
+			}
+		}
+	}
+	if len(recs) == 0 || len(a.Authorizations) != want {
+		t.Errorf("%d replay records, %d authorization rows, want %d", len(recs), len(a.Authorizations), want)
+	}
+	if len(a.ToolCalls) != len(b.Evidence.ToolCalls) || len(a.Scope) == 0 {
+		t.Errorf("%d tool calls, %d scope members", len(a.ToolCalls), len(a.Scope))
+	}
+}
+
+func TestEdgeRows(t *testing.T) {
+	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
+	rec := skillpage.ReplayRecords(b)[0]
+	// Half way through: only the first edge replayed.
+	rows := skillpage.EdgeRows(b, rec.Edges[:1], nil)
+	if len(rows) != len(b.Trace.Edges) {
+		t.Fatalf("%d rows for %d edges", len(rows), len(b.Trace.Edges))
+	}
+	if !rows[0].Replayed || rows[0].Match == "" || rows[0].RecordedAfter != b.Trace.Edges[0].StateAfter {
+		t.Errorf("row 0: %+v", rows[0])
+	}
+	if rows[1].Replayed {
+		t.Errorf("row 1 replayed before the replay reached it: %+v", rows[1])
+	}
+	s := skill.SurpriseSignal{EdgeIndex: 1, Kind: skill.KindStateHashMismatch, PredictedStateHash: "sha256:aa", ActualStateHash: "sha256:bb"}
+	rows = skillpage.EdgeRows(b, rec.Edges, []skill.SurpriseSignal{s})
+	if len(rows[1].Surprises) != 1 || len(rows[0].Surprises) != 0 {
+		t.Errorf("surprises: %+v / %+v", rows[0].Surprises, rows[1].Surprises)
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
+	s, err := skillpage.Prepare(b, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.World == "" || len(s.WorldData) == 0 || s.Input["repo_url"] != b.Evidence.Scenario.Inputs["repo_url"] {
+		t.Errorf("setup %+v", s)
+	}
+	if s.ModelBound != skillpage.ModelBound(b) {
+		t.Error("ModelBound differs")
+	}
+	for _, tc := range []struct {
+		name  string
+		given []teach.Value
+		field string
+	}{
+		{"unknown input", []teach.Value{{Name: "city", Raw: "Paris"}}, "city"},
+		{"given twice", []teach.Value{{Name: "repo_url", Raw: "a"}, {Name: "repo_url", Raw: "b"}}, "repo_url"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := skillpage.Prepare(b, tc.given, false)
+			var ie *teach.InputError
+			if !errors.As(err, &ie) || ie.Name != tc.field {
+				t.Errorf("err = %v, want an InputError naming %q", err, tc.field)
+			}
+		})
+	}
+	other := *b
+	other.Manifest.DelegaticPolicyID = "another-policy"
+	var pe *skillpage.PolicyError
+	if _, err := skillpage.Prepare(&other, nil, false); !errors.As(err, &pe) {
+		t.Errorf("err = %v, want a PolicyError", err)
+	}
+}
+
+func TestValidateEdit(t *testing.T) {
+	_, sv := verifier(t)
+	m := decode(t, fixture(t, "valid-skill-bundle.v0.json")).Manifest
+	for _, tc := range []struct {
+		name string
+		edit assemble.Edit
+		want map[string]string
+	}{
+		{"valid", assemble.Edit{Name: "New name", Slug: "new-name", Description: "Does a thing."}, map[string]string{}},
+		{"empty name", assemble.Edit{Name: "", Slug: "new-name", Description: "Does a thing."}, map[string]string{"name": "must not be empty"}},
+		{"bad slug", assemble.Edit{Name: "N", Slug: "Not A Slug", Description: "D"}, map[string]string{"slug": "must match pattern"}},
+		{"empty description", assemble.Edit{Name: "N", Slug: "nn", Description: ""}, map[string]string{"description": "must not be empty"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := skillpage.ValidateEdit(sv, m, tc.edit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("errors %v, want %v", got, tc.want)
+			}
+			for k, w := range tc.want {
+				if !strings.Contains(got[k], w) {
+					t.Errorf("%s: %q, want it to say %q", k, got[k], w)
+				}
+			}
+		})
+	}
+}
