@@ -11,8 +11,6 @@
 //   - Prepare: what a replay needs from a stored skill and the inputs a
 //     user typed (typed inputs, the simulator world, the policy
 //     authorizer), every mistake an *teach.InputError naming its field.
-//   - ValidateEdit: a manifest edit checked against the manifest schema,
-//     the errors keyed by the field a form shows them beside.
 //
 // Nothing here decides a verdict: verdicts come from package verify and
 // replay statuses from package replay, shown literally.

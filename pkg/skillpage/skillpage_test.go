@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"workbench/fixtures"
-	"workbench/pkg/assemble"
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
 	"workbench/pkg/teach"
@@ -27,7 +26,7 @@ func fixture(t *testing.T, name string) []byte {
 	return data
 }
 
-func verifier(t *testing.T) (*verify.Verifier, *schemas.Validator) {
+func verifier(t *testing.T) *verify.Verifier {
 	t.Helper()
 	sv, err := schemas.New()
 	if err != nil {
@@ -37,7 +36,7 @@ func verifier(t *testing.T) (*verify.Verifier, *schemas.Validator) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return verify.New(sv, sc, nil), sv
+	return verify.New(sv, sc, nil)
 }
 
 func decode(t *testing.T, data []byte) *skill.Bundle {
@@ -50,7 +49,7 @@ func decode(t *testing.T, data []byte) *skill.Bundle {
 }
 
 func TestConformanceOfAPassingBundle(t *testing.T) {
-	v, _ := verifier(t)
+	v := verifier(t)
 	r, err := v.Bytes(fixture(t, "valid-skill-bundle.v0.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +85,7 @@ func TestConformanceOfAPassingBundle(t *testing.T) {
 
 // A claim better than the evidence marks its row and fails the panel.
 func TestConformanceMarksOverclaims(t *testing.T) {
-	v, _ := verifier(t)
+	v := verifier(t)
 	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
 	// Claim a replay gate of exact and an invariant that the evidence
 	// cannot support: drop the replay events so the gate is inconclusive.
@@ -211,35 +210,5 @@ func TestPrepare(t *testing.T) {
 	var pe *skillpage.PolicyError
 	if _, err := skillpage.Prepare(&other, nil, false); !errors.As(err, &pe) {
 		t.Errorf("err = %v, want a PolicyError", err)
-	}
-}
-
-func TestValidateEdit(t *testing.T) {
-	_, sv := verifier(t)
-	m := decode(t, fixture(t, "valid-skill-bundle.v0.json")).Manifest
-	for _, tc := range []struct {
-		name string
-		edit assemble.Edit
-		want map[string]string
-	}{
-		{"valid", assemble.Edit{Name: "New name", Slug: "new-name", Description: "Does a thing."}, map[string]string{}},
-		{"empty name", assemble.Edit{Name: "", Slug: "new-name", Description: "Does a thing."}, map[string]string{"name": "must not be empty"}},
-		{"bad slug", assemble.Edit{Name: "N", Slug: "Not A Slug", Description: "D"}, map[string]string{"slug": "must match pattern"}},
-		{"empty description", assemble.Edit{Name: "N", Slug: "nn", Description: ""}, map[string]string{"description": "must not be empty"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := skillpage.ValidateEdit(sv, m, tc.edit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("errors %v, want %v", got, tc.want)
-			}
-			for k, w := range tc.want {
-				if !strings.Contains(got[k], w) {
-					t.Errorf("%s: %q, want it to say %q", k, got[k], w)
-				}
-			}
-		})
 	}
 }
