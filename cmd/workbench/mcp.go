@@ -29,7 +29,8 @@ func mcpHelp(w io.Writer) {
 	fmt.Fprint(w, `usage: workbench mcp tools [flags] URL
        workbench mcp call  [flags] URL TOOL [JSON_ARGS]
 
-Talks to an MCP server over streamable HTTP (protocol 2025-11-25).
+Talks to an MCP server over streamable HTTP: protocol 2026-07-28 when the
+server speaks it, else 2025-11-25 (see --protocol).
   tools  lists the server's tools: name, annotations (read-only, destructive,
          idempotent, open-world; "?" when the server does not say) and a
          summary of the input schema (* marks required properties).
@@ -58,6 +59,7 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	c.fs.Var(&headers, "header", "add `K:V` to every request (repeatable), e.g. for a relay's authorization")
 	timeout := c.fs.Duration("timeout", 30*time.Second, "bound each request (the handshake, a page of tools/list, the call)")
 	asJSON := c.fs.Bool("json", false, "print the tools or the call result as the server sent them, in JSON")
+	protocol := c.fs.String("protocol", "auto", "protocol revision: auto (try "+mcp.StatelessProtocolVersion+", fall back to "+mcp.ProtocolVersion+"), "+mcp.ProtocolVersion+" or "+mcp.StatelessProtocolVersion)
 	pos, code, done := c.parse(args[1:])
 	if done {
 		return code
@@ -93,7 +95,16 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 	}
 
-	client, err := mcp.Dial(ctx, pos[0], &mcp.Options{Header: h, Timeout: *timeout})
+	pin := *protocol
+	switch pin {
+	case "auto":
+		pin = ""
+	case mcp.ProtocolVersion, mcp.StatelessProtocolVersion:
+	default:
+		c.errorf("--protocol %q: want auto, %s or %s", *protocol, mcp.ProtocolVersion, mcp.StatelessProtocolVersion)
+		return exitMCPUsage
+	}
+	client, err := mcp.Dial(ctx, pos[0], &mcp.Options{Header: h, Timeout: *timeout, ProtocolVersion: pin})
 	if err != nil {
 		c.errorf("%v", err)
 		return exitMCPFailed

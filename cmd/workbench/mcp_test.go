@@ -106,6 +106,10 @@ func TestMCPCommand(t *testing.T) {
 		{"help", []string{"mcp", "--help"}, 0, nil, []string{"usage: workbench mcp tools"}},
 		{"subcommand help", []string{"mcp", "call", "--help"}, 0, nil, []string{"usage: workbench mcp tools", "-header"}},
 		{"bad flag", []string{"mcp", "tools", "--frob", url}, 2, nil, []string{"flag provided but not defined"}},
+		{"bad protocol", []string{"mcp", "tools", "--protocol", "2024-11-05", url}, 2, nil, []string{`--protocol "2024-11-05": want auto`}},
+		{"pinned legacy", []string{"mcp", "tools", "--protocol", "2025-11-25", url}, 0, []string{"(protocol 2025-11-25): 2 tools"}, nil},
+		{"pinned stateless on a stateful server", []string{"mcp", "tools", "--protocol", "2026-07-28", url}, 3, nil,
+			[]string{"server does not list 2026-07-28 among its supported versions"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,7 +139,7 @@ func TestMCPCommand(t *testing.T) {
 			n++
 		}
 	}
-	if n != 4 { // initialize, initialized, tools/call, DELETE
+	if n != 5 { // server/discover, initialize, initialized, tools/call, DELETE
 		t.Errorf("%d requests carried the --header, want 4: %q", n, got)
 	}
 }

@@ -1,11 +1,16 @@
 // Package mcp is a small client for the Model Context Protocol over the
-// streamable HTTP transport, revision 2025-11-25. It is what the workbench
-// uses to reach MCP servers, natively and in the browser (under js/wasm,
-// net/http goes through fetch), so it depends on the standard library only.
+// streamable HTTP transport. It is what the workbench uses to reach MCP
+// servers, natively and in the browser (under js/wasm, net/http goes
+// through fetch), so it depends on the standard library only.
 //
-// Dial performs the handshake (initialize, then notifications/initialized)
-// and the Client then lists and calls tools. The client guarantees, per the
-// transport specification:
+// Dial first tries the stateless revision 2026-07-28 (server/discover);
+// a server that refuses it (an HTTP error status such as 400, a JSON-RPC
+// error, or no 2026-07-28 among its supported versions) gets the
+// 2025-11-25 handshake instead (initialize, then
+// notifications/initialized).
+// Options.ProtocolVersion pins one of the two. The Client then lists and
+// calls tools. Under 2025-11-25 the client guarantees, per the transport
+// specification:
 //
 //   - every POST carries Accept: application/json, text/event-stream, and
 //     after the handshake the session's Mcp-Session-Id and the negotiated
@@ -26,6 +31,14 @@
 //     (DefaultMaxResponseBytes, 16 MiB): more is a TooLargeError;
 //   - Close ends the session with DELETE.
 //
+// Under 2026-07-28 there is no session: every request carries the
+// protocol version, client info and capabilities in its _meta and the
+// MCP-Protocol-Version, Mcp-Method and Mcp-Name headers; a result asking
+// for more input (resultType "input_required") is ErrInputRequired; a
+// cancelled call closes its HTTP request, which is that revision's
+// cancellation signal. Tools whose input schema asks for arguments mirrored
+// into Mcp-Param-* headers (x-mcp-header) are not supported.
+//
 // The client does not open the optional standalone GET stream, so it does
 // not receive messages the server sends outside a request.
 package mcp
@@ -39,6 +52,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,8 +62,13 @@ import (
 	"workbench/pkg/mcp/sse"
 )
 
-// ProtocolVersion is the protocol revision the client asks for.
-const ProtocolVersion = "2025-11-25"
+// Protocol revisions the client speaks.
+const (
+	// ProtocolVersion is the revision asked for in initialize.
+	ProtocolVersion = "2025-11-25"
+	// StatelessProtocolVersion is the sessionless revision tried first.
+	StatelessProtocolVersion = "2026-07-28"
+)
 
 // DefaultMaxResponseBytes caps the answer to one request when
 // Options.MaxResponseBytes is zero.
@@ -70,6 +89,16 @@ const (
 	headerSession     = "Mcp-Session-Id"
 	headerVersion     = "MCP-Protocol-Version"
 	headerLastEventID = "Last-Event-ID"
+	headerMethod      = "Mcp-Method"
+	headerName        = "Mcp-Name"
+)
+
+// Keys of a 2026-07-28 request's or result's _meta.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
 // maxResumes bounds how often one request's SSE stream is resumed.
@@ -98,6 +127,10 @@ type Options struct {
 	// MaxResponseBytes caps the answer to one request; zero means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// ProtocolVersion pins the revision: ProtocolVersion (2025-11-25, no
+	// server/discover probe) or StatelessProtocolVersion (2026-07-28, no
+	// fallback). Empty tries 2026-07-28 and falls back.
+	ProtocolVersion string
 }
 
 // Implementation names a client or server, as in initialize.
@@ -129,11 +162,12 @@ type Client struct {
 
 	initMu sync.Mutex // serializes re-initialization
 
-	mu      sync.Mutex
-	session string // Mcp-Session-Id; empty for a server without sessions
-	version string // negotiated protocol version; empty before the handshake
-	server  ServerInfo
-	closed  bool
+	mu        sync.Mutex
+	session   string // Mcp-Session-Id; empty for a server without sessions
+	version   string // negotiated protocol version; empty before the handshake
+	stateless bool   // the version is 2026-07-28: no session, _meta on every request
+	server    ServerInfo
+	closed    bool
 }
 
 // Dial connects to the MCP server at endpoint (an http or https URL) and
@@ -166,12 +200,78 @@ func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) 
 	if c.maxBytes <= 0 {
 		c.maxBytes = DefaultMaxResponseBytes
 	}
+	switch opts.ProtocolVersion {
+	case "", ProtocolVersion, StatelessProtocolVersion:
+	default:
+		return nil, fmt.Errorf("mcp: protocol version %q is neither %s nor %s", opts.ProtocolVersion, ProtocolVersion, StatelessProtocolVersion)
+	}
 	ctx, cancel := c.bound(ctx, 0)
 	defer cancel()
+	if opts.ProtocolVersion != ProtocolVersion {
+		ok, err := c.discover(ctx)
+		if err != nil && (opts.ProtocolVersion == StatelessProtocolVersion || !legacyServer(err)) {
+			return nil, err
+		}
+		if ok {
+			return c, nil
+		}
+		if opts.ProtocolVersion == StatelessProtocolVersion {
+			return nil, &ProtocolError{Op: "server/discover", Where: "server/discover result",
+				Err: fmt.Errorf("server does not list %s among its supported versions", StatelessProtocolVersion)}
+		}
+	}
 	if err := c.initialize(ctx); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// discover asks for the server's description with the stateless revision's
+// server/discover and reports whether the server speaks that revision.
+func (c *Client) discover(ctx context.Context) (bool, error) {
+	c.mu.Lock()
+	c.stateless, c.version = true, StatelessProtocolVersion
+	c.mu.Unlock()
+	raw, err := c.call(ctx, "server/discover", "server/discover", nil, nil)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stateless, c.version = false, ""
+	if err != nil {
+		return false, err
+	}
+	var res struct {
+		SupportedVersions []string        `json:"supportedVersions"`
+		Capabilities      json.RawMessage `json:"capabilities"`
+		Instructions      string          `json:"instructions"`
+		Meta              struct {
+			ServerInfo Implementation `json:"io.modelcontextprotocol/serverInfo"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return false, &ProtocolError{Op: "server/discover", Where: "server/discover result", Err: err}
+	}
+	if !slices.Contains(res.SupportedVersions, StatelessProtocolVersion) {
+		return false, nil
+	}
+	c.stateless, c.version = true, StatelessProtocolVersion
+	c.server = ServerInfo{ProtocolVersion: StatelessProtocolVersion, Capabilities: res.Capabilities,
+		ServerInfo: res.Meta.ServerInfo, Instructions: res.Instructions}
+	return true, nil
+}
+
+// legacyServer reports whether err from server/discover may mean that
+// the server does not speak the stateless revision, so initialize should
+// be tried: any HTTP status (a 2025 server usually answers 400 to a
+// request without a session), a JSON-RPC error (unknown method,
+// unsupported version) or an answer that is not a discover result. If the
+// server is broken instead, initialize reports how.
+func legacyServer(err error) bool {
+	var (
+		he *HTTPError
+		re *RPCError
+		pe *ProtocolError
+	)
+	return errors.As(err, &he) || errors.As(err, &re) || errors.As(err, &pe)
 }
 
 // ServerInfo returns what the server said in the most recent handshake.
@@ -203,7 +303,7 @@ func (c *Client) Close(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("mcp: close: %w", err)
 	}
-	c.setHeaders(req, session, version)
+	c.setHeaders(req, wire{session: session, version: version})
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -252,6 +352,7 @@ func (c *Client) initialize(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.version = res.ProtocolVersion
+	c.stateless = false
 	c.server = res
 	c.mu.Unlock()
 	return c.notify(ctx, "notifications/initialized", nil)
@@ -356,7 +457,7 @@ func (m *wireMessage) isRequest() bool {
 // A 404 on a session re-initializes once and retries.
 func (c *Client) call(ctx context.Context, op, method string, params any, cc *callConfig) (json.RawMessage, error) {
 	c.mu.Lock()
-	closed := c.closed
+	closed, stateless := c.closed, c.stateless
 	c.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
@@ -365,52 +466,91 @@ func (c *Client) call(ctx context.Context, op, method string, params any, cc *ca
 		cc = &callConfig{}
 	}
 	id := c.nextID.Add(1)
+	var m meta
 	if cc.progress != nil {
-		params = withProgressToken(params, id)
+		m.ProgressToken = &id
 	}
+	if stateless {
+		m.ProtocolVersion, m.ClientInfo, m.ClientCapabilities = StatelessProtocolVersion, &c.info, &struct{}{}
+	}
+	params = withMeta(params, m)
 	body, err := json.Marshal(outgoing{JSONRPC: "2.0", ID: id, Method: method, Params: params})
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %s: encoding the request: %w", op, err)
 	}
 	for attempt := 0; ; attempt++ {
-		session, version := "", ""
+		var w wire
 		if method != "initialize" {
 			c.mu.Lock()
-			session, version = c.session, c.version
+			w = wire{session: c.session, version: c.version}
 			c.mu.Unlock()
 		}
-		resp, err := c.post(ctx, body, session, version)
+		if stateless {
+			w = wire{version: StatelessProtocolVersion, method: method}
+			if cp, ok := params.(callParams); ok {
+				w.name = cp.Name
+			}
+		}
+		resp, err := c.post(ctx, body, w)
 		if err != nil {
-			return nil, c.failed(ctx, op, method, id, err)
+			return nil, c.failed(ctx, op, method, id, stateless, err)
 		}
 		if method == "initialize" && resp.StatusCode == http.StatusOK {
 			c.mu.Lock()
 			c.session = resp.Header.Get(headerSession)
 			c.mu.Unlock()
 		}
-		if resp.StatusCode == http.StatusNotFound && session != "" {
+		if resp.StatusCode == http.StatusNotFound && w.session != "" {
 			drain(resp)
 			if attempt > 0 {
 				return nil, &SessionExpiredError{Op: op}
 			}
-			if err := c.reinitialize(ctx, session); err != nil {
+			if err := c.reinitialize(ctx, w.session); err != nil {
 				return nil, fmt.Errorf("mcp: %s: session expired (HTTP 404), re-initializing failed: %w", op, err)
 			}
 			continue
 		}
-		res, err := c.readResponse(ctx, op, id, resp, cc, session, version)
+		res, err := c.readResponse(ctx, op, id, resp, cc, w)
 		if err != nil {
-			return nil, c.failed(ctx, op, method, id, err)
+			return nil, c.failed(ctx, op, method, id, stateless, err)
+		}
+		if stateless {
+			var rt struct {
+				ResultType string `json:"resultType"`
+			}
+			json.Unmarshal(res, &rt)
+			if rt.ResultType != "" && rt.ResultType != "complete" {
+				return nil, fmt.Errorf("mcp: %s: resultType %q: %w", op, rt.ResultType, ErrInputRequired)
+			}
 		}
 		return res, nil
 	}
 }
 
-// withProgressToken adds _meta.progressToken to params: tools/call
+// wire is what a request's transport headers say.
+type wire struct {
+	session string // Mcp-Session-Id
+	version string // MCP-Protocol-Version
+	method  string // Mcp-Method (2026-07-28)
+	name    string // Mcp-Name (2026-07-28 tools/call)
+}
+
+// meta is the _meta of a request the client sends.
+type meta struct {
+	ProgressToken      *int64          `json:"progressToken,omitempty"`
+	ProtocolVersion    string          `json:"io.modelcontextprotocol/protocolVersion,omitempty"`
+	ClientInfo         *Implementation `json:"io.modelcontextprotocol/clientInfo,omitempty"`
+	ClientCapabilities *struct{}       `json:"io.modelcontextprotocol/clientCapabilities,omitempty"`
+}
+
+// withMeta adds m, unless it is empty, as the _meta of params: tools/call
 // params, a map the client built, or nil.
-func withProgressToken(params any, token int64) any {
+func withMeta(params any, m meta) any {
+	if m == (meta{}) {
+		return params
+	}
 	if cp, ok := params.(callParams); ok {
-		cp.Meta = &meta{ProgressToken: token}
+		cp.Meta = &m
 		return cp
 	}
 	p, _ := params.(map[string]any)
@@ -418,14 +558,16 @@ func withProgressToken(params any, token int64) any {
 	for k, v := range p {
 		q[k] = v
 	}
-	q["_meta"] = meta{ProgressToken: token}
+	q["_meta"] = m
 	return q
 }
 
-// failed turns an error of a request into what the caller sees; when the
-// context ended it first tells the server with notifications/cancelled
-// (never for initialize, which may not be cancelled).
-func (c *Client) failed(ctx context.Context, op, method string, id int64, err error) error {
+// failed turns an error of a request into what the caller sees. When the
+// context ended, the aborted HTTP request has closed the response stream,
+// which is all a 2026-07-28 server needs; a 2025-11-25 server is also sent
+// notifications/cancelled (never for initialize, which may not be
+// cancelled).
+func (c *Client) failed(ctx context.Context, op, method string, id int64, stateless bool, err error) error {
 	cerr := ctx.Err()
 	if cerr == nil {
 		return err
@@ -434,7 +576,7 @@ func (c *Client) failed(ctx context.Context, op, method string, id int64, err er
 	if errors.Is(cerr, context.DeadlineExceeded) {
 		what, reason = "timed out", "the request timed out"
 	}
-	if method != "initialize" {
+	if method != "initialize" && !stateless {
 		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 		if c.notify(nctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": reason}) == nil {
 			what += ", server notified"
@@ -456,9 +598,9 @@ func (c *Client) notify(ctx context.Context, method string, params any) error {
 // postAccepted POSTs a notification or response in the current session.
 func (c *Client) postAccepted(ctx context.Context, op string, body []byte) error {
 	c.mu.Lock()
-	session, version := c.session, c.version
+	w := wire{session: c.session, version: c.version}
 	c.mu.Unlock()
-	resp, err := c.post(ctx, body, session, version)
+	resp, err := c.post(ctx, body, w)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("mcp: %s: %w", op, ctx.Err())
@@ -474,12 +616,12 @@ func (c *Client) postAccepted(ctx context.Context, op string, body []byte) error
 }
 
 // post sends one JSON-RPC message.
-func (c *Client) post(ctx context.Context, body []byte, session, version string) (*http.Response, error) {
+func (c *Client) post(ctx context.Context, body []byte, w wire) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
-	c.setHeaders(req, session, version)
+	c.setHeaders(req, w)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := c.hc.Do(req)
@@ -492,15 +634,21 @@ func (c *Client) post(ctx context.Context, body []byte, session, version string)
 	return resp, nil
 }
 
-func (c *Client) setHeaders(req *http.Request, session, version string) {
+func (c *Client) setHeaders(req *http.Request, w wire) {
 	for k, vs := range c.header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
-	if session != "" {
-		req.Header.Set(headerSession, session)
+	if w.session != "" {
+		req.Header.Set(headerSession, w.session)
 	}
-	if version != "" {
-		req.Header.Set(headerVersion, version)
+	if w.version != "" {
+		req.Header.Set(headerVersion, w.version)
+	}
+	if w.method != "" {
+		req.Header.Set(headerMethod, w.method)
+	}
+	if w.name != "" {
+		req.Header.Set(headerName, w.name)
 	}
 }
 
@@ -515,6 +663,20 @@ func unreachable(u string, err error) error {
 // httpError reads the start of resp's body into an HTTPError.
 func httpError(op string, resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	return &HTTPError{Op: op, StatusCode: resp.StatusCode, Body: excerpt(b)}
+}
+
+// statusError is the error for a request answered with an HTTP error
+// status: the JSON-RPC error when the body is one (servers send them with
+// 4xx statuses), otherwise an HTTPError.
+func statusError(op string, id int64, resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if mediaType(resp.Header.Get("Content-Type")) == "application/json" {
+		if m, err := parseMessage(b); err == nil && m.isResponse() && m.Error != nil &&
+			(sameID(m.ID, id) || string(m.ID) == "null") {
+			return &RPCError{Op: op, Code: m.Error.Code, Message: m.Error.Message, Data: m.Error.Data}
+		}
+	}
 	return &HTTPError{Op: op, StatusCode: resp.StatusCode, Body: excerpt(b)}
 }
 
@@ -554,13 +716,13 @@ func (l *limited) Read(p []byte) (int, error) {
 }
 
 // readResponse reads the answer to request id from resp and closes it.
-func (c *Client) readResponse(ctx context.Context, op string, id int64, resp *http.Response, cc *callConfig, session, version string) (json.RawMessage, error) {
+func (c *Client) readResponse(ctx context.Context, op string, id int64, resp *http.Response, cc *callConfig, w wire) (json.RawMessage, error) {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		if resp.StatusCode == http.StatusAccepted {
 			return nil, &ProtocolError{Op: op, Where: "HTTP status", Err: errors.New("202 Accepted to a request, which needs an answer")}
 		}
-		return nil, httpError(op, resp)
+		return nil, statusError(op, id, resp)
 	}
 	b := &budget{left: c.maxBytes}
 	body := &limited{r: resp.Body, b: b}
@@ -574,7 +736,7 @@ func (c *Client) readResponse(ctx context.Context, op string, id int64, resp *ht
 	case "application/json":
 		res, err = c.readJSON(op, id, body)
 	case "text/event-stream":
-		res, err = c.readStream(ctx, op, id, body, b, cc, session, version)
+		res, err = c.readStream(ctx, op, id, body, b, cc, w)
 	default:
 		return nil, &ProtocolError{Op: op, Where: "Content-Type", Err: fmt.Errorf("%q is neither application/json nor text/event-stream", ct)}
 	}
@@ -636,7 +798,7 @@ func sameID(raw json.RawMessage, id int64) bool {
 // readStream reads an SSE response until the response to id, handling
 // notifications and server requests on the way, and resumes the stream
 // with GET when it ends early after event IDs.
-func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Reader, b *budget, cc *callConfig, session, version string) (json.RawMessage, error) {
+func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Reader, b *budget, cc *callConfig, w wire) (json.RawMessage, error) {
 	var (
 		lastID  string
 		retry   time.Duration
@@ -662,7 +824,7 @@ func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Re
 				return nil, &ProtocolError{Op: op, Where: where, Err: ErrStreamEnded}
 			}
 			resumes++
-			next, rerr := c.resume(ctx, lastID, retry, session, version)
+			next, rerr := c.resume(ctx, lastID, retry, w)
 			if rerr != nil {
 				if errors.Is(rerr, context.Canceled) || errors.Is(rerr, context.DeadlineExceeded) {
 					return nil, rerr
@@ -709,7 +871,7 @@ func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Re
 
 // resume reopens a request's SSE stream after lastID (spec: resumability
 // and redelivery), waiting retry first.
-func (c *Client) resume(ctx context.Context, lastID string, retry time.Duration, session, version string) (io.ReadCloser, error) {
+func (c *Client) resume(ctx context.Context, lastID string, retry time.Duration, w wire) (io.ReadCloser, error) {
 	if retry > 0 {
 		t := time.NewTimer(retry)
 		select {
@@ -723,7 +885,7 @@ func (c *Client) resume(ctx context.Context, lastID string, retry time.Duration,
 	if err != nil {
 		return nil, err
 	}
-	c.setHeaders(req, session, version)
+	c.setHeaders(req, wire{session: w.session, version: w.version})
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set(headerLastEventID, lastID)
 	resp, err := c.hc.Do(req)

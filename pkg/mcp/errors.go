@@ -45,7 +45,8 @@ func (e *HTTPError) Error() string {
 	return s
 }
 
-// RPCError is a JSON-RPC error response from the server.
+// RPCError is a JSON-RPC error response from the server, whatever the
+// HTTP status it came with.
 type RPCError struct {
 	Op      string
 	Code    int
@@ -108,6 +109,11 @@ type SessionExpiredError struct {
 func (e *SessionExpiredError) Error() string {
 	return fmt.Sprintf("mcp: %s: session not found (HTTP 404) again right after re-initializing", e.Op)
 }
+
+// ErrInputRequired is wrapped in the error returned when a 2026-07-28
+// server answers with resultType "input_required", asking the client for
+// more input (a multi-round-trip request), which this client cannot give.
+var ErrInputRequired = errors.New("the server asks for more input, which this client cannot give")
 
 // ErrClosed is returned by calls on a Client after Close.
 var ErrClosed = errors.New("mcp: client is closed")

@@ -35,6 +35,9 @@ type faultServer struct {
 	URL       string
 	onRequest func(w http.ResponseWriter, r *http.Request, m rpc)
 	onGET     func(w http.ResponseWriter, r *http.Request)
+	// stateless, if set, answers every request as a 2026-07-28 server
+	// would: the result it returns, no sessions.
+	stateless func(m rpc) string
 
 	mu       sync.Mutex
 	sessions int
@@ -88,6 +91,11 @@ func (f *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.Session = session
 	f.mu.Lock()
 	f.got = append(f.got, m)
+	if f.stateless != nil {
+		f.mu.Unlock()
+		writeJSON(w, m.ID, f.stateless(m))
+		return
+	}
 	if m.Method == "initialize" {
 		f.sessions++
 		id := fmt.Sprintf("s%d", f.sessions)
@@ -207,7 +215,7 @@ func TestSessionLostMidRun(t *testing.T) {
 	for _, m := range f.received() {
 		methods = append(methods, m.Method+"@"+m.Session)
 	}
-	want := "initialize@,notifications/initialized@s1,tools/call@s1,tools/call@s1,initialize@,notifications/initialized@s2,tools/call@s2"
+	want := "server/discover@,initialize@,notifications/initialized@s1,tools/call@s1,tools/call@s1,initialize@,notifications/initialized@s2,tools/call@s2"
 	if strings.Join(methods, ",") != want {
 		t.Errorf("server saw %s\nwant        %s", strings.Join(methods, ","), want)
 	}
@@ -246,13 +254,13 @@ func TestMalformedSSE(t *testing.T) {
 		{"not JSON", "event: message\nid: 9\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\n\n", `SSE event 1 (id "9")`},
 		{"not JSON-RPC", "data: {\"jsonrpc\":\"1.0\",\"id\":2}\n\n", "SSE event 1"},
 		{"second event bad", ": hi\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\ndata: [1,\n\n", "SSE event 2"},
-		{"response without result", "data: {\"jsonrpc\":\"2.0\",\"id\":2}\n\n", "SSE event 1"},
+		{"response without result", "data: {\"jsonrpc\":\"2.0\",\"id\":ID}\n\n", "SSE event 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFaultServer(t, func(w http.ResponseWriter, r *http.Request, m rpc) {
 				sseHead(w)
-				io.WriteString(w, tt.body)
+				io.WriteString(w, strings.ReplaceAll(tt.body, "ID", string(m.ID)))
 			})
 			c := dial(t, f.URL, nil)
 			_, err := c.CallTool(context.Background(), "x", nil)
@@ -268,16 +276,16 @@ func TestMalformedSSE(t *testing.T) {
 func TestMalformedJSON(t *testing.T) {
 	tests := []struct{ name, ct, body, want string }{
 		{"syntax", "application/json", `{"jsonrpc":"2.0","id":2,"result":}`, "invalid JSON at byte"},
-		{"wrong id", "application/json", `{"jsonrpc":"2.0","id":77,"result":{}}`, "response for id 77, want 2"},
+		{"wrong id", "application/json", `{"jsonrpc":"2.0","id":77,"result":{}}`, "response for id 77, want "},
 		{"a request", "application/json", `{"jsonrpc":"2.0","id":2,"method":"x"}`, "not a JSON-RPC response"},
 		{"content type", "text/html", `<html>`, `"text/html" is neither`},
-		{"bad result", "application/json", `{"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"no type"}]}}`, `content block has no "type"`},
+		{"bad result", "application/json", `{"jsonrpc":"2.0","id":ID,"result":{"content":[{"text":"no type"}]}}`, `content block has no "type"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFaultServer(t, func(w http.ResponseWriter, r *http.Request, m rpc) {
 				w.Header().Set("Content-Type", tt.ct)
-				io.WriteString(w, tt.body)
+				io.WriteString(w, strings.ReplaceAll(tt.body, "ID", string(m.ID)))
 			})
 			c := dial(t, f.URL, nil)
 			_, err := c.CallTool(context.Background(), "x", nil)
@@ -290,17 +298,22 @@ func TestMalformedJSON(t *testing.T) {
 	}
 }
 
+// A JSON-RPC error is an RPCError whether it comes with 200 or with an
+// HTTP error status.
 func TestRPCErrorWithData(t *testing.T) {
-	f := newFaultServer(t, func(w http.ResponseWriter, r *http.Request, m rpc) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"bad\nparams","data":{"field":"/path"}}}`, m.ID)
-	})
-	c := dial(t, f.URL, nil)
-	_, err := c.CallTool(context.Background(), "x", nil)
-	checkOneLine(t, err)
-	var re *mcp.RPCError
-	if !errors.As(err, &re) || re.Code != mcp.CodeInvalidParams || string(re.Data) != `{"field":"/path"}` {
-		t.Errorf("err = %#v", err)
+	for _, status := range []int{200, 400, 422} {
+		f := newFaultServer(t, func(w http.ResponseWriter, r *http.Request, m rpc) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"bad\nparams","data":{"field":"/path"}}}`, m.ID)
+		})
+		c := dial(t, f.URL, nil)
+		_, err := c.CallTool(context.Background(), "x", nil)
+		checkOneLine(t, err)
+		var re *mcp.RPCError
+		if !errors.As(err, &re) || re.Code != mcp.CodeInvalidParams || string(re.Data) != `{"field":"/path"}` {
+			t.Errorf("HTTP %d: err = %#v", status, err)
+		}
 	}
 }
 
@@ -322,7 +335,7 @@ func TestTruncatedSSE(t *testing.T) {
 	for _, body := range []string{
 		"",
 		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
-		"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}", // no blank line: never dispatched
+		"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[]}}", // no blank line: never dispatched
 	} {
 		f := newFaultServer(t, func(w http.ResponseWriter, r *http.Request, m rpc) {
 			sseHead(w)
@@ -501,7 +514,13 @@ func TestToolIsError(t *testing.T) {
 
 func TestUnsupportedVersion(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, json.RawMessage("1"), `{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"old","version":"0"}}`)
+		var m rpc
+		json.NewDecoder(r.Body).Decode(&m)
+		if m.Method != "initialize" {
+			http.Error(w, "unknown method", http.StatusBadRequest)
+			return
+		}
+		writeJSON(w, m.ID, `{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"old","version":"0"}}`)
 	}))
 	defer ts.Close()
 	_, err := mcp.Dial(context.Background(), ts.URL, nil)
@@ -549,7 +568,7 @@ func TestExtraHeaders(t *testing.T) {
 	c.Close(context.Background())
 	mu.Lock()
 	defer mu.Unlock()
-	if fmt.Sprint(auth) != "[Bearer t Bearer t Bearer t Bearer t]" || fmt.Sprint(sess) != "[ s1 s1 s1]" {
+	if fmt.Sprint(auth) != "[Bearer t Bearer t Bearer t Bearer t Bearer t]" || fmt.Sprint(sess) != "[  s1 s1 s1]" {
 		t.Errorf("Authorization %q, sessions %q", auth, sess)
 	}
 }

@@ -20,7 +20,7 @@ import (
 
 // seen is one HTTP request the go-sdk server received.
 type seen struct {
-	Method, RPC, Session, Version, Accept string
+	Method, RPC, Session, Version, Accept, MCPMethod, MCPName string
 }
 
 // recorder wraps a handler and records what reaches it.
@@ -32,7 +32,8 @@ type recorder struct {
 
 func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := seen{Method: r.Method, Session: r.Header.Get("Mcp-Session-Id"),
-		Version: r.Header.Get("MCP-Protocol-Version"), Accept: r.Header.Get("Accept")}
+		Version: r.Header.Get("MCP-Protocol-Version"), Accept: r.Header.Get("Accept"),
+		MCPMethod: r.Header.Get("Mcp-Method"), MCPName: r.Header.Get("Mcp-Name")}
 	if r.Body != nil {
 		b, _ := io.ReadAll(r.Body)
 		var m struct{ Method string }
@@ -77,6 +78,11 @@ type echoOut struct {
 func boolp(b bool) *bool { return &b }
 
 func newSDKServer(t testing.TB, jsonResponse bool) *sdkServer {
+	t.Helper()
+	return newSDKServerOpts(t, &sdk.StreamableHTTPOptions{JSONResponse: jsonResponse})
+}
+
+func newSDKServerOpts(t testing.TB, opts *sdk.StreamableHTTPOptions) *sdkServer {
 	t.Helper()
 	s := sdk.NewServer(&sdk.Implementation{Name: "interop-server", Version: "1.2.3"}, &sdk.ServerOptions{PageSize: 50})
 	st := &sdkServer{Server: s, Cancelled: make(chan string, 1)}
@@ -144,7 +150,7 @@ func newSDKServer(t testing.TB, jsonResponse bool) *sdkServer {
 			})
 	}
 
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{JSONResponse: jsonResponse})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, opts)
 	st.Rec = &recorder{next: h}
 	ts := httptest.NewServer(st.Rec)
 	t.Cleanup(ts.Close)
@@ -205,6 +211,12 @@ func TestGoSDKHandshake(t *testing.T) {
 			if r.Method == "POST" && r.Accept != "application/json, text/event-stream" {
 				t.Errorf("%s: Accept %q", r.RPC, r.Accept)
 			}
+			if r.RPC == "server/discover" {
+				if r.Session != "" || r.Version != mcp.StatelessProtocolVersion || r.MCPMethod != "server/discover" {
+					t.Errorf("server/discover carried %+v", r)
+				}
+				continue
+			}
 			if r.RPC == "initialize" {
 				if r.Session != "" || r.Version != "" {
 					t.Errorf("initialize carried session %q version %q", r.Session, r.Version)
@@ -215,7 +227,9 @@ func TestGoSDKHandshake(t *testing.T) {
 				t.Errorf("%s %s: session %q version %q, want %q %q", r.Method, r.RPC, r.Session, r.Version, session, mcp.ProtocolVersion)
 			}
 		}
-		want := []string{"POST initialize", "POST notifications/initialized", "POST tools/call", "DELETE "}
+		// The stateful server refuses the stateless revision, so the client
+		// falls back to the handshake.
+		want := []string{"POST server/discover", "POST initialize", "POST notifications/initialized", "POST tools/call", "DELETE "}
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("requests %q, want %q", got, want)
 		}

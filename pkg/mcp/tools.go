@@ -164,11 +164,6 @@ type callParams struct {
 	Meta      *meta  `json:"_meta,omitempty"`
 }
 
-// meta is the _meta of a request the client sends.
-type meta struct {
-	ProgressToken int64 `json:"progressToken"`
-}
-
 func config(opts []CallOption) *callConfig {
 	cc := &callConfig{}
 	for _, o := range opts {
