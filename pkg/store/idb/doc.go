@@ -28,7 +28,7 @@
 // between the stored version and SchemaVersion inside the upgrade
 // transaction. Version 1 creates:
 //
-//	skills   key id;                      value {id, json}
+//	skills   out-of-line key: skill id;   value: the record's JSON text
 //	traces   key [skill_id, trace_id];    value {skill_id, trace_id, json}
 //	bundles  key content_hash;            value {content_hash, skill_id, skill_version, bundle_id, created_at, data}
 //	         index skill_id; unique index skill_version on [skill_id, skill_version]
@@ -36,8 +36,9 @@
 //	         index skill_id
 //	keys     out-of-line keys, empty (reserved for v0.2)
 //
-// json holds the encoding/json form of the store's record types; data holds
-// the bundle file's exact text. A later version appends a migration; it
+// json holds the encoding/json form of store.Replay and, for traces, the
+// trace's bytes from the bundle file; data holds the bundle file's exact
+// text. A later version appends a migration; it
 // must not change what an earlier one did.
 //
 // An open connection closes itself when another tab asks to upgrade the

@@ -282,7 +282,7 @@ func (d *DB) AddBundle(ctx context.Context, f store.BundleFile) (store.Skill, er
 	if err := f.Check(op); err != nil {
 		return store.Skill{}, err
 	}
-	trace, err := traceValue(op, f.Bundle)
+	trace, err := traceValue(op, f)
 	if err != nil {
 		return store.Skill{}, err
 	}
@@ -317,7 +317,7 @@ func (d *DB) SaveReplay(ctx context.Context, r store.Replay, bundle *store.Bundl
 	if bundle != nil {
 		r.BundleHash = bundle.Bundle.ContentHash
 		var err error
-		if trace, err = traceValue(op, bundle.Bundle); err != nil {
+		if trace, err = traceValue(op, *bundle); err != nil {
 			return store.Skill{}, err
 		}
 	}
@@ -366,11 +366,13 @@ func (d *DB) SaveReplay(ctx context.Context, r store.Replay, bundle *store.Bundl
 	return sk, nil
 }
 
-// traceValue encodes a bundle's trace as it is stored in traces. It runs
-// before the transaction starts, so a trace that cannot be encoded stops
-// the write before anything is written.
-func traceValue(op string, b *skill.Bundle) (map[string]any, error) {
-	data, err := json.Marshal(b.Trace)
+// traceValue is a bundle's trace as it is stored in traces: the trace's
+// bytes from the bundle file (BundleFile.TraceJSON). It runs before the
+// transaction starts, so a bundle whose trace cannot be found stops the
+// write before anything is written.
+func traceValue(op string, f store.BundleFile) (map[string]any, error) {
+	b := f.Bundle
+	data, err := f.TraceJSON()
 	if err != nil {
 		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrInvalid, Err: err}
 	}
@@ -400,7 +402,7 @@ func (t *txn) putSkill(sk store.Skill) error {
 	if err != nil {
 		return t.abort(&store.Error{Op: t.op, Store: store.StoreSkills, Key: sk.ID, Kind: store.ErrInvalid, Err: err})
 	}
-	return t.call(store.StoreSkills, sk.ID, "put", map[string]any{"id": sk.ID, "json": string(data)})
+	return t.call(store.StoreSkills, sk.ID, "put", string(data), sk.ID)
 }
 
 // skill reads and decodes a skill record in the transaction; nil if none.
@@ -413,8 +415,8 @@ func (t *txn) skill(ctx context.Context, id string) (*store.Skill, error) {
 	if err != nil || v.IsUndefined() {
 		return nil, err
 	}
-	var sk store.Skill
-	if err := decodeJSON(v, &sk); err != nil {
+	sk, err := decodeSkill(v)
+	if err != nil {
 		return nil, t.abort(&store.Error{Op: t.op, Store: store.StoreSkills, Key: id, Kind: store.ErrInvalid, Err: err})
 	}
 	return &sk, nil
@@ -468,17 +470,19 @@ func (d *DB) Skills(ctx context.Context) ([]store.Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []store.Skill{}
-	err = each(all, func(v safejs.Value) error {
-		var sk store.Skill
-		if err := decodeJSON(v, &sk); err != nil {
-			return &store.Error{Op: op, Store: store.StoreSkills, Kind: store.ErrInvalid, Err: err}
-		}
-		out = append(out, sk)
-		return nil
-	})
+	// Every record is a JSON object on one line: join them into one JSON
+	// array in JavaScript and decode it at once.
+	joined, err := all.Call("join", ",")
+	var text string
+	if err == nil {
+		text, err = joined.String()
+	}
 	if err != nil {
-		return nil, readErr(op, store.StoreSkills, err)
+		return nil, &store.Error{Op: op, Store: store.StoreSkills, Kind: store.ErrInvalid, Err: err}
+	}
+	out := []store.Skill{}
+	if err := json.Unmarshal([]byte("["+text+"]"), &out); err != nil {
+		return nil, &store.Error{Op: op, Store: store.StoreSkills, Kind: store.ErrInvalid, Err: err}
 	}
 	slices.Reverse(out) // getAll is in key order: oldest UUIDv7 first
 	return out, nil
@@ -491,11 +495,24 @@ func (d *DB) Skill(ctx context.Context, id string) (store.Skill, error) {
 	if err != nil {
 		return store.Skill{}, err
 	}
-	var sk store.Skill
-	if err := decodeJSON(v, &sk); err != nil {
+	sk, err := decodeSkill(v)
+	if err != nil {
 		return store.Skill{}, &store.Error{Op: op, Store: store.StoreSkills, Key: id, Kind: store.ErrInvalid, Err: err}
 	}
 	return sk, nil
+}
+
+// decodeSkill decodes a stored skill record: a JSON string.
+func decodeSkill(v safejs.Value) (store.Skill, error) {
+	var sk store.Skill
+	if v.Type() != safejs.TypeString {
+		return sk, fmt.Errorf("skill record is %s, not a JSON string", v.Type())
+	}
+	s, err := v.String()
+	if err != nil {
+		return sk, err
+	}
+	return sk, json.Unmarshal([]byte(s), &sk)
 }
 
 // Trace implements store.Store.

@@ -21,7 +21,10 @@ func migrations() []migration {
 
 // createV1 creates the five object stores of spec §4.4 and their indexes.
 func createV1(db, tx safejs.Value) error {
-	if _, err := createStore(db, store.StoreSkills, "id"); err != nil {
+	// Skill records are JSON strings under out-of-line keys (the skill id):
+	// listing the library is then one getAll and one join, one crossing
+	// between JavaScript and Go for any number of skills.
+	if _, err := db.Call("createObjectStore", store.StoreSkills); err != nil {
 		return err
 	}
 	if _, err := createStore(db, store.StoreTraces, []any{"skill_id", "trace_id"}); err != nil {

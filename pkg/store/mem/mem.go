@@ -120,7 +120,7 @@ func (s *Store) addBundle(op string, c *change, prev *store.Skill, f store.Bundl
 			return store.Skill{}, store.ConflictError(op, b, other.ContentHash)
 		}
 	}
-	trace, err := json.Marshal(b.Trace)
+	trace, err := f.TraceJSON()
 	if err != nil {
 		return store.Skill{}, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrInvalid, Err: err}
 	}

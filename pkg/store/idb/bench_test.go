@@ -1,0 +1,99 @@
+//go:build js && wasm
+
+package idb
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"workbench/pkg/canonjson/canonjsontest"
+	"workbench/pkg/skill"
+	"workbench/pkg/store"
+	"workbench/pkg/store/storetest"
+)
+
+// bigBundle returns a sealed bundle of about 10 MB: 1,000 edges with
+// browser-sized snapshots.
+func bigBundle(b *testing.B) store.BundleFile {
+	b.Helper()
+	sealed, _, err := skill.Decode(canonjsontest.Bundle(1000, 10_000))
+	if err != nil {
+		b.Fatalf("decode generated bundle: %v", err)
+	}
+	id := skill.NewID()
+	sealed.SkillID, sealed.Manifest.SkillID, sealed.SkillVersion = id, id, 1
+	if sealed.Trace.TraceID == "" {
+		sealed.Trace.TraceID = "trace-" + id
+	}
+	if err := sealed.Seal(); err != nil {
+		b.Fatal(err)
+	}
+	f, err := store.EncodeBundle(sealed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+// BenchmarkImport10MB is the store's share of importing a 10 MB bundle
+// file: the strict decode and hash check (NewBundleFile) and the IndexedDB
+// transaction (AddBundle), measured apart.
+func BenchmarkImport10MB(b *testing.B) {
+	f := bigBundle(b)
+	b.Run("NewBundleFile", func(b *testing.B) {
+		b.SetBytes(int64(len(f.Data)))
+		for b.Loop() {
+			if _, err := store.NewBundleFile(f.Data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("AddBundle", func(b *testing.B) {
+		ctx := context.Background()
+		d := openB(b)
+		b.SetBytes(int64(len(f.Data)))
+		for b.Loop() {
+			b.StopTimer()
+			if err := d.Clear(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := d.AddBundle(ctx, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkSkills1000 lists a library of 1,000 skills (the /skills page).
+func BenchmarkSkills1000(b *testing.B) {
+	ctx := context.Background()
+	d := openB(b)
+	for i := range 1000 {
+		if _, err := d.AddBundle(ctx, storetest.Bundle(b, skill.NewID(), 1, fmt.Sprintf("Skill %d", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		list, err := d.Skills(ctx)
+		if err != nil || len(list) != 1000 {
+			b.Fatalf("Skills: %d, %v", len(list), err)
+		}
+	}
+}
+
+func openB(b *testing.B) *DB {
+	name := "workbench-bench-" + skill.NewID()
+	d, err := Open(context.Background(), name, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		d.Close()
+		if err := Delete(context.Background(), name); err != nil {
+			b.Errorf("delete: %v", err)
+		}
+	})
+	return d
+}
