@@ -19,7 +19,8 @@ import (
 //
 // A plan is made from the library's own compiled schema, so references,
 // formats and patterns are resolved, compiled and checked by the library;
-// the plan only walks the keywords. It understands the keywords whose
+// the plan only walks the keywords (and matches the simplest patterns
+// itself, see fastPattern). It understands the keywords whose
 // meaning does not depend on other keywords' results — type, an enum of
 // strings, format, $ref, required, properties, patternProperties,
 // additionalProperties, min/maxProperties, prefixItems, items,
@@ -197,7 +198,7 @@ func makePlan(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, viaRef ma
 		if !ok {
 			return nil, false
 		}
-		p.patterns = append(p.patterns, patternPlan{re, pp})
+		p.patterns = append(p.patterns, patternPlan{fastPattern(re), pp})
 	}
 	switch a := s.AdditionalProperties.(type) {
 	case nil:
@@ -240,7 +241,9 @@ func makePlan(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, viaRef ma
 			*b.dst = *b.src
 		}
 	}
-	p.pattern = s.Pattern
+	if s.Pattern != nil {
+		p.pattern = fastPattern(s.Pattern)
+	}
 	p.minimum, p.maximum, p.exclMin, p.exclMax = s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum
 	return p, true
 }
