@@ -36,9 +36,9 @@
 //	         index skill_id
 //	keys     out-of-line keys, empty (reserved for v0.2)
 //
-// json holds the encoding/json form of store.Replay and, for traces, the
-// trace's bytes from the bundle file; data holds the bundle file's exact
-// text. A later version appends a migration; it
+// For replays json is the encoding/json text of store.Replay; for traces it
+// is a Uint8Array holding the trace's bytes from the bundle file; data is a
+// Uint8Array holding the bundle file's exact bytes. A later version appends a migration; it
 // must not change what an earlier one did.
 //
 // An open connection closes itself when another tab asks to upgrade the

@@ -376,7 +376,11 @@ func traceValue(op string, f store.BundleFile) (map[string]any, error) {
 	if err != nil {
 		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrInvalid, Err: err}
 	}
-	return map[string]any{"skill_id": b.SkillID, "trace_id": b.Trace.TraceID, "json": string(data)}, nil
+	bytes, err := jsBytes(data)
+	if err != nil {
+		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrAborted, Err: err}
+	}
+	return map[string]any{"skill_id": b.SkillID, "trace_id": b.Trace.TraceID, "json": bytes}, nil
 }
 
 // writeBundle issues the writes of a bundle and its trace: the trace first,
@@ -387,13 +391,17 @@ func (t *txn) writeBundle(f store.BundleFile, trace map[string]any) error {
 	if err := t.call(store.StoreTraces, b.SkillID+" "+b.Trace.TraceID, "put", trace); err != nil {
 		return err
 	}
+	data, err := jsBytes(f.Data)
+	if err != nil {
+		return t.abort(&store.Error{Op: t.op, Store: store.StoreBundles, Key: b.ContentHash, Kind: store.ErrAborted, Err: err})
+	}
 	return t.call(store.StoreBundles, b.ContentHash, "add", map[string]any{
 		"content_hash":  b.ContentHash,
 		"skill_id":      b.SkillID,
 		"skill_version": b.SkillVersion,
 		"bundle_id":     b.BundleID,
 		"created_at":    b.CreatedAt,
-		"data":          string(f.Data),
+		"data":          data,
 	})
 }
 
@@ -524,7 +532,14 @@ func (d *DB) Trace(ctx context.Context, skillID, traceID string) (*skill.Trace, 
 		return nil, err
 	}
 	var tr skill.Trace
-	if err := decodeJSON(v, &tr); err != nil {
+	data, err := v.Get("json")
+	if err == nil {
+		var raw []byte
+		if raw, err = goBytes(data); err == nil {
+			err = json.Unmarshal(raw, &tr)
+		}
+	}
+	if err != nil {
 		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: key, Kind: store.ErrInvalid, Err: err}
 	}
 	return &tr, nil
@@ -671,11 +686,16 @@ func bundleFrom(v safejs.Value) (store.StoredBundle, error) {
 	b.SkillID = get("skill_id")
 	b.BundleID = get("bundle_id")
 	b.CreatedAt = get("created_at")
-	data := get("data")
 	if err != nil {
 		return b, err
 	}
-	b.Data = []byte(data)
+	data, err := v.Get("data")
+	if err != nil {
+		return b, err
+	}
+	if b.Data, err = goBytes(data); err != nil {
+		return b, fmt.Errorf("member \"data\": %w", err)
+	}
 	b.SkillVersion, err = jsInt(v, "skill_version")
 	return b, err
 }
