@@ -59,6 +59,7 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	c.fs.Var(&headers, "header", "add `K:V` to every request (repeatable), e.g. for a relay's authorization")
 	timeout := c.fs.Duration("timeout", 30*time.Second, "bound each request (the handshake, a page of tools/list, the call)")
 	asJSON := c.fs.Bool("json", false, "print the tools or the call result as the server sent them, in JSON")
+	progress := c.fs.Bool("progress", false, "call: ask for progress notifications and print them on stderr")
 	protocol := c.fs.String("protocol", "auto", "protocol revision: auto (try "+mcp.StatelessProtocolVersion+", fall back to "+mcp.ProtocolVersion+"), "+mcp.ProtocolVersion+" or "+mcp.StatelessProtocolVersion)
 	pos, code, done := c.parse(args[1:])
 	if done {
@@ -126,7 +127,20 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		printTools(stdout, client.ServerInfo(), tools)
 		return exitMCPOK
 	}
-	res, err := client.CallTool(ctx, pos[1], callArgs)
+	var opts []mcp.CallOption
+	if *progress {
+		opts = append(opts, mcp.WithProgress(func(p mcp.Progress) {
+			line := fmt.Sprintf("progress %g", p.Progress)
+			if p.Total > 0 {
+				line += fmt.Sprintf("/%g", p.Total)
+			}
+			if p.Message != "" {
+				line += ": " + strings.Join(strings.Fields(p.Message), " ")
+			}
+			fmt.Fprintln(stderr, line)
+		}))
+	}
+	res, err := client.CallTool(ctx, pos[1], callArgs, opts...)
 	if err != nil {
 		c.errorf("%v", err)
 		return exitMCPFailed

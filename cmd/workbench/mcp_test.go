@@ -40,6 +40,15 @@ func mcpTestServer(t *testing.T) (url string, auth func() []string) {
 			lookupOut{Found: true, Size: 42, Path: in.Path}, nil
 	})
 	tr := true
+	s.AddTool(&sdk.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				for i := 1; i <= 2; i++ {
+					req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 2, Message: "step"})
+				}
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil
+		})
 	s.AddTool(&sdk.Tool{
 		Name:        "rm",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"mode":{"enum":["soft","hard"]}},"required":["path"]}`),
@@ -81,7 +90,7 @@ func TestMCPCommand(t *testing.T) {
 		stderr []string
 	}{
 		{"tools", []string{"mcp", "tools", url}, 0, []string{
-			"cli-test 9.9 (protocol 2025-11-25): 2 tools",
+			"cli-test 9.9 (protocol 2025-11-25): 3 tools",
 			"lookup — Look up\n  Looks a path up. Second line.\n  read-only: yes  destructive: ?  idempotent: no  open-world: no\n  input: depth integer, path* string, tags null|array of string",
 			"rm\n  read-only: no  destructive: yes  idempotent: no  open-world: ?\n  input: mode one of \"soft\", \"hard\", path* string",
 		}, nil},
@@ -92,6 +101,7 @@ func TestMCPCommand(t *testing.T) {
 			[]string{"found a"}, nil},
 		{"call json", []string{"mcp", "call", "--json", url, "lookup", `{"path":"a"}`}, 0,
 			[]string{`"structuredContent": {`, `"type": "text"`}, nil},
+		{"progress", []string{"mcp", "call", "--progress", url, "slow"}, 0, []string{"done"}, []string{"progress 1/2: step\nprogress 2/2: step\n"}},
 		{"tool error", []string{"mcp", "call", url, "rm", `{"path":"/"}`}, 1,
 			[]string{"refused: read-only file system"}, []string{`workbench mcp call: tool "rm" reported an error`}},
 		{"unknown tool", []string{"mcp", "call", url, "nope"}, 3, nil, []string{`workbench mcp call: mcp: tools/call "nope": server error`}},
@@ -107,7 +117,7 @@ func TestMCPCommand(t *testing.T) {
 		{"subcommand help", []string{"mcp", "call", "--help"}, 0, nil, []string{"usage: workbench mcp tools", "-header"}},
 		{"bad flag", []string{"mcp", "tools", "--frob", url}, 2, nil, []string{"flag provided but not defined"}},
 		{"bad protocol", []string{"mcp", "tools", "--protocol", "2024-11-05", url}, 2, nil, []string{`--protocol "2024-11-05": want auto`}},
-		{"pinned legacy", []string{"mcp", "tools", "--protocol", "2025-11-25", url}, 0, []string{"(protocol 2025-11-25): 2 tools"}, nil},
+		{"pinned legacy", []string{"mcp", "tools", "--protocol", "2025-11-25", url}, 0, []string{"(protocol 2025-11-25): 3 tools"}, nil},
 		{"pinned stateless on a stateful server", []string{"mcp", "tools", "--protocol", "2026-07-28", url}, 3, nil,
 			[]string{"server does not list 2026-07-28 among its supported versions"}},
 	}
