@@ -69,8 +69,9 @@ type Options struct {
 	// Kind is body.KindBrowser or body.KindHost.
 	Kind string
 	// Name is what Server reports and traces record as the tool calls'
-	// server; empty means the name the server gave in the handshake, else
-	// the URL's host.
+	// server, in lowercase letters, digits, '.', '_' and '-' (as traces
+	// name servers); empty means the name the server gave in the
+	// handshake, else the URL's host, each put in that form.
 	Name string
 	// Trusted is the user's word that the server's tool annotations tell
 	// the truth (DESIGN §7). Untrusted, the body reports no hints.
@@ -125,11 +126,11 @@ func Dial(ctx context.Context, endpoint string, opts Options) (*Body, error) {
 		return nil, fmt.Errorf("mcpbody: %w", err)
 	}
 	if opts.Name == "" {
-		opts.Name = c.ServerInfo().ServerInfo.Name
+		opts.Name = serverName(c.ServerInfo().ServerInfo.Name)
 	}
 	if opts.Name == "" {
 		if u, err := url.Parse(endpoint); err == nil {
-			opts.Name = u.Host
+			opts.Name = serverName(u.Host)
 		}
 	}
 	return New(c, opts)
@@ -144,7 +145,7 @@ func New(c *mcp.Client, opts Options) (*Body, error) {
 	b := &Body{c: c, kind: opts.Kind, name: opts.Name, trusted: opts.Trusted, capability: opts.Capability,
 		perceive: opts.Perceive, normalize: opts.Normalize, only: slices.Clone(opts.Tools), refKeys: opts.RefKeys}
 	if b.name == "" {
-		b.name = c.ServerInfo().ServerInfo.Name
+		b.name = serverName(c.ServerInfo().ServerInfo.Name)
 	}
 	if b.refKeys == nil {
 		b.refKeys = DefaultRefKeys
@@ -175,6 +176,9 @@ func New(c *mcp.Client, opts Options) (*Body, error) {
 }
 
 func check(opts Options) error {
+	if opts.Name != "" && serverName(opts.Name) != opts.Name {
+		return fmt.Errorf("mcpbody: server name %q: use lowercase letters, digits, '.', '_' and '-' (e.g. %q)", opts.Name, serverName(opts.Name))
+	}
 	switch opts.Kind {
 	case body.KindBrowser:
 	case body.KindHost:
@@ -357,6 +361,24 @@ func NormalizeHost(r body.Result) (any, error) {
 		lines = append(lines, strings.TrimRight(l, " \t\r"))
 	}
 	return map[string]any{"lines": lines}, nil
+}
+
+// serverName puts a server's own name into the form traces accept:
+// "Playwright" becomes "playwright", "secure-filesystem-server" stays.
+func serverName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
 }
 
 func firstLine(s string) string {
