@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hack-pad/safejs"
@@ -26,6 +27,7 @@ type DB struct {
 	// closed holds why the connection is closed, once it is.
 	closed          atomic.Pointer[error]
 	onVersionChange safejs.Func
+	closeOnce       sync.Once
 }
 
 var _ store.Store = (*DB)(nil)
@@ -264,13 +266,16 @@ func (d *DB) conn(op string) (safejs.Value, error) {
 	return d.db, nil
 }
 
-// Close implements store.Store.
+// Close implements store.Store. Transactions already started finish
+// first; calling Close again does nothing.
 func (d *DB) Close() error {
-	if d.closed.CompareAndSwap(nil, ptr(errors.New("closed by this page"))) {
-		_, _ = d.db.Call("close")
-	}
-	_ = d.db.Set("onversionchange", safejs.Null())
-	d.onVersionChange.Release()
+	d.closeOnce.Do(func() {
+		if d.closed.CompareAndSwap(nil, ptr(errors.New("closed by this page"))) {
+			_, _ = d.db.Call("close")
+		}
+		_ = d.db.Set("onversionchange", safejs.Null())
+		d.onVersionChange.Release()
+	})
 	return nil
 }
 

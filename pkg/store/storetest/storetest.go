@@ -528,6 +528,9 @@ func testInvalid(t *testing.T, s store.Store) {
 	}
 	_, err := s.SaveReplay(ctx(), store.Replay{}, nil)
 	wantKind(t, "replay without id", err, store.ErrInvalid, "save replay")
+	other := Bundle(t, skill.NewID(), 1, "Other skill")
+	_, err = s.SaveReplay(ctx(), NewReplay(good.Bundle.SkillID, 1, 1), &other)
+	wantKind(t, "replay saved with another skill's bundle", err, store.ErrInvalid, "save replay")
 	list, err := s.Skills(ctx())
 	must(t, "list skills", err)
 	if len(list) != 0 {
