@@ -1,17 +1,19 @@
 # pkg/mcp: the MCP client over streamable HTTP. Its unit, go-sdk interop
 # and fault tests run in test-unit; this layer adds the interop test
 # against the reference TypeScript server (server-everything, from
-# node_modules, which it installs), and checks the js/wasm build.
+# node_modules, which it installs), and runs the unit tests again compiled
+# to WebAssembly under Node (Go's in-memory network there; the fetch path
+# is exercised in Chromium by bench-mcp-size).
 #
-#   make test-mcp         interop with server-everything; js/wasm build
+#   make test-mcp         interop with server-everything; tests as js/wasm
 #   make bench-mcp        client cost per tools/call vs a raw HTTP POST
 #   make bench-mcp-size   wasm size: this client vs go-sdk's client, and both
 #                         run in headless Chromium against a go-sdk server
 .PHONY: test-mcp bench-mcp bench-mcp-size
 
 test-mcp: node-deps
-	GOOS=js GOARCH=wasm $(GO) build ./pkg/mcp/...
 	WORKBENCH_MCP_INTEROP_REQUIRED=1 $(GO) test -count=1 -tags interop ./pkg/mcp/...
+	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./pkg/mcp/...
 
 bench-mcp:
 	$(GO) test -run '^$$' -bench 'CallTool' -benchmem -count 6 ./pkg/mcp

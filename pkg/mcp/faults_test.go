@@ -152,7 +152,7 @@ func TestUnreachable(t *testing.T) {
 	_, err = mcp.Dial(context.Background(), url, nil)
 	checkOneLine(t, err)
 	var ue *mcp.UnreachableError
-	if !errors.As(err, &ue) || ue.URL != url || !strings.Contains(err.Error(), "connection refused") {
+	if !errors.As(err, &ue) || ue.URL != url || !strings.Contains(strings.ToLower(err.Error()), "connection refused") {
 		t.Errorf("err = %v, want UnreachableError for %s", err, url)
 	}
 }
