@@ -343,8 +343,12 @@ func (b *Body) setRefs(r *refMap) {
 // NormalizeHost is the host body's default normalization: the structured
 // content when the tool gives any, else its text parsed as JSON, else its
 // text as a list of lines (so that a listing's shape is a list).
+//
+// Structured content that only wraps the text ({"content": text}, as the
+// reference filesystem server sends) says nothing more than the text, so
+// the text is used.
 func NormalizeHost(r body.Result) (any, error) {
-	if r.Structured != nil {
+	if r.Structured != nil && !wrapsText(r.Structured, r.Text) {
 		return r.Structured, nil
 	}
 	if t := strings.TrimSpace(r.Text); t != "" && json.Valid([]byte(t)) {
@@ -361,6 +365,20 @@ func NormalizeHost(r body.Result) (any, error) {
 		lines = append(lines, strings.TrimRight(l, " \t\r"))
 	}
 	return map[string]any{"lines": lines}, nil
+}
+
+// wrapsText reports whether structured content is an object whose one
+// member is the text.
+func wrapsText(structured any, text string) bool {
+	m, ok := structured.(map[string]any)
+	if !ok || len(m) != 1 {
+		return false
+	}
+	for _, v := range m {
+		s, ok := v.(string)
+		return ok && s == text
+	}
+	return false
 }
 
 // serverName puts a server's own name into the form traces accept:

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"workbench/pkg/mcp"
 )
@@ -209,4 +212,66 @@ func startSite(t *testing.T) *site {
 	t.Cleanup(func() { hs.Close() })
 	s.URL = "http://" + l.Addr().String()
 	return s
+}
+
+// startFilesystem starts the reference filesystem server
+// (@modelcontextprotocol/server-filesystem) on dir. It speaks MCP over
+// stdio only, so the test serves it over streamable HTTP through a bridge
+// made of go-sdk parts: a stdio client of the real server and an HTTP
+// server offering the same tools, each call forwarded as it is. The
+// files are read and written by the real server.
+func startFilesystem(t *testing.T, dir string) *bridge {
+	t.Helper()
+	js := filepath.Join(root(t), "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+	if _, err := os.Stat(js); err != nil {
+		missing(t, "the filesystem MCP server is not installed: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	logs := &syncBuffer{}
+	cmd := exec.Command("node", js, dir)
+	cmd.Stderr = logs
+	client := sdk.NewClient(&sdk.Implementation{Name: "workbench-test-bridge", Version: "0.1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("start the filesystem server: %v\n%s", err, logs.String())
+	}
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := cs.InitializeResult().ServerInfo
+	srv := sdk.NewServer(&sdk.Implementation{Name: info.Name, Version: info.Version}, nil)
+	for _, tool := range lt.Tools {
+		srv.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return cs.CallTool(ctx, &sdk.CallToolParams{Name: req.Params.Name, Arguments: req.Params.Arguments})
+		})
+	}
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	b := &bridge{URL: hs.URL, hs: hs, cs: cs}
+	t.Cleanup(func() {
+		b.Stop()
+		if t.Failed() {
+			t.Logf("filesystem server log:\n%s", logs.String())
+		}
+	})
+	return b
+}
+
+// bridge is the filesystem server behind its HTTP bridge.
+type bridge struct {
+	URL  string
+	hs   *httptest.Server
+	cs   *sdk.ClientSession
+	once sync.Once
+}
+
+// Stop takes the server away: the HTTP endpoint closes and the stdio
+// server ends.
+func (b *bridge) Stop() {
+	b.once.Do(func() {
+		b.hs.CloseClientConnections()
+		b.hs.Close()
+		b.cs.Close()
+	})
 }

@@ -172,7 +172,7 @@ func TestNormalizeHost(t *testing.T) {
 		{"lines", "[FILE] a.txt\n[DIR] sub\n", map[string]any{"lines": []any{"[FILE] a.txt", "[DIR] sub"}}},
 		{"json then junk", `{"a":1} x`, map[string]any{"lines": []any{`{"a":1} x`}}},
 	} {
-		got, err := NormalizeHost(bodyResult(tc.text))
+		got, err := NormalizeHost(body.Result{Text: tc.text, Structured: map[string]any{"content": tc.text}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,6 +182,8 @@ func TestNormalizeHost(t *testing.T) {
 			t.Errorf("%s: got %#v", tc.name, got)
 		}
 	}
+	structured := map[string]any{"files": []any{"a.txt"}}
+	if got, _ := NormalizeHost(body.Result{Text: "a.txt", Structured: structured}); !reflect.DeepEqual(got, structured) {
+		t.Errorf("structured content was not used: %#v", got)
+	}
 }
-
-func bodyResult(text string) body.Result { return body.Result{Text: text} }
