@@ -9,7 +9,6 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/fixtures"
-	"workbench/pkg/render"
 	"workbench/pkg/session"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
@@ -28,9 +27,6 @@ type env struct {
 	// with sessionErr saying why.
 	session    *session.Storage
 	sessionErr error
-	// markdown renders untrusted text (model output, bundle strings).
-	markdown *render.Renderer
-
 	mu      sync.Mutex
 	library store.Store // the opened IndexedDB library, once open
 
@@ -41,7 +37,7 @@ type env struct {
 
 func newEnv() *env {
 	s, err := session.Open()
-	return &env{session: s, sessionErr: err, markdown: render.New()}
+	return &env{session: s, sessionErr: err}
 }
 
 // sessionStorage returns the tab's session storage, or why there is none.
