@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A parsed Document is already validated and tokenized, so turning it into
@@ -342,15 +345,10 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if n.kind != kArray {
 			return dec.fail(i, t)
 		}
-		s := reflect.MakeSlice(t, dec.d.count(n.first), dec.d.count(n.first))
-		j := 0
-		for e := n.first; e >= 0; e = dec.d.nodes[e].next {
-			dec.path = append(dec.path, pathElem{name: -1, index: int32(j)})
-			if err := dec.value(e, s.Index(j)); err != nil {
-				return err
-			}
-			dec.path = dec.path[:len(dec.path)-1]
-			j++
+		count := dec.d.count(n.first)
+		s := reflect.MakeSlice(t, count, count)
+		if err := dec.elements(n, s); err != nil {
+			return err
 		}
 		v.Set(s)
 	case reflect.Map:
@@ -376,6 +374,62 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		return dec.object(i, v, dec.info(t))
 	default:
 		return dec.fail(i, t)
+	}
+	return nil
+}
+
+// Arrays at least parallelBytes long in the source, of at least
+// parallelElems elements, are decoded in chunks on several goroutines: a
+// bundle's trace edges are most of its decoding.
+const (
+	parallelBytes = 256 << 10
+	parallelElems = 64
+)
+
+// elements decodes the elements of array node n into the slice s, which
+// has room for all of them. The error, if any, is the one a decoding in
+// order would give: that of the first element that fails.
+func (dec *decoder) elements(n node, s reflect.Value) error {
+	chunks := min(2*runtime.GOMAXPROCS(0), s.Len()/(parallelElems/2))
+	if n.end-n.start < parallelBytes || s.Len() < parallelElems || chunks < 2 {
+		return dec.elementRange(n.first, 0, s.Len(), s)
+	}
+	size := (s.Len() + chunks - 1) / chunks
+	errs := make([]error, chunks)
+	var wg sync.WaitGroup
+	e := n.first
+	for c := range chunks {
+		from, to := c*size, min((c+1)*size, s.Len())
+		if from >= to {
+			break
+		}
+		// Each chunk has a decoder of its own: the struct cache and the
+		// path are not safe to share.
+		sub := &decoder{d: dec.d, t: dec.t, structs: map[reflect.Type]*structInfo{}, path: slices.Clone(dec.path)}
+		first := e
+		wg.Go(func() { errs[c] = sub.elementRange(first, from, to, s) })
+		for range to - from {
+			e = dec.d.nodes[e].next
+		}
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// elementRange decodes the elements from..to-1 of an array, the first of
+// which is node e, into s.
+func (dec *decoder) elementRange(e int32, from, to int, s reflect.Value) error {
+	for j := from; j < to; j, e = j+1, dec.d.nodes[e].next {
+		dec.path = append(dec.path, pathElem{name: -1, index: int32(j)})
+		if err := dec.value(e, s.Index(j)); err != nil {
+			return err
+		}
+		dec.path = dec.path[:len(dec.path)-1]
 	}
 	return nil
 }

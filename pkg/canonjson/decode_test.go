@@ -3,7 +3,10 @@ package canonjson_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,5 +126,57 @@ func TestDecodeAtAndGeneric(t *testing.T) {
 	g := doc.Generic().(map[string]any)
 	if g["n"] != json.Number("2.50") {
 		t.Errorf("Generic numbers are json.Number: got %#v", g["n"])
+	}
+}
+
+// TestDecodeLargeArray covers arrays decoded in parallel chunks: the
+// result is encoding/json's, and the error is the first element's in
+// document order, whichever chunk finishes first.
+func TestDecodeLargeArray(t *testing.T) {
+	type item struct {
+		N    int    `json:"n"`
+		Text string `json:"text"`
+	}
+	build := func(bad ...int) []byte {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range 300 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			n := strconv.Itoa(i)
+			if slices.Contains(bad, i) {
+				n = `"x"`
+			}
+			fmt.Fprintf(&b, `{"n":%s,"text":"%s"}`, n, strings.Repeat("t", 1000+i))
+		}
+		b.WriteByte(']')
+		return []byte(b.String())
+	}
+	data := build()
+	doc, err := canonjson.Parse(data, canonjson.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []item
+	if err := doc.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("parallel decoding differs from encoding/json")
+	}
+	for _, bad := range [][]int{{299}, {250, 20}, {0, 1, 299}} {
+		doc, err := canonjson.Parse(build(bad...), canonjson.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = doc.Decode(&got)
+		var te *canonjson.TypeError
+		if want := fmt.Sprintf("/%d/n", slices.Min(bad)); !errors.As(err, &te) || te.Pointer != want {
+			t.Errorf("bad elements %v: error %v, want a TypeError at %s", bad, err, want)
+		}
 	}
 }

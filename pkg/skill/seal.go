@@ -57,10 +57,15 @@ func DocumentHash(doc *canonjson.Document) (string, error) {
 // canonical form of the parsed bundle document without content_hash and
 // signature.
 func HashedForm(doc *canonjson.Document) ([]byte, error) {
+	return AppendHashedForm(nil, doc)
+}
+
+// AppendHashedForm appends what HashedForm returns to dst.
+func AppendHashedForm(dst []byte, doc *canonjson.Document) ([]byte, error) {
 	if !doc.IsObject() {
-		return nil, errors.New("a bundle must be a JSON object")
+		return dst, errors.New("a bundle must be a JSON object")
 	}
-	return doc.AppendCanonical(nil, unhashedMembers...), nil
+	return doc.AppendCanonical(dst, unhashedMembers...), nil
 }
 
 // HashedFormAnew returns what HashedForm returns, written by canonjson's
@@ -68,10 +73,15 @@ func HashedForm(doc *canonjson.Document) ([]byte, error) {
 // the same bytes unless one route has a defect; verification computes both
 // (DESIGN §2, §6).
 func HashedFormAnew(doc *canonjson.Document) ([]byte, error) {
+	return AppendHashedFormAnew(nil, doc)
+}
+
+// AppendHashedFormAnew appends what HashedFormAnew returns to dst.
+func AppendHashedFormAnew(dst []byte, doc *canonjson.Document) ([]byte, error) {
 	if !doc.IsObject() {
-		return nil, errors.New("a bundle must be a JSON object")
+		return dst, errors.New("a bundle must be a JSON object")
 	}
-	return doc.AppendCanonicalAnew(nil, unhashedMembers...), nil
+	return doc.AppendCanonicalAnew(dst, unhashedMembers...), nil
 }
 
 // HashBytes is "sha256:" and the lowercase hex SHA-256 of b.

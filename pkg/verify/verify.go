@@ -32,6 +32,10 @@ type Verifier struct {
 	schemas   *schemas.Validator
 	scenarios map[string]fixtures.Scenario
 	now       func() time.Time
+	// buffers holds *[]byte buffers for the serializations the content
+	// hash covers, a bundle's size each, kept from one verification to
+	// the next rather than allocated and cleared every time.
+	buffers sync.Pool
 }
 
 // New returns a Verifier that validates with v, checks conformance against
@@ -44,7 +48,7 @@ func New(v *schemas.Validator, scenarios []fixtures.Scenario, now func() time.Ti
 	if now == nil {
 		now = time.Now
 	}
-	return &Verifier{schemas: v, scenarios: m, now: now}
+	return &Verifier{schemas: v, scenarios: m, now: now, buffers: sync.Pool{New: func() any { return new([]byte) }}}
 }
 
 // Problem is one reason input is not a bundle, with its place.
@@ -121,7 +125,7 @@ func (v *Verifier) Bytes(data []byte) (*Report, error) {
 	// is discarded if the schema rejects the bundle.
 	schemaErr := make(chan error, 1)
 	go func() { schemaErr <- v.schemas.ValidateBundle(doc) }()
-	hashes := serialize(doc)
+	hashes := v.serialize(doc)
 	b, decodeErr := skill.DecodeDocument(doc)
 	var derived skill.ProofResult
 	if decodeErr == nil {
@@ -175,13 +179,13 @@ func (v *Verifier) Prove(b *skill.Bundle) (skill.ProofResult, error) {
 	if err != nil {
 		return skill.ProofResult{}, err
 	}
-	return v.prove(b, doc, serialize(doc)), nil
+	return v.prove(b, doc, v.serialize(doc)), nil
 }
 
 // ProveDocument derives the proof of a bundle decoded from doc, without
 // validating doc against the bundle schema.
 func (v *Verifier) ProveDocument(b *skill.Bundle, doc *canonjson.Document) skill.ProofResult {
-	return v.prove(b, doc, serialize(doc))
+	return v.prove(b, doc, v.serialize(doc))
 }
 
 // SealWithProof seals b, derives its proof, embeds it and seals again. The
@@ -225,13 +229,13 @@ func (v *Verifier) prove(b *skill.Bundle, doc *canonjson.Document, hashes func()
 	return p
 }
 
-// serialized holds the two independent serializations of a bundle that
-// its content hash covers — canonjson's AppendCanonical, which copies what
-// the parser found canonical and follows the member order it linked, and
+// serialized is what the content hash gate learns from the two
+// independent serializations of a bundle that its content hash covers —
+// canonjson's AppendCanonical, which copies what the parser found
+// canonical and follows the member order it linked, and
 // AppendCanonicalAnew, which sorts members, escapes strings and formats
-// numbers all over again — and the hash of each.
+// numbers all over again: the hash of each.
 type serialized struct {
-	first, second         []byte
 	firstHash, secondHash string
 	err                   error
 }
@@ -240,24 +244,27 @@ type serialized struct {
 // on its own goroutine, and returns a function that waits for them. Two
 // equal serializations hash alike, so the second is hashed only when it
 // differs.
-func serialize(doc *canonjson.Document) func() serialized {
+func (v *Verifier) serialize(doc *canonjson.Document) func() serialized {
 	var s serialized
 	var err1, err2 error
+	first, second := v.buffers.Get().(*[]byte), v.buffers.Get().(*[]byte)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if s.first, err1 = skill.HashedForm(doc); err1 == nil {
-			s.firstHash = skill.HashBytes(s.first)
+		if *first, err1 = skill.AppendHashedForm((*first)[:0], doc); err1 == nil {
+			s.firstHash = skill.HashBytes(*first)
 		}
 	})
-	wg.Go(func() { s.second, err2 = skill.HashedFormAnew(doc) })
+	wg.Go(func() { *second, err2 = skill.AppendHashedFormAnew((*second)[:0], doc) })
 	return func() serialized {
 		wg.Wait()
 		if s.err = errors.Join(err1, err2); s.err == nil {
 			s.secondHash = s.firstHash
-			if !bytes.Equal(s.first, s.second) {
-				s.secondHash = skill.HashBytes(s.second)
+			if !bytes.Equal(*first, *second) {
+				s.secondHash = skill.HashBytes(*second)
 			}
 		}
+		v.buffers.Put(first)
+		v.buffers.Put(second)
 		return s
 	}
 }
