@@ -27,8 +27,8 @@ type env struct {
 	// with sessionErr saying why.
 	session    *session.Storage
 	sessionErr error
-	mu      sync.Mutex
-	library store.Store // the opened IndexedDB library, once open
+	mu         sync.Mutex
+	library    store.Store // the opened IndexedDB library, once open
 
 	verifierOnce sync.Once
 	verifier     *verify.Verifier
