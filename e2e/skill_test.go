@@ -1,0 +1,346 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"workbench/fixtures"
+	"workbench/pkg/openrouter/openroutertest"
+	"workbench/pkg/skill"
+	"workbench/pkg/verify"
+	"workbench/schemas"
+)
+
+// nativeReport verifies a bundle file natively, for comparison with what
+// the page shows.
+func nativeReport(t *testing.T, file string) *verify.Report {
+	t.Helper()
+	sv, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := fixtures.Scenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := verify.New(sv, sc, nil).Bytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Acceptance criterion 10: the skill page shows a conformance panel with
+// each of the six proof gates (claimed beside re-verified), the four
+// invariants and one overall verdict badge; the header says signed: false
+// and names the content hash and redaction profile.
+func TestSkillConformancePanel(t *testing.T) {
+	file := fixturePath("valid-skill-bundle.v0.json")
+	want := nativeReport(t, file)
+	s := newSession(t)
+	id := s.importBundle(file)
+	s.openSkill(id)
+
+	if got := s.text("#skill-signed"); got != "signed: false" {
+		t.Errorf("signed: %q", got)
+	}
+	if got := s.text("#skill-hash"); got != want.ContentHash {
+		t.Errorf("content hash %q, want %q", got, want.ContentHash)
+	}
+	if got := s.text("#skill-redaction"); got != skill.RedactionNone {
+		t.Errorf("redaction profile %q", got)
+	}
+	if n := s.countOf("#overall-verdict .verdict"); n != 1 {
+		t.Errorf("%d overall badges, want one", n)
+	}
+	if got := s.text("#overall-verdict .verdict"); got != want.Verdict {
+		t.Errorf("overall badge %q, want %q", got, want.Verdict)
+	}
+	gates := s.textsOf("#gates tbody th")
+	if !slices.Equal(gates, []string{skill.GateAuthority, skill.GateTraceCompleteness, skill.GateReplayFidelity,
+		skill.GateRedactionVerify, skill.GateContentHash, skill.GateNoHiddenCapability}) {
+		t.Errorf("gates %q", gates)
+	}
+	derived := s.textsOf("#gates tbody .gate-derived .verdict")
+	claimed := s.textsOf("#gates tbody .gate-claimed .verdict")
+	for i, g := range want.Derived.ProofGates {
+		if i >= len(derived) || derived[i] != g.Verdict {
+			t.Errorf("gate %s re-verified %q, want %q", g.ID, at(derived, i), g.Verdict)
+		}
+		if i >= len(claimed) || claimed[i] != want.Claimed.ProofGates[i].Verdict {
+			t.Errorf("gate %s claimed %q, want %q", g.ID, at(claimed, i), want.Claimed.ProofGates[i].Verdict)
+		}
+	}
+	if invs := s.textsOf("#invariants tbody th"); len(invs) != 4 {
+		t.Errorf("invariants %q", invs)
+	}
+	// A passing bundle: only pass looks like success.
+	if s.countOf("#overall-verdict .verdict-pass") != 1 {
+		t.Error("a passing bundle's badge does not look like a pass")
+	}
+
+	// Audit: every event, every authorization block, every tool call.
+	b := decodeFile(t, file)
+	s.click("#tab-audit")
+	s.waitVisible("#audit-events")
+	if n := s.countOf("#audit-events tbody tr"); n != len(b.Evidence.Events) {
+		t.Errorf("%d event rows for %d events", n, len(b.Evidence.Events))
+	}
+	if n := s.countOf("#audit-tools tbody tr"); n != len(b.Evidence.ToolCalls) {
+		t.Errorf("%d tool call rows for %d tool calls", n, len(b.Evidence.ToolCalls))
+	}
+	for _, tc := range b.Evidence.ToolCalls {
+		s.waitText("#audit-tools", tc.RequestHash)
+		s.waitText("#audit-tools", tc.ResponseHash)
+	}
+	if n := s.countOf("#audit-auth tbody tr"); n < len(b.Trace.Edges) {
+		t.Errorf("%d authorization rows for %d edges", n, len(b.Trace.Edges))
+	}
+
+	// Memory: no Graphonomous server is relayed here, and nothing is made up.
+	s.click("#tab-memory")
+	s.waitText("#memory-status", "Graphonomous is not configured")
+
+	// Keyboard: the tabs follow the arrow keys.
+	s.click("#tab-manifest")
+	s.waitVisible("#manifest-form")
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(missing)"
+}
+
+func decodeFile(t *testing.T, file string) *skill.Bundle {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := skill.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The Manifest tab validates name, slug and description on every
+// keystroke, beside the field, and saves an edit as a new version.
+func TestSkillManifestEdit(t *testing.T) {
+	s := newSession(t)
+	id := s.importBundle(fixturePath("valid-skill-bundle.v0.json"))
+	s.openSkill(id)
+	version := s.text("#skill-version")
+
+	s.setValue("#edit-name", "", "input")
+	s.waitText("#edit-name-error", "must not be empty")
+	if !s.isDisabled("#manifest-save") {
+		t.Error("save is enabled with an empty name")
+	}
+	s.setValue("#edit-slug", "Not A Slug", "input")
+	s.waitText("#edit-slug-error", "must match pattern")
+	s.setValue("#edit-name", "Read the widget README", "input")
+	s.setValue("#edit-slug", "read-widget-readme", "input")
+	s.waitJS(`!document.querySelector("#edit-name-error") && !document.querySelector("#edit-slug-error")`)
+	if s.isDisabled("#manifest-save") {
+		t.Fatal("save is disabled for a valid edit")
+	}
+	s.click("#manifest-save")
+	s.waitText("#skill-saved", "as version")
+	s.waitText("#skill-name", "Read the widget README")
+	if got := s.text("#skill-version"); got == version {
+		t.Errorf("version still %s after saving an edit", got)
+	}
+	if got := s.text("#skill-slug"); got != "read-widget-readme" {
+		t.Errorf("slug %q", got)
+	}
+}
+
+// A skill id that is not in this browser's library says so.
+func TestSkillNotFound(t *testing.T) {
+	s := newSession(t)
+	for _, path := range []string{"/skills/0190a1b2-0000-7000-8000-000000000000", "/skills/0190a1b2-0000-7000-8000-000000000000/replay"} {
+		s.open(path)
+		s.waitText("#skill-missing", "in this browser's library")
+		if got := s.text("main h1"); got != "No such skill" {
+			t.Errorf("%s: h1 %q", path, got)
+		}
+	}
+}
+
+// Acceptance criterion 8: a bundle exported from one browser and imported
+// in a fresh browser profile has the same content_hash, byte for byte.
+func TestSkillExportImportSameHash(t *testing.T) {
+	s := newSession(t)
+	dir := s.allowDownloads()
+	id := s.importBundle(fixturePath("valid-skill-bundle.v0.json"))
+	s.openSkill(id)
+	stored := s.text("#skill-hash")
+	s.click("#export-open")
+	s.waitVisible("#export-dialog")
+	// Never silently none: transcript_pii is pre-selected.
+	if !eval[bool](s, `document.querySelector("#export-profile-transcript_pii").checked`) {
+		t.Error("transcript_pii is not pre-selected")
+	}
+	s.click("#export-profile-none")
+	s.waitText("#export-chosen", "none")
+	s.click("#export-download")
+	s.waitVisible("#export-done")
+	name := s.text("#export-filename")
+	b := decodeFile(t, fixturePath("valid-skill-bundle.v0.json"))
+	if want := skill.ExportFilename(b.Manifest.Slug, b.SkillVersion); name != want {
+		t.Errorf("file name %q, want %q", name, want)
+	}
+	if got := s.text("#export-done-profile"); got != skill.RedactionNone {
+		t.Errorf("profile shown %q", got)
+	}
+	data := waitFile(t, dir, name)
+	var head struct {
+		ContentHash string `json:"content_hash"`
+		Evidence    struct {
+			RedactionProfile string `json:"redaction_profile"`
+		} `json:"evidence"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		t.Fatal(err)
+	}
+	if head.ContentHash != stored || head.Evidence.RedactionProfile != skill.RedactionNone {
+		t.Errorf("exported content_hash %s (profile %s), stored %s", head.ContentHash, head.Evidence.RedactionProfile, stored)
+	}
+	if code, out := workbenchVerify(t, filepath.Join(dir, name)); code == 2 {
+		t.Errorf("the exported file is not a valid bundle:\n%s", out)
+	}
+
+	fresh := newSession(t)
+	id2 := fresh.importBundle(filepath.Join(dir, name))
+	fresh.openSkill(id2)
+	if got := fresh.text("#skill-hash"); got != head.ContentHash {
+		t.Errorf("re-imported content_hash %s, exported %s", got, head.ContentHash)
+	}
+}
+
+// Acceptance criterion 11: a demonstration carrying fake secrets; the
+// export dialog warns, lists their kinds and pre-selects transcript_pii;
+// none needs an explicit confirmation; the transcript_pii download
+// verifies (workbench verify) and holds none of the secrets.
+func TestSkillRedactedExport(t *testing.T) {
+	sc, err := fixtures.ScenarioByID(fixtures.RedactedExport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := sc.ExampleInput()["notes"].(string)
+	file := teachBundle(t, fixtures.RedactedExport,
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://support.workbench.test/contact"}),
+		openroutertest.ToolCall("browser_type", map[string]any{"field": "Message", "text": notes}),
+		openroutertest.ToolCall("browser_submit", map[string]any{"button": "Send message"}),
+		openroutertest.Answer("Sent; the confirmation page shows the id."),
+	)
+	plain, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range sc.SeededSecrets {
+		if !bytes.Contains(plain, []byte(sec.Value)) {
+			t.Fatalf("the taught bundle does not carry the seeded %s; the test would prove nothing", sec.Kind)
+		}
+	}
+
+	s := newSession(t)
+	dir := s.allowDownloads()
+	id := s.importBundle(file)
+	s.openSkill(id)
+	s.click("#export-open")
+	s.waitVisible("#export-dialog")
+	warning := s.text("#export-secrets")
+	for _, kind := range []string{"openrouter", "aws", "jwt"} {
+		if !strings.Contains(strings.ToLower(warning), kind) {
+			t.Errorf("the secret warning does not list %s: %q", kind, warning)
+		}
+	}
+	if !eval[bool](s, `document.querySelector("#export-profile-transcript_pii").checked`) {
+		t.Error("transcript_pii is not pre-selected")
+	}
+	// none with secrets: download only after the explicit confirmation.
+	s.click("#export-profile-none")
+	s.waitVisible("#export-confirm")
+	if !s.isDisabled("#export-download") {
+		t.Error("download is enabled for none without confirming the secrets")
+	}
+	s.click("#export-profile-transcript_pii")
+	s.waitText("#export-chosen", "transcript_pii")
+	s.click("#export-download")
+	s.waitVisible("#export-done")
+	if got := s.text("#export-done-profile"); got != skill.RedactionTranscriptPII {
+		t.Errorf("profile shown %q", got)
+	}
+	name := s.text("#export-filename")
+	data := waitFile(t, dir, name)
+	for _, sec := range sc.SeededSecrets {
+		if bytes.Contains(data, []byte(sec.Value)) {
+			t.Errorf("the transcript_pii export still holds the seeded %s", sec.Kind)
+		}
+	}
+	code, out := workbenchVerify(t, filepath.Join(dir, name))
+	if code == 2 {
+		t.Fatalf("the redacted export is not a valid bundle:\n%s", out)
+	}
+	for _, line := range []string{"redaction: transcript_pii", "gate.redaction_verify", "gate.content_hash"} {
+		if !strings.Contains(out, line) {
+			t.Errorf("verify output lacks %q:\n%s", line, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 3 && (f[0] == skill.GateRedactionVerify || f[0] == skill.GateContentHash) && f[2] != skill.VerdictPass {
+			t.Errorf("%s re-verified %s, want pass:\n%s", f[0], f[2], out)
+		}
+	}
+}
+
+// Acceptance criterion 12: fixture 3 (authority denied) shows a failure,
+// not a success, with the denial visible.
+func TestSkillAuthorityDeniedShowsFail(t *testing.T) {
+	file := teachBundle(t, fixtures.AuthorityDenied,
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://status.workbench.test/"}),
+		openroutertest.ToolCall("file_write", map[string]any{"path": "/home/user/incident.txt", "content": "Degraded API latency"}),
+		openroutertest.Answer("I could not save the file: the action was refused."),
+	)
+	want := nativeReport(t, file)
+	if want.Verdict != skill.VerdictFail {
+		t.Fatalf("the taught fixture 3 bundle verifies as %s natively; the scenario needs fail", want.Verdict)
+	}
+	s := newSession(t)
+	id := s.importBundle(file)
+	s.openSkill(id)
+	if got := s.text("#overall-verdict .verdict"); got != skill.VerdictFail {
+		t.Errorf("overall badge %q, want fail", got)
+	}
+	if s.countOf("#overall-verdict .verdict-fail") != 1 || s.countOf("#conformance .overall .verdict-pass") != 0 {
+		t.Error("the failing bundle's overall badge does not look like a failure, or something in it looks like a pass")
+	}
+	for _, g := range want.Derived.ProofGates {
+		if g.Verdict != skill.VerdictFail {
+			continue
+		}
+		sel := "#gate-" + strings.ReplaceAll(g.ID, ".", "-") + " .gate-derived .verdict-fail"
+		if s.countOf(sel) != 1 {
+			t.Errorf("gate %s fails natively but is not shown failing", g.ID)
+		}
+	}
+	s.click("#tab-audit")
+	s.waitVisible("#audit-auth")
+	if s.countOf("#audit-auth .auth-deny") == 0 {
+		t.Error("the audit shows no denied authorization block")
+	}
+}

@@ -1,0 +1,259 @@
+package e2e
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"workbench/pkg/openrouter/openroutertest"
+)
+
+// teacher is the stand-in model the /teach tests demonstrate with.
+const teacher = "example/teacher"
+
+// readHeading is a demonstration of skill.basic_prompt_to_manifest: open
+// the page, then answer with its heading.
+func readHeading(url string) openroutertest.Script {
+	return openroutertest.Script{Model: teacher, CostPerCall: 0.001, Steps: []openroutertest.Step{
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": url}),
+		openroutertest.Answer("The main heading is: Getting started"),
+	}}
+}
+
+// startTeaching opens /teach with a key kept and the stand-in model named.
+func (s *session) startTeaching() {
+	s.t.Helper()
+	s.keepKey(s.OR.Key)
+	s.open("/teach")
+	s.waitVisible("#teach-form")
+	s.setField("#teach-model", teacher, "input")
+}
+
+// Acceptance criteria 3–7 with fixture scenario 1: choose the scenario,
+// demonstrate (the timeline shows the action and the policy's allow, the
+// body's view shows the page), get the draft, edit it under schema
+// validation on every keystroke, save, and find the skill in IndexedDB
+// with a name, a description and the trace it was derived from.
+func TestTeachScenarioToSavedSkill(t *testing.T) {
+	const page = "https://docs.workbench.test/getting-started"
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading(page))))
+	s.startTeaching()
+	s.setField("#teach-scenario", "skill.basic_prompt_to_manifest", "change")
+	if got := eval[string](s, `document.querySelector("#teach-input-page_url").value`); got != page {
+		t.Errorf("page_url starts as %q, want the scenario's example %q", got, page)
+	}
+	if s.disabled("#teach-start") {
+		t.Fatal("Start recording is disabled with a key kept and the simulator picked")
+	}
+	s.click("#teach-start")
+	s.waitVisible("#teach-draft")
+
+	timeline := s.text("#timeline-steps")
+	for _, want := range []string{"browser_navigate", page, "allow", "answer"} {
+		if !strings.Contains(timeline, want) {
+			t.Errorf("the timeline lacks %q:\n%s", want, timeline)
+		}
+	}
+	if got := s.text(".edge .decision"); got != "allow" {
+		t.Errorf("the edge's decision reads %q, want allow", got)
+	}
+	phases := s.text("#pulse-phases")
+	for _, ph := range []string{"retrieve", "route", "act", "learn"} {
+		if !strings.Contains(phases, ph) {
+			t.Errorf("the PULSE phases lack %s: %q", ph, phases)
+		}
+	}
+	if got := s.text("#view-url"); got != page {
+		t.Errorf("the body's view shows %q, want %s", got, page)
+	}
+	if got := s.text("#teach-cost"); !strings.Contains(got, "$0.002") {
+		t.Errorf("cost %q: want the two replies' $0.001 each", got)
+	}
+	if got := s.text("#teach-answer"); got != "The main heading is: Getting started" {
+		t.Errorf("answer %q", got)
+	}
+	if got := s.text("#draft-edges"); got != "1" {
+		t.Errorf("the draft counts %q edges, want 1", got)
+	}
+	if s.disabled("#teach-save") {
+		t.Fatal("Save is disabled on a valid draft")
+	}
+
+	// Name emptied: the error is beside the field and Save is disabled.
+	s.setField("#draft-name", "", "input")
+	s.waitVisible("#draft-name-error")
+	if got := s.text("#draft-name-error"); !strings.Contains(got, "must not be empty") {
+		t.Errorf("name error %q", got)
+	}
+	if !s.disabled("#teach-save") {
+		t.Error("Save is enabled with an empty name")
+	}
+	if got := eval[string](s, `document.querySelector("#draft-name").getAttribute("aria-describedby")`); got != "draft-name-error" {
+		t.Errorf("the name field is described by %q, want its error", got)
+	}
+	// A slug that is not kebab-case: the pattern error beside the slug.
+	s.setField("#draft-slug", "Read A Heading", "input")
+	s.waitVisible("#draft-slug-error")
+	if got := s.text("#draft-slug-error"); !strings.Contains(got, "pattern") {
+		t.Errorf("slug error %q", got)
+	}
+	// Fixed, one keystroke at a time: each is checked, and the errors go.
+	s.setField("#draft-name", "", "input")
+	s.typeInto("#draft-name", "Read a heading")
+	s.setField("#draft-slug", "read-a-heading", "input")
+	s.setField("#draft-description", "Opens a docs page and reports its main heading.", "input")
+	s.waitFor(`!document.querySelector("#draft-name-error") && !document.querySelector("#draft-slug-error")`)
+	if s.disabled("#teach-save") {
+		t.Fatal("Save is still disabled once the draft is fixed")
+	}
+	if l := s.library(); len(l.Skills) != 0 {
+		t.Fatalf("%d skills stored before Save", len(l.Skills))
+	}
+	s.click("#teach-save")
+	s.waitFor(`location.pathname.startsWith("/skills/")`)
+
+	l := s.library()
+	if len(l.Skills) != 1 || len(l.Bundles) != 1 {
+		t.Fatalf("the library holds %d skills and %d bundles, want 1 and 1", len(l.Skills), len(l.Bundles))
+	}
+	sk, b := l.Skills[0], l.Bundles[0]
+	if path := eval[string](s, `location.pathname`); path != "/skills/"+sk.ID {
+		t.Errorf("opened %s, want /skills/%s", path, sk.ID)
+	}
+	if sk.Name != "Read a heading" || sk.Slug != "read-a-heading" || sk.Description != "Opens a docs page and reports its main heading." {
+		t.Errorf("stored skill %+v lost the edits", sk)
+	}
+	m := b.Manifest
+	if m.Name == "" || m.Description == "" || m.DerivedFromTraceID == "" {
+		t.Errorf("stored manifest %+v: want a name, a description and derived_from_trace_id", m)
+	}
+	if m.DerivedFromTraceID != b.Trace.TraceID || sk.TraceID != b.Trace.TraceID || len(b.Trace.Edges) != 1 {
+		t.Errorf("manifest derived from %s, skill trace %s, bundle trace %s with %d edges",
+			m.DerivedFromTraceID, sk.TraceID, b.Trace.TraceID, len(b.Trace.Edges))
+	}
+	if sk.BundleHash != b.ContentHash {
+		t.Errorf("skill record names bundle %s, stored %s", sk.BundleHash, b.ContentHash)
+	}
+}
+
+// A freeform task: its {placeholder} asks for a value (missing, the error
+// is beside its field), the world is chosen, and the run becomes a skill.
+func TestTeachFreeform(t *testing.T) {
+	const page = "https://docs.workbench.test/install"
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading(page))))
+	s.startTeaching()
+	s.setField("#teach-scenario", "freeform", "change")
+	s.waitVisible("#teach-task")
+	s.setField("#teach-task", "Open the page at {doc_url} and report its main heading.", "input")
+	s.waitVisible("#teach-value-doc_url")
+	s.setField("#teach-world", "docs-and-git", "change")
+	s.click("#teach-start")
+	s.waitVisible("#teach-value-doc_url-error")
+	if got := s.text("#teach-value-doc_url-error"); !strings.Contains(got, "{doc_url}") {
+		t.Errorf("placeholder error %q", got)
+	}
+	s.setField("#teach-value-doc_url", page, "input")
+	s.click("#teach-start")
+	s.waitVisible("#teach-draft")
+	if got := s.text("#teach-goal"); got != "Open the page at "+page+" and report its main heading." {
+		t.Errorf("the task ran as %q", got)
+	}
+	if got := s.text(".edge .edge-args"); !strings.Contains(got, page) {
+		t.Errorf("edge arguments %q", got)
+	}
+	if got := s.text("#draft-edges"); got != "1" {
+		t.Errorf("%s edges, want 1", got)
+	}
+	s.click("#teach-save")
+	s.waitFor(`location.pathname.startsWith("/skills/")`)
+	l := s.library()
+	if len(l.Skills) != 1 || l.Skills[0].Name == "" || l.Skills[0].Description == "" || l.Bundles[0].Manifest.DerivedFromTraceID == "" {
+		t.Fatalf("library after a freeform save: %+v", l)
+	}
+}
+
+// Stop recording ends the run at the next step and keeps what was
+// recorded: the model's next tool call is never made, and the one action
+// taken becomes the draft.
+func TestTeachStopRecording(t *testing.T) {
+	stopped := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(stopped) }) }
+	t.Cleanup(release)
+	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/getting-started"}),
+		// The second reply waits until the test has pressed Stop.
+		openroutertest.Func(func(*openroutertest.ChatRequest) openroutertest.Step {
+			<-stopped
+			return openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/install"})
+		}),
+		openroutertest.Answer("done"),
+	}}
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(script)))
+	s.startTeaching()
+	s.click("#teach-start")
+	s.waitVisible("#teach-stop")
+	s.waitFor(`!!document.querySelector("#timeline-steps .edge")`)
+	s.click("#teach-stop")
+	s.waitVisible("#teach-stopping")
+	release()
+	s.waitVisible("#teach-draft")
+	if got := s.text("#teach-stopped"); !strings.Contains(got, "You stopped the recording after 1 recorded action") {
+		t.Errorf("stopped: %q", got)
+	}
+	if got := s.text("#draft-edges"); got != "1" {
+		t.Errorf("%s edges kept, want 1", got)
+	}
+	if n := len(s.OR.ChatRequests(teacher)); n != 2 {
+		t.Errorf("%d model calls, want 2 (none after the stop)", n)
+	}
+	if got := s.text("#view-url"); got != "https://docs.workbench.test/getting-started" {
+		t.Errorf("the body shows %q: the call asked for after Stop was made", got)
+	}
+	s.click("#teach-save")
+	s.waitFor(`location.pathname.startsWith("/skills/")`)
+	if l := s.library(); len(l.Bundles) != 1 || len(l.Bundles[0].Trace.Edges) != 1 {
+		t.Fatalf("library after saving a stopped recording: %+v", l)
+	}
+}
+
+// Without a key, /teach says where to enter one and cannot start. With a
+// key OpenRouter refuses, the demonstration shows the exact 401, offers to
+// start again, and nothing is saved.
+func TestTeachModelErrorSavesNothing(t *testing.T) {
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading("https://docs.workbench.test/getting-started"))))
+	s.expectConsole("401") // the browser logs the refused fetches
+	s.open("/teach")
+	s.waitVisible("#teach-no-key")
+	if got := eval[string](s, `document.querySelector("#teach-no-key a").getAttribute("href")`); got != "/" {
+		t.Errorf("the no-key message links to %q, want /", got)
+	}
+	if !s.disabled("#teach-start") {
+		t.Error("Start recording is enabled without a key")
+	}
+
+	s.keepKey("sk-or-v1-not-a-key-the-server-knows")
+	s.open("/teach")
+	s.waitVisible("#teach-form")
+	s.setField("#teach-model", teacher, "input")
+	s.click("#teach-start")
+	s.waitVisible("#teach-draft-error")
+	got := s.text("#teach-error")
+	if !strings.Contains(got, "401") || !strings.Contains(got, "User not found.") {
+		t.Errorf("error %q: want the 401 and OpenRouter's message", got)
+	}
+	if strings.Contains(got, "not-a-key") {
+		t.Errorf("the error shows the key: %q", got)
+	}
+	if !strings.Contains(s.text("#teach-outcome"), "refused the key (401)") {
+		t.Errorf("outcome %q", s.text("#teach-outcome"))
+	}
+	if s.text("#teach-outcome") == "" || eval[bool](s, `!!document.querySelector("#teach-save")`) {
+		t.Error("a failed demonstration offers to save")
+	}
+	if l := s.library(); len(l.Skills) != 0 || len(l.Bundles) != 0 {
+		t.Errorf("a failed demonstration stored %d skills, %d bundles", len(l.Skills), len(l.Bundles))
+	}
+	s.click("#teach-again")
+	s.waitVisible("#teach-form")
+}
