@@ -24,9 +24,11 @@ const MCPMountPath = "/api/mcp/"
 const MaxMCPNameBytes = 64
 
 // mcpRequestHeaders are the request headers of MCP's streamable HTTP
-// transport; with Authorization for servers configured to receive it, they
-// are the only ones that reach an MCP server.
-var mcpRequestHeaders = [...]string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id"}
+// transport (revision 2025-11-25, and Mcp-Method and Mcp-Name, which the
+// stateless revision 2026-07-28 puts on every request so servers can route
+// without reading the body); with Authorization for servers configured to
+// receive it, they are the only ones that reach an MCP server.
+var mcpRequestHeaders = [...]string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id", "Mcp-Method", "Mcp-Name"}
 
 // mcpResponseHeaders are the only MCP server response headers the client
 // sees: what it needs to read the body and to keep its session.
@@ -141,7 +143,8 @@ type MCPEvent struct {
 //     DELETE (ending a session). OPTIONS is answered here, 204 with Allow
 //     and no Access-Control-* header, and never relayed.
 //   - Headers: only Accept, Content-Type, Mcp-Session-Id,
-//     MCP-Protocol-Version and Last-Event-ID are forwarded, plus
+//     MCP-Protocol-Version, Last-Event-ID, Mcp-Method and Mcp-Name are
+//     forwarded, plus
 //     Authorization for servers in MCPConfig.AuthorizationFor. Each at most
 //     once, printable ASCII, and without a comma except in Accept. Host is
 //     the server's own (its DNS-rebinding check sees its own name), and the

@@ -271,6 +271,18 @@ func TestMCPForwarded(t *testing.T) {
 			wantBody:   "event: message\ndata: {}\n\n",
 		},
 		{
+			name: "stateless revision routing headers", method: "POST", server: "shell",
+			hdr:     []string{"Origin", testOrigin, "Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "read_file", "X-Other", "dropped"},
+			body:    initReq,
+			resp:    mcpResponse(200, "{}", "Content-Type", "application/json"),
+			wantURL: mcpShellURL,
+			wantHeader: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+				"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"read_file"}},
+			wantStatus: 200,
+			wantResp:   http.Header{"Content-Type": {"application/json"}, "X-Content-Type-Options": {"nosniff"}},
+			wantBody:   "{}",
+		},
+		{
 			name: "stream resumption", method: "GET", server: "shell",
 			hdr:        []string{"Sec-Fetch-Site", "same-origin", "Accept", "text/event-stream", "Mcp-Session-Id", session, "Last-Event-Id", "ev-7"},
 			resp:       mcpResponse(200, "id: ev-8\ndata: {}\n\n", "Content-Type", "text/event-stream"),

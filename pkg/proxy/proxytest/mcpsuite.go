@@ -194,7 +194,7 @@ func RunMCPAttacks(t *testing.T, tg MCPTarget) {
 // sentinel.
 func (tg MCPTarget) checkOnlyMCPHeaders(t *testing.T, r Received, sentinels ...string) {
 	t.Helper()
-	allowed := append([]string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id"}, tg.TransportHeaders...)
+	allowed := append([]string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id", "Mcp-Method", "Mcp-Name"}, tg.TransportHeaders...)
 	if r.RequestURI == mcpRecAuthPath {
 		allowed = append(allowed, "Authorization")
 	}
