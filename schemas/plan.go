@@ -3,6 +3,7 @@ package schemas
 import (
 	"math/big"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -13,31 +14,37 @@ import (
 
 // A plan decides, on a parsed document in place, whether a value satisfies
 // a compiled schema, without building the generic form the library
-// validates. It exists for the part of a bundle that grows with its trace,
-// the edges, where building and walking the generic form dominated
-// verification.
+// validates for the whole of it. Building and walking the generic form of
+// a large bundle dominated its verification.
 //
 // A plan is made from the library's own compiled schema, so references,
 // formats and patterns are resolved, compiled and checked by the library;
 // the plan only walks the keywords (and matches the simplest patterns
-// itself, see fastPattern). It understands the keywords whose
-// meaning does not depend on other keywords' results — type, an enum of
-// strings, format, $ref, required, properties, patternProperties,
-// additionalProperties, min/maxProperties, prefixItems, items,
-// min/maxItems, min/maxLength, pattern, minimum, maximum and their
-// exclusive forms — and annotations. A schema that uses any other keyword
-// (applicators such as allOf or if, unevaluated*, const, contains,
-// uniqueItems …) or sets a field a later library version adds gets no
-// plan, and the library validates as before.
+// itself, see fastPattern). It understands the keywords whose meaning does
+// not depend on other keywords' results — type, enum and const of
+// strings, booleans and null, format, $ref, required, properties,
+// patternProperties, additionalProperties, min/maxProperties,
+// prefixItems, items, min/maxItems, min/maxLength, pattern, minimum,
+// maximum and their exclusive forms — and annotations.
+//
+// A subschema that uses any other keyword (applicators such as allOf or
+// if, unevaluated*, contains, uniqueItems …) or sets a field a later
+// library version adds is left to the library: its plan node validates the
+// generic form of that one value with the library. Its verdict there is
+// its verdict in place, because the parents a plan walks collect no
+// annotations (no unevaluated*) and the schemas use no dynamic
+// references, the only ways a subschema's verdict depends on where it is
+// applied; New holds the embedded schemas to the latter.
 //
 // A plan only ever answers valid or invalid. Field errors always come from
-// the library: a value the plan finds invalid is validated again by the
-// library, whose verdict stands.
+// the library: a document the plan finds invalid is validated again by
+// the library, whose verdict stands.
 type plan struct {
-	always *bool // a boolean schema
+	always *bool              // a boolean schema
+	lib    *jsonschema.Schema // a schema left to the library
 	types  typeSet
 
-	enum     []string // when hasEnum: the allowed strings
+	enum     []any // when hasEnum: the allowed strings, booleans and nulls
 	hasEnum  bool
 	format   *jsonschema.Format
 	ref      *plan
@@ -94,7 +101,7 @@ var typeBits = map[string]typeSet{
 // annotations). Every other exported field must be zero for a plan.
 var planFields = map[string]bool{
 	"DraftVersion": true, "Location": true, "Bool": true, "ID": true, "Ref": true,
-	"Anchor": true, "DynamicAnchor": true, "Types": true, "Enum": true, "Format": true,
+	"Anchor": true, "DynamicAnchor": true, "Types": true, "Enum": true, "Const": true, "Format": true,
 	"MaxProperties": true, "MinProperties": true, "Required": true, "Properties": true,
 	"PatternProperties": true, "AdditionalProperties": true,
 	"MinItems": true, "MaxItems": true, "PrefixItems": true, "Items2020": true,
@@ -104,77 +111,95 @@ var planFields = map[string]bool{
 	"ReadOnly": true, "WriteOnly": true, "Examples": true, "Deprecated": true,
 }
 
-// newPlan makes the plan of s, or returns nil when s or a schema it
-// reaches uses a keyword plans do not understand.
+// newPlan makes the plan of s.
 func newPlan(s *jsonschema.Schema) *plan {
-	p, ok := makePlan(s, map[*jsonschema.Schema]*plan{}, map[*jsonschema.Schema]bool{})
-	if !ok {
-		return nil
-	}
-	return p
+	return makePlan(s, map[*jsonschema.Schema]*plan{}, map[*jsonschema.Schema]bool{})
 }
 
 // makePlan builds the plan of s. done memoizes finished and unfinished
 // plans so that a recursive schema makes a finite plan; viaRef holds the
 // schemas that reached s through $ref alone, a cycle the library reports
-// as an error and a plan would loop on.
-func makePlan(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, viaRef map[*jsonschema.Schema]bool) (*plan, bool) {
+// as an error and a plan would loop on, so it is left to the library.
+func makePlan(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, viaRef map[*jsonschema.Schema]bool) *plan {
 	if viaRef[s] {
-		return nil, false
+		return &plan{lib: s}
 	}
 	if p, ok := done[s]; ok {
-		return p, true
+		return p
 	}
 	if s.Bool != nil {
 		p := &plan{always: s.Bool}
 		done[s] = p
-		return p, true
+		return p
 	}
+	p := &plan{minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
+	done[s] = p
+	if !p.fill(s, done, viaRef) {
+		*p = plan{lib: s}
+	}
+	return p
+}
+
+// plannable reports whether a plan understands every keyword s uses.
+func plannable(s *jsonschema.Schema) bool {
 	if s.DraftVersion < 2020 {
-		return nil, false
+		return false
 	}
 	rv := reflect.ValueOf(s).Elem()
 	rt := rv.Type()
 	for i := range rt.NumField() {
 		f := rt.Field(i)
 		if f.IsExported() && !planFields[f.Name] && !rv.Field(i).IsZero() {
-			return nil, false
+			return false
 		}
 	}
-	p := &plan{minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
-	done[s] = p
+	scalar := func(v any) bool {
+		switch v.(type) {
+		case string, bool, nil:
+			return true
+		}
+		return false
+	}
+	if s.Enum != nil && slices.ContainsFunc(s.Enum.Values, func(v any) bool { return !scalar(v) }) {
+		return false
+	}
+	return s.Const == nil || scalar(*s.Const)
+}
+
+// fill makes p the plan of s, reporting false when s is not plannable.
+// Subschemas that are not get library nodes of their own.
+func (p *plan) fill(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, viaRef map[*jsonschema.Schema]bool) bool {
+	if !plannable(s) {
+		return false
+	}
 	if s.Types != nil {
 		for _, t := range s.Types.ToStrings() {
 			b, ok := typeBits[t]
 			if !ok {
-				return nil, false
+				return false
 			}
 			p.types |= b
 		}
 	}
 	if s.Enum != nil {
-		p.hasEnum = true
-		for _, v := range s.Enum.Values {
-			str, ok := v.(string)
-			if !ok {
-				return nil, false
-			}
-			p.enum = append(p.enum, str)
+		p.hasEnum, p.enum = true, s.Enum.Values
+	}
+	if s.Const != nil {
+		// A const is an enum of one, as far as a verdict goes.
+		p.hasEnum, p.enum = true, []any{*s.Const}
+		if s.Enum != nil {
+			return false
 		}
 	}
 	p.format = s.Format
 	if s.Ref != nil {
 		viaRef[s] = true
-		r, ok := makePlan(s.Ref, done, viaRef)
+		p.ref = makePlan(s.Ref, done, viaRef)
 		delete(viaRef, s)
-		if !ok {
-			return nil, false
-		}
-		p.ref = r
 	}
 	// Every subschema below applies to a part of the value, so a cycle
 	// through one of them consumes the instance and ends.
-	sub := func(s *jsonschema.Schema) (*plan, bool) {
+	sub := func(s *jsonschema.Schema) *plan {
 		return makePlan(s, done, map[*jsonschema.Schema]bool{})
 	}
 	if len(s.Required) > 0 {
@@ -186,19 +211,11 @@ func makePlan(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, viaRef ma
 	if len(s.Properties) > 0 {
 		p.props = make(map[string]*plan, len(s.Properties))
 		for name, ps := range s.Properties {
-			pp, ok := sub(ps)
-			if !ok {
-				return nil, false
-			}
-			p.props[name] = pp
+			p.props[name] = sub(ps)
 		}
 	}
 	for re, ps := range s.PatternProperties {
-		pp, ok := sub(ps)
-		if !ok {
-			return nil, false
-		}
-		p.patterns = append(p.patterns, patternPlan{fastPattern(re), pp})
+		p.patterns = append(p.patterns, patternPlan{fastPattern(re), sub(ps)})
 	}
 	switch a := s.AdditionalProperties.(type) {
 	case nil:
@@ -207,27 +224,15 @@ func makePlan(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, viaRef ma
 			p.addl = addlNone
 		}
 	case *jsonschema.Schema:
-		ap, ok := sub(a)
-		if !ok {
-			return nil, false
-		}
-		p.addl, p.additional = addlSchema, ap
+		p.addl, p.additional = addlSchema, sub(a)
 	default:
-		return nil, false
+		return false
 	}
 	for _, ps := range s.PrefixItems {
-		pp, ok := sub(ps)
-		if !ok {
-			return nil, false
-		}
-		p.prefix = append(p.prefix, pp)
+		p.prefix = append(p.prefix, sub(ps))
 	}
 	if s.Items2020 != nil {
-		ip, ok := sub(s.Items2020)
-		if !ok {
-			return nil, false
-		}
-		p.items = ip
+		p.items = sub(s.Items2020)
 	}
 	for _, b := range []struct {
 		dst *int
@@ -245,13 +250,44 @@ func makePlan(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, viaRef ma
 		p.pattern = fastPattern(s.Pattern)
 	}
 	p.minimum, p.maximum, p.exclMin, p.exclMax = s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum
-	return p, true
+	return true
+}
+
+// native reports whether the plan leaves nothing to the library.
+func (p *plan) native() bool {
+	return p.nativeSeen(map[*plan]bool{})
+}
+
+func (p *plan) nativeSeen(seen map[*plan]bool) bool {
+	if seen[p] {
+		return true
+	}
+	seen[p] = true
+	if p.lib != nil {
+		return false
+	}
+	subs := slices.Concat(p.prefix, []*plan{p.ref, p.items, p.additional})
+	for _, s := range p.props {
+		subs = append(subs, s)
+	}
+	for _, pp := range p.patterns {
+		subs = append(subs, pp.p)
+	}
+	for _, s := range subs {
+		if s != nil && !s.nativeSeen(seen) {
+			return false
+		}
+	}
+	return true
 }
 
 // valid reports whether v satisfies the plan's schema.
 func (p *plan) valid(v canonjson.Value) bool {
 	if p.always != nil {
 		return *p.always
+	}
+	if p.lib != nil {
+		return p.lib.Validate(v.Generic()) == nil
 	}
 	t := v.Type()
 	if p.types != 0 && !p.hasType(v, t) {
@@ -305,16 +341,23 @@ func (p *plan) hasType(v canonjson.Value, t canonjson.Type) bool {
 	return false
 }
 
-// inEnum reports whether v is one of the enum's strings; an enum of
-// strings allows nothing else.
+// inEnum reports whether v is one of the enum's strings, booleans and
+// nulls; such an enum allows no other value.
 func (p *plan) inEnum(v canonjson.Value, t canonjson.Type) bool {
-	if t != canonjson.String {
-		return false
-	}
-	s := v.Text()
 	for _, e := range p.enum {
-		if s == e {
-			return true
+		switch e := e.(type) {
+		case string:
+			if t == canonjson.String && v.Text() == e {
+				return true
+			}
+		case bool:
+			if t == canonjson.Boolean && v.Bool() == e {
+				return true
+			}
+		case nil:
+			if t == canonjson.Null {
+				return true
+			}
 		}
 	}
 	return false
@@ -445,4 +488,20 @@ func isInteger(text string) bool {
 	}
 	r, ok := new(big.Rat).SetString(text)
 	return ok && r.IsInt()
+}
+
+// dynamicRefs reports whether a schema document uses a dynamic reference,
+// whose target depends on where its schema is applied.
+func dynamicRefs(doc any) bool {
+	switch d := doc.(type) {
+	case map[string]any:
+		for k, v := range d {
+			if k == "$dynamicRef" || k == "$recursiveRef" || dynamicRefs(v) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(d, dynamicRefs)
+	}
+	return false
 }
