@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -11,8 +12,12 @@ import (
 	"time"
 
 	"workbench/fixtures"
+	"workbench/pkg/body"
+	"workbench/pkg/body/mcpbody"
 	"workbench/pkg/body/sim"
+	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
+	"workbench/pkg/mcp"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/policy"
 	"workbench/pkg/skill"
@@ -20,12 +25,14 @@ import (
 )
 
 func teachHelp(w io.Writer) {
-	fmt.Fprintln(w, "usage: workbench teach (--scenario ID | --task TEXT --world NAME) --model ID [flags]")
+	fmt.Fprintln(w, "usage: workbench teach (--scenario ID | --task TEXT (--world NAME | --body URL)) --model ID [flags]")
 	fmt.Fprintln(w, `
 Demonstrates a task to an OpenRouter model acting on the simulator body, crystallizes the
 recording into a skill and writes the sealed bundle. The key is read from OPENROUTER_API_KEY.
 A scenario supplies the task, its inputs and its declared capabilities; --task is freeform,
-its {name} placeholders filled from --input. Scenarios:
+its {name} placeholders filled from --input. With --body the model acts through an MCP
+server instead: a browser (e.g. Playwright MCP) or a host with file or shell tools, whose
+annotations count only with --trusted (docs/bodies.md). Scenarios:
   `+strings.Join(teach.ScenarioIDs(), "\n  ")+`
 Exit status: 0 the bundle verifies with only its replay still to come; 1 the demonstration
 failed or the bundle does not verify; 2 bad usage, bad input or a refused key.`)
@@ -46,6 +53,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	out := c.fs.String("out", "", "write the sealed bundle to `FILE` (default <slug>.v1.skill.json)")
 	destructive := c.fs.Bool("destructive", false, "destructive mode: the policy allows host writes")
 	maxSteps := c.fs.Int("max-steps", demonstrate.DefaultMaxSteps, "stop after `N` model turns")
+	bf := addBodyFlags(c.fs, "browser")
 	pos, code, done := c.parse(args)
 	if done {
 		return code
@@ -59,7 +67,16 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *maxSteps <= 0 {
 		return c.fail(usagef("--max-steps %d: must be at least 1", *maxSteps))
 	}
-	plan, err := planTeach(ctx, *scenario, *task, *worldName, inputs, caps)
+	if err := bf.check(); err != nil {
+		return c.fail(err)
+	}
+	var plan *teach.Plan
+	var err error
+	if bf.set() {
+		plan, err = planMCP(*scenario, *task, *worldName, bf.kindOr(body.KindBrowser), inputs, caps)
+	} else {
+		plan, err = planTeach(ctx, *scenario, *task, *worldName, inputs, caps)
+	}
 	if err != nil {
 		return c.fail(err)
 	}
@@ -67,14 +84,23 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return c.fail(err)
 	}
-	bd, err := sim.New(plan.World)
-	if err != nil {
+	var bd body.Body
+	where := "the simulator world " + plan.WorldName
+	trusted := true // the simulator's annotations are the workbench's own
+	if bf.set() {
+		mb, err := bf.dial(ctx, bf.kindOr(body.KindBrowser))
+		if err != nil {
+			return c.fail(err)
+		}
+		defer mb.Close(context.WithoutCancel(ctx))
+		bd, trusted, where = mb, mb.Trusted(), bf.where(mb)
+	} else if bd, err = sim.New(plan.World); err != nil {
 		return c.fail(fmt.Errorf("world %s: %w", plan.WorldName, err))
 	}
-	c.progressf("demonstrating with %s on the simulator world %s (declared: %s)", *model, plan.WorldName, strings.Join(plan.Declared, ", "))
+	c.progressf("demonstrating with %s on %s (declared: %s)", *model, where, strings.Join(plan.Declared, ", "))
 	res, err := teach.Demonstrate(ctx, plan, teach.Options{
 		Model: cl, ModelID: *model, Body: bd, Authorizer: policy.Default(),
-		DestructiveMode: *destructive, TrustedServer: true,
+		DestructiveMode: *destructive, TrustedServer: trusted,
 		MaxSteps: *maxSteps, Progress: func(p demonstrate.Progress) { teachProgress(c, p) },
 	})
 	if err != nil {
@@ -102,8 +128,8 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return c.fail(err)
 	}
 
-	fmt.Fprintf(stdout, "taught %q: skill %s v%d, %s, world %s, model %s\n", b.Manifest.Name, b.SkillID, b.SkillVersion,
-		orFreeform(plan.Task.ScenarioID), plan.WorldName, *model)
+	fmt.Fprintf(stdout, "taught %q: skill %s v%d, %s, %s, model %s\n", b.Manifest.Name, b.SkillID, b.SkillVersion,
+		orFreeform(plan.Task.ScenarioID), strings.TrimPrefix(where, "the simulator "), *model)
 	fmt.Fprintf(stdout, "  stopped: %s; %d edges; cost %s\n", res.Stopped, len(b.Trace.Edges), cost(res.CostUSD, res.CostKnown))
 	for _, e := range b.Trace.Edges {
 		fmt.Fprintf(stdout, "  edge %d %s: %s, %s; %s\n", e.Index, e.Tool.Name, e.OutcomeStatus, decision(e), sources(e))
@@ -156,6 +182,121 @@ func planTeach(ctx context.Context, scenarioID, task, worldName string, in input
 			return nil, flagError(err)
 		}
 		p.WorldName, p.World = worldName, data
+	}
+	return p, nil
+}
+
+// bodyFlags choose an MCP server as the body instead of the simulator
+// (teach and replay share them).
+type bodyFlags struct {
+	url, kind, perceive, perceiveArgs *string
+	trusted                           *bool
+}
+
+// bodyTimeout bounds each request to an MCP body: long enough for a page
+// load (Playwright MCP waits up to 60 s for a navigation), short enough
+// that a server that never answers ends the run.
+const bodyTimeout = 90 * time.Second
+
+func addBodyFlags(fs *flag.FlagSet, defaultKind string) bodyFlags {
+	return bodyFlags{
+		url:  fs.String("body", "", "act through the MCP server at `URL` (streamable HTTP) instead of the simulator"),
+		kind: fs.String("body-kind", "", "what the --body server is: `browser` or host (default: "+defaultKind+")"),
+		trusted: fs.Bool("trusted", false, "trust the --body server's tool annotations (read-only, destructive);\n"+
+			"untrusted, every tool counts as a write, and the policy denies host reads too"),
+		perceive:     fs.String("perceive", "", "`TOOL` the --body observes itself with (browser default: browser_snapshot;\nrequired for a host, e.g. directory_tree)"),
+		perceiveArgs: fs.String("perceive-args", "", "arguments of --perceive as a JSON `OBJECT`, e.g. {\"path\":\"/srv/work\"}"),
+	}
+}
+
+// set reports whether --body was given.
+func (f bodyFlags) set() bool { return *f.url != "" }
+
+// check refuses the body's options without --body, and a kind that is not
+// one.
+func (f bodyFlags) check() error {
+	if !f.set() {
+		for _, o := range []struct {
+			name  string
+			given bool
+		}{{"--body-kind", *f.kind != ""}, {"--trusted", *f.trusted}, {"--perceive", *f.perceive != ""}, {"--perceive-args", *f.perceiveArgs != ""}} {
+			if o.given {
+				return usagef("%s is an option of --body URL, which is not given", o.name)
+			}
+		}
+		return nil
+	}
+	switch *f.kind {
+	case "", body.KindBrowser, body.KindHost:
+	default:
+		return usagef("--body-kind %q: want browser or host", *f.kind)
+	}
+	return nil
+}
+
+func (f bodyFlags) kindOr(def string) string {
+	if *f.kind == "" {
+		return def
+	}
+	return *f.kind
+}
+
+// dial connects to the --body server as a body of kind.
+func (f bodyFlags) dial(ctx context.Context, kind string) (*mcpbody.Body, error) {
+	opts := mcpbody.Options{Kind: kind, Trusted: *f.trusted, Perceive: mcpbody.Perceive{Tool: *f.perceive},
+		Client: &mcp.Options{Timeout: bodyTimeout}}
+	if *f.perceiveArgs != "" {
+		if err := json.Unmarshal([]byte(*f.perceiveArgs), &opts.Perceive.Arguments); err != nil || opts.Perceive.Arguments == nil {
+			return nil, usagef("--perceive-args %s: not a JSON object", *f.perceiveArgs)
+		}
+		if *f.perceive == "" && kind == body.KindHost {
+			return nil, usagef("--perceive-args needs --perceive TOOL")
+		}
+	}
+	if kind == body.KindHost && *f.perceive == "" {
+		return nil, usagef("a host --body needs --perceive TOOL: the server's tool that shows what the skill works on, e.g. directory_tree")
+	}
+	bd, err := mcpbody.Dial(ctx, *f.url, opts)
+	if err != nil {
+		return nil, fmt.Errorf("--body %s: %w", *f.url, err)
+	}
+	return bd, nil
+}
+
+func (f bodyFlags) where(bd *mcpbody.Body) string {
+	trust := "untrusted"
+	if bd.Trusted() {
+		trust = "trusted"
+	}
+	return fmt.Sprintf("the %s body %s at %s (%s)", bd.Kind(), bd.Server(), *f.url, trust)
+}
+
+// planMCP plans a freeform task on an MCP body of kind: the task with its
+// {name} placeholders filled from the inputs, which become string inputs,
+// granted the capabilities named or else the body's own.
+func planMCP(scenarioID, task, worldName, kind string, in inputFlag, caps multiFlag) (*teach.Plan, error) {
+	switch {
+	case scenarioID != "":
+		return nil, usagef("--scenario runs on the simulator; with --body, describe the task with --task")
+	case worldName != "":
+		return nil, usagef("--world is the simulator's; not with --body")
+	case strings.TrimSpace(task) == "":
+		return nil, usagef("--body needs --task TEXT")
+	}
+	p := &teach.Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: kind}}
+	values := map[string]any{}
+	for _, v := range in.list() {
+		values[v.Name] = v.Raw
+		p.Inputs = append(p.Inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: v.Name, Type: "string", Required: true}, Value: v.Raw})
+	}
+	desc, err := teach.Fill(task, values)
+	if err != nil {
+		return nil, flagError(err)
+	}
+	p.Task.Description, p.Task.Inputs = desc, values
+	p.Declared = slices.Clone(caps)
+	if len(p.Declared) == 0 {
+		p.Declared = []string{map[string]string{body.KindBrowser: skill.CapabilityBrowser, body.KindHost: skill.CapabilityOS}[kind]}
 	}
 	return p, nil
 }
