@@ -53,10 +53,10 @@ import (
 // MCP's accessibility snapshot of the current page.
 const DefaultBrowserPerceive = "browser_snapshot"
 
-// DefaultRefKeys are the argument names whose values are element
+// DefaultRefKeys returns the argument names whose values are element
 // references, at any depth of a call's arguments (Playwright MCP 0.0.83
 // names them target, startTarget and endTarget; older versions ref).
-var DefaultRefKeys = []string{"target", "startTarget", "endTarget", "ref"}
+func DefaultRefKeys() []string { return []string{"target", "startTarget", "endTarget", "ref"} }
 
 // Perceive is the tool call a body observes itself with.
 type Perceive struct {
@@ -92,7 +92,7 @@ type Options struct {
 	// perceive tool is called whether offered or not.
 	Tools []string
 	// RefKeys are the argument names that carry element references;
-	// nil means DefaultRefKeys. Browser only.
+	// nil means DefaultRefKeys(). Browser only.
 	RefKeys []string
 	// Client configures the MCP client; nil means its defaults.
 	Client *mcp.Options
@@ -148,7 +148,7 @@ func New(c *mcp.Client, opts Options) (*Body, error) {
 		b.name = serverName(c.ServerInfo().ServerInfo.Name)
 	}
 	if b.refKeys == nil {
-		b.refKeys = DefaultRefKeys
+		b.refKeys = DefaultRefKeys()
 	}
 	switch b.kind {
 	case body.KindBrowser:

@@ -345,7 +345,7 @@ func hasRefArg(v any, keys []string) bool {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if _, ok := e.(string); ok && contains(keys, k) {
+			if _, ok := e.(string); ok && slices.Contains(keys, k) {
 				return true
 			}
 			if hasRefArg(e, keys) {
@@ -370,7 +370,7 @@ func translateArgs(v any, keys []string, m map[string]string) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			if s, ok := e.(string); ok && contains(keys, k) {
+			if s, ok := e.(string); ok && slices.Contains(keys, k) {
 				if live, ok := m[s]; ok {
 					out[k] = live
 					continue
@@ -387,13 +387,4 @@ func translateArgs(v any, keys []string, m map[string]string) any {
 		return out
 	}
 	return v
-}
-
-func contains(s []string, v string) bool {
-	for _, e := range s {
-		if e == v {
-			return true
-		}
-	}
-	return false
 }

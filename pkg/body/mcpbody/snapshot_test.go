@@ -146,7 +146,7 @@ func TestTranslateArgs(t *testing.T) {
 		"target": "e4", "element": "e4", "text": "e8",
 		"fields": []any{map[string]any{"target": "e8", "value": "x"}, map[string]any{"target": "#id"}},
 	}
-	got := translateArgs(args, DefaultRefKeys, m)
+	got := translateArgs(args, DefaultRefKeys(), m)
 	want := map[string]any{
 		"target": "f1e4", "element": "e4", "text": "e8",
 		"fields": []any{map[string]any{"target": "f1e9", "value": "x"}, map[string]any{"target": "#id"}},
@@ -157,7 +157,7 @@ func TestTranslateArgs(t *testing.T) {
 	if args["target"] != "e4" {
 		t.Error("the caller's arguments were changed")
 	}
-	if !hasRefArg(args, DefaultRefKeys) || hasRefArg(map[string]any{"url": "x"}, DefaultRefKeys) {
+	if !hasRefArg(args, DefaultRefKeys()) || hasRefArg(map[string]any{"url": "x"}, DefaultRefKeys()) {
 		t.Error("hasRefArg")
 	}
 }
