@@ -222,6 +222,7 @@ type decoder struct {
 	d       *Document
 	t       text // the source of the value being decoded
 	structs map[reflect.Type]*structInfo
+	custom  map[reflect.Type]bool // see unmarshals
 	path    []pathElem
 }
 
@@ -233,6 +234,21 @@ func (dec *decoder) fail(i int32, want reflect.Type) error {
 	}
 	p := parser{src: dec.d.src, nodes: dec.d.nodes, path: dec.path}
 	return &TypeError{Pointer: p.pointer(), Offset: int(n.start), JSON: found, Go: want.String()}
+}
+
+// unmarshals reports whether values of type t decode themselves: *t is a
+// json.Unmarshaler and t is not an Extensible struct. The answer is cached
+// per type, as asking costs more than decoding most values.
+func (dec *decoder) unmarshals(t reflect.Type) bool {
+	u, ok := dec.custom[t]
+	if !ok {
+		u = reflect.PointerTo(t).Implements(unmarshalerType) && !(t.Kind() == reflect.Struct && dec.info(t).extensible)
+		if dec.custom == nil {
+			dec.custom = map[reflect.Type]bool{}
+		}
+		dec.custom[t] = u
+	}
+	return u
 }
 
 func (dec *decoder) info(t reflect.Type) *structInfo {
@@ -293,8 +309,7 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		// without reflection.
 		v.Set(reflect.ValueOf(dec.d.generic(dec.t, i, false, -1)))
 		return nil
-	case v.CanAddr() && reflect.PointerTo(t).Implements(unmarshalerType) &&
-		!(t.Kind() == reflect.Struct && dec.info(t).extensible):
+	case v.CanAddr() && dec.unmarshals(t):
 		return v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(dec.d.raw(i))
 	}
 
