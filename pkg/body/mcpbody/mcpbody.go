@@ -147,6 +147,9 @@ func New(c *mcp.Client, opts Options) (*Body, error) {
 	if b.name == "" {
 		b.name = serverName(c.ServerInfo().ServerInfo.Name)
 	}
+	if b.name == "" { // a server that gave no name
+		b.name = "mcp-" + b.kind
+	}
 	if b.refKeys == nil {
 		b.refKeys = DefaultRefKeys()
 	}
