@@ -2,6 +2,7 @@ package skillpage
 
 import (
 	"fmt"
+	"net/url"
 
 	"workbench/pkg/policy"
 	"workbench/pkg/replay"
@@ -41,6 +42,9 @@ func Prepare(b *skill.Bundle, given []teach.Value, destructive bool) (*Setup, er
 	if err != nil {
 		return nil, err
 	}
+	if err := checkURLs(b, input); err != nil {
+		return nil, err
+	}
 	name, data, err := teach.WorldOf(b, "")
 	if err != nil {
 		return nil, err
@@ -56,6 +60,26 @@ func Prepare(b *skill.Bundle, given []teach.Value, destructive bool) (*Setup, er
 		},
 		ModelBound: ModelBound(b),
 	}, nil
+}
+
+// checkURLs requires every input declared as a url to be an absolute
+// http or https URL: a replay would only fail later, at the navigation.
+func checkURLs(b *skill.Bundle, input map[string]any) error {
+	for _, in := range b.Manifest.Inputs {
+		if in.Type != "url" {
+			continue
+		}
+		v, ok := input[in.Name]
+		if !ok {
+			continue
+		}
+		s, _ := v.(string)
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return &teach.InputError{Field: teach.FieldInput, Name: in.Name, Msg: fmt.Sprintf("%q is not an absolute http or https URL", s)}
+		}
+	}
+	return nil
 }
 
 // ModelBound reports whether any recorded parameter is one a model chooses

@@ -179,11 +179,11 @@ func TestEdgeRows(t *testing.T) {
 
 func TestPrepare(t *testing.T) {
 	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
-	s, err := skillpage.Prepare(b, nil, false)
+	s, err := skillpage.Prepare(b, []teach.Value{{Name: "repo_url", Raw: "https://git.workbench.test/acme/other"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.World == "" || len(s.WorldData) == 0 || s.Input["repo_url"] != b.Evidence.Scenario.Inputs["repo_url"] {
+	if s.World == "" || len(s.WorldData) == 0 || s.Input["repo_url"] != "https://git.workbench.test/acme/other" {
 		t.Errorf("setup %+v", s)
 	}
 	if s.ModelBound != skillpage.ModelBound(b) {
@@ -196,6 +196,8 @@ func TestPrepare(t *testing.T) {
 	}{
 		{"unknown input", []teach.Value{{Name: "city", Raw: "Paris"}}, "city"},
 		{"given twice", []teach.Value{{Name: "repo_url", Raw: "a"}, {Name: "repo_url", Raw: "b"}}, "repo_url"},
+		{"not a URL", []teach.Value{{Name: "repo_url", Raw: "git.workbench.test/acme"}}, "repo_url"},
+		{"not http", []teach.Value{{Name: "repo_url", Raw: "javascript:alert(1)"}}, "repo_url"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := skillpage.Prepare(b, tc.given, false)

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/export"
+	"workbench/pkg/skill"
+)
+
+// exportState is the export dialog (spec §7.3, §7.5): the redaction
+// profile, pre-selected by export.Advise (transcript_pii, never silently
+// none); the secret warning; the confirmation that exporting secrets
+// under none needs; and what was downloaded.
+type exportState struct {
+	open      bool
+	profile   string
+	confirmed bool
+	advice    export.Advice
+	running   bool
+	err       error
+	file      *export.File
+}
+
+func newExportState(a export.Advice) exportState {
+	return exportState{profile: a.Profile, advice: a}
+}
+
+func (p *skillPage) onExportOpen(ctx app.Context, e app.Event) {
+	p.exp.open, p.exp.err, p.exp.file = true, nil, nil
+	ctx.Defer(func(app.Context) {
+		if el := app.Window().GetElementByID("export-heading"); el.Truthy() {
+			el.Call("focus")
+		}
+	})
+}
+
+func (p *skillPage) onExportClose(ctx app.Context, e app.Event) {
+	p.exp.open = false
+	ctx.Defer(func(app.Context) {
+		if el := app.Window().GetElementByID("export-open"); el.Truthy() {
+			el.Call("focus")
+		}
+	})
+}
+
+func (p *skillPage) onExportProfile(profile string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		p.exp.profile, p.exp.err, p.exp.file = profile, nil, nil
+	}
+}
+
+func (p *skillPage) onExportConfirm(ctx app.Context, e app.Event) {
+	p.exp.confirmed = ctx.JSSrc().Get("checked").Bool()
+	p.exp.err = nil
+}
+
+// needsConfirm: exporting secrets verbatim needs the user's explicit yes.
+func (s exportState) needsConfirm() bool {
+	return s.profile == skill.RedactionNone && s.advice.Secrets.Found()
+}
+
+func (p *skillPage) onExportDownload(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	s := p.exp
+	if s.running || s.needsConfirm() && !s.confirmed {
+		return
+	}
+	p.exp.running, p.exp.err, p.exp.file = true, nil, nil
+	ctx = p.nav // see onEditSave
+	b := p.bundle
+	ctx.Async(func() {
+		var f *export.File
+		v, err := p.env.verify()
+		if err == nil {
+			f, err = export.Prepare(v, b, s.profile, s.confirmed)
+		}
+		if err == nil {
+			err = download(f.Name, f.Data)
+		}
+		ctx.Dispatch(func(app.Context) {
+			p.exp.running, p.exp.err, p.exp.file = false, err, f
+		})
+	})
+}
+
+// renderExport is the export dialog, shown in place (a non-modal dialog
+// that keeps the page around it usable from the keyboard).
+func (p *skillPage) renderExport() app.UI {
+	s := p.exp
+	if !s.open {
+		return app.Text("")
+	}
+	labels := map[string]string{
+		skill.RedactionNone:          "none — verbatim: the transcript and every body output as recorded",
+		skill.RedactionTranscriptPII: "transcript_pii — strip free-text transcript content; keep shapes, hashes and events",
+		skill.RedactionFull:          "full — keep only hashes, event types and scores",
+	}
+	radios := make([]app.UI, 0, 3)
+	for _, prof := range []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull} {
+		id := "export-profile-" + prof
+		radios = append(radios, app.Div().Class("choice").Body(
+			app.Input().Type("radio").Name("export-profile").ID(id).Value(prof).
+				Checked(s.profile == prof).OnChange(p.onExportProfile(prof)),
+			app.Label().For(id).Text(labels[prof]),
+		))
+	}
+	canDownload := !s.running && (!s.needsConfirm() || s.confirmed)
+	return app.Section().Class("panel export-dialog").ID("export-dialog").Role("dialog").
+		Aria("labelledby", "export-heading").Body(
+		app.H2().ID("export-heading").TabIndex(-1).Text("Export bundle"),
+		app.If(s.advice.Secrets.Found(), func() app.UI {
+			return app.Div().Class("status status-error").ID("export-secrets").Role("alert").Body(
+				app.P().Text("This bundle holds strings that look like secrets (" +
+					strings.Join(s.advice.Secrets.Kinds, ", ") + "): " +
+					pluralize(s.advice.Secrets.Findings, "finding") + " in " + pluralize(s.advice.Secrets.Strings, "string") +
+					". transcript_pii is pre-selected; exporting them verbatim needs your explicit confirmation."),
+			)
+		}).Else(func() app.UI {
+			return app.P().Class("muted").ID("export-secrets").Text("No string in this bundle looks like a secret (API keys, JWTs, AWS keys, private keys). transcript_pii is still the default: choosing none is yours to make.")
+		}),
+		app.Form().ID("export-form").OnSubmit(p.onExportDownload).Body(
+			app.FieldSet().Body(append([]app.UI{app.Legend().Text("Redaction profile")}, radios...)...),
+			app.P().ID("export-chosen").Body(app.Text("Chosen profile: "), app.Strong().Text(s.profile),
+				app.Text(". The downloaded bundle's header records it in evidence.redaction_profile, and its content hash is computed after redaction.")),
+			app.If(s.needsConfirm(), func() app.UI {
+				return app.Div().Class("choice").Body(
+					app.Input().Type("checkbox").ID("export-confirm").Checked(s.confirmed).OnChange(p.onExportConfirm),
+					app.Label().For("export-confirm").Text("I understand the file will contain the strings that look like secrets, verbatim."),
+				)
+			}),
+			app.Div().Class("dialog-actions").Body(
+				app.Button().Type("button").Class("secondary").ID("export-close").Text("Close").OnClick(p.onExportClose),
+				app.Button().Type("submit").ID("export-download").Disabled(!canDownload).
+					Text("Download "+skill.ExportFilename(p.bundle.Manifest.Slug, p.bundle.SkillVersion)),
+			),
+		),
+		app.If(s.running, func() app.UI {
+			return app.P().Class("status status-pending").Text("Redacting, re-sealing and verifying the copy…")
+		}),
+		app.If(s.err != nil, func() app.UI {
+			return app.Div().Class("status status-error").ID("export-error").Role("alert").Body(
+				app.P().Text(exportErrorSummary(s.err)),
+				app.P().Class("error-text").Text(errText(s.err)),
+			)
+		}),
+		app.If(s.file != nil && s.err == nil, func() app.UI {
+			f := s.file
+			return app.Div().Class("status status-ok").ID("export-done").Role("status").Body(
+				app.P().Body(app.Text("Downloaded "), app.Code().ID("export-filename").Text(f.Name), app.Text(".")),
+				app.Dl().Class("facts").Body(
+					app.Dt().Text("Redaction profile"), app.Dd().ID("export-done-profile").Text(f.Profile),
+					app.Dt().Text("Content hash"), app.Dd().Body(app.Code().Class("hash").ID("export-done-hash").Text(f.ContentHash)),
+					app.Dt().Text("Fields stripped"), app.Dd().Text(pluralize(len(f.Redaction.FieldsStripped), "field")),
+					app.Dt().Text("Verdict of the file"), app.Dd().ID("export-done-verdict").Body(verdictBadge(f.Report.Verdict)),
+				),
+			)
+		}),
+	)
+}
+
+func exportErrorSummary(err error) string {
+	if errors.Is(err, export.ErrSecrets) {
+		return "Not exported: the bundle holds secrets and exporting them verbatim was not confirmed."
+	}
+	return "Not exported: nothing was downloaded."
+}
+
+func pluralize(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,501 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/body/sim"
+	"workbench/pkg/compare"
+	"workbench/pkg/skill"
+	"workbench/pkg/skillpage"
+	"workbench/pkg/store"
+	"workbench/pkg/teach"
+)
+
+// replayPage replays a stored skill against a new input
+// (/skills/{id}/replay, spec §3 step 3): a form from the manifest's
+// inputs, the recorded edges beside the replayed ones as they run, the
+// surprises with their predicted and actual hashes, the status, fidelity
+// and level, and "Save as new bundle".
+//
+// The body is the simulator world the skill was taught in; every action
+// is re-authorized under the skill's policy, and parameters a model chose
+// are chosen again, live, through the proxy with the tab's key.
+type replayPage struct {
+	app.Compo
+	env *env
+
+	nav     app.Context // the page's own context; see skillPage.nav
+	id      string
+	loadErr error
+	missing bool
+	blocked bool
+	bundle  *skill.Bundle
+
+	fields    []replayField
+	fieldErrs map[string]string
+	formErr   error
+	model     string
+
+	running bool
+	edges   []skill.ReplayEdge
+	result  *compare.Result
+	runErr  error
+
+	saving  bool
+	saveErr error
+	saved   *store.Skill
+}
+
+// replayField is one input of the form: the manifest's declaration and
+// the text in the field.
+type replayField struct {
+	spec skill.InputSpec
+	raw  string
+}
+
+func (p *replayPage) OnNav(ctx app.Context) {
+	ctx.Page().SetTitle("Replay · Skill Workbench")
+	*p = replayPage{Compo: p.Compo, nav: ctx, env: p.env, id: skillIDOf(ctx.Page().URL().Path)}
+	id := p.id
+	ctx.Async(func() {
+		l, err := p.env.loadSkill(ctx, id, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
+		ctx.Dispatch(func(ctx app.Context) {
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				p.missing = true
+				ctx.Page().SetTitle("No such skill · Skill Workbench")
+			case err != nil:
+				p.loadErr = err
+			default:
+				p.bundle = l.bundle
+				for _, in := range l.bundle.Manifest.Inputs {
+					raw := ""
+					if v, ok := l.bundle.Evidence.Scenario.Inputs[in.Name]; ok {
+						raw = teach.ExampleText(v)
+					}
+					p.fields = append(p.fields, replayField{spec: in, raw: raw})
+				}
+				p.model = l.bundle.Evidence.System.Model
+				ctx.Page().SetTitle("Replay " + l.bundle.Manifest.Name + " · Skill Workbench")
+			}
+		})
+	})
+}
+
+func (p *replayPage) onField(i int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		p.fields[i].raw = ctx.JSSrc().Get("value").String()
+		delete(p.fieldErrs, p.fields[i].spec.Name)
+	}
+}
+
+func (p *replayPage) onModel(ctx app.Context, e app.Event) {
+	p.model = ctx.JSSrc().Get("value").String()
+}
+
+func (p *replayPage) onRun(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	ctx = p.nav // see skillPage.onEditSave
+	if p.running {
+		return
+	}
+	p.fieldErrs, p.formErr, p.runErr, p.result, p.edges, p.saved, p.saveErr = map[string]string{}, nil, nil, nil, nil, nil, nil
+	var given []teach.Value
+	for _, f := range p.fields {
+		if f.raw == "" && f.spec.Required && f.spec.Type != "string" {
+			p.fieldErrs[f.spec.Name] = "required"
+			continue
+		}
+		given = append(given, teach.Value{Name: f.spec.Name, Raw: f.raw})
+	}
+	if len(p.fieldErrs) > 0 {
+		return
+	}
+	b := p.bundle
+	setup, err := skillpage.Prepare(b, given, false)
+	if err != nil {
+		var ie *teach.InputError
+		if errors.As(err, &ie) && ie.Field == teach.FieldInput && ie.Name != "" {
+			p.fieldErrs[ie.Name] = ie.Msg
+		} else {
+			p.formErr = err
+		}
+		return
+	}
+	opt := compare.Options{
+		Input: setup.Input, Deterministic: true, Authorizer: setup.Authorizer,
+		Progress: func(_ string, edge skill.ReplayEdge) {
+			ctx.Dispatch(func(app.Context) { p.edges = append(p.edges, edge) })
+		},
+	}
+	model := ""
+	if setup.ModelBound {
+		model = strings.TrimSpace(p.model)
+		if model == "" {
+			p.fieldErrs["model"] = "this skill has parameters a model chooses on replay: name a model"
+			return
+		}
+		client, err := p.env.openRouterClient()
+		if err != nil {
+			p.formErr = err
+			return
+		}
+		if client == nil {
+			p.formErr = errors.New("this skill has parameters a model chooses on replay, and this tab keeps no OpenRouter key: enter one on the start page")
+			return
+		}
+		opt.Model = client
+	}
+	p.running = true
+	ctx.Async(func() {
+		var r compare.Result
+		v, err := p.env.verify()
+		if err == nil {
+			var bd *sim.Sim
+			if bd, err = sim.New(setup.WorldData); err != nil {
+				err = fmt.Errorf("the simulator world %s: %w", setup.World, err)
+			} else {
+				r, err = compare.Replay(ctx, v, b, bd, model, opt)
+			}
+		}
+		ctx.Dispatch(func(app.Context) {
+			p.running, p.runErr = false, err
+			if err == nil {
+				p.result = &r
+				if r.Record != nil {
+					p.edges = r.Record.Edges
+				}
+			}
+		})
+	})
+}
+
+func (p *replayPage) onSave(ctx app.Context, e app.Event) {
+	r := p.result
+	if r == nil || r.Record == nil || p.saving || p.saved != nil {
+		return
+	}
+	p.saving, p.saveErr = true, nil
+	ctx = p.nav // see skillPage.onEditSave
+	ctx.Async(func() {
+		var sk store.Skill
+		f, err := store.EncodeBundle(r.Bundle)
+		if err == nil {
+			var st store.Store
+			if st, err = p.env.store(ctx, nil); err == nil {
+				sk, err = st.SaveReplay(ctx, store.Replay{Record: *r.Record}, &f)
+				p.env.dropStore(err)
+			}
+		}
+		ctx.Dispatch(func(app.Context) {
+			p.saving, p.saveErr = false, err
+			if err == nil {
+				p.saved = &sk
+			}
+		})
+	})
+}
+
+func (p *replayPage) Render() app.UI {
+	switch {
+	case p.missing:
+		return frame("/skills",
+			app.H1().Text("No such skill"),
+			app.P().ID("skill-missing").Body(
+				app.Text("There is no skill with id "), app.Code().Text(p.id),
+				app.Text(" in this browser's library, so there is nothing to replay. "),
+				app.A().Href("/import").Text("Import its bundle file"),
+				app.Text(" or see "), app.A().Href("/skills").Text("the skills you have"), app.Text("."),
+			),
+		)
+	case p.loadErr != nil:
+		return frame("/skills",
+			app.H1().Text("Replay"),
+			app.Div().Class("status status-error").Role("alert").ID("skill-error").Body(
+				app.P().Text("The skill could not be read from this browser's library."),
+				app.P().Class("error-text").Text(p.loadErr.Error()),
+			),
+		)
+	case p.bundle == nil:
+		return frame("/skills",
+			app.H1().Text("Replay"),
+			app.If(p.blocked, func() app.UI {
+				return app.P().Class("status status-error").Role("alert").Text("Another tab of the workbench holds an older version of the library open. Close it to continue.")
+			}),
+			app.P().Class("status status-pending").ID("skill-loading").Text("Reading the skill from this browser's library…"),
+		)
+	}
+	b := p.bundle
+	return frame("/skills",
+		app.H1().Body(app.Text("Replay "), app.Span().ID("replay-skill-name").Text(b.Manifest.Name)),
+		app.P().Body(
+			app.A().Href("/skills/"+p.id).Text("Back to the skill"),
+			app.Text(fmt.Sprintf(" · version %d · %d recorded edges · fallback %s", b.SkillVersion, len(b.Trace.Edges), orText(b.Manifest.FallbackBehavior, "halt_on_state_hash_mismatch"))),
+		),
+		p.renderForm(),
+		p.renderRun(),
+	)
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (p *replayPage) renderForm() app.UI {
+	b := p.bundle
+	bound := skillpage.ModelBound(b)
+	fields := make([]app.UI, 0, len(p.fields)+1)
+	for i, f := range p.fields {
+		fields = append(fields, p.inputField(i, f))
+	}
+	if len(p.fields) == 0 {
+		fields = append(fields, app.P().Class("muted").Text("This skill declares no inputs: it replays as recorded."))
+	}
+	if bound {
+		msg := p.fieldErrs["model"]
+		in := app.Input().Type("text").ID("replay-model").Value(p.model).Attr("spellcheck", "false").OnInput(p.onModel)
+		if msg != "" {
+			in = in.Aria("invalid", "true").Aria("describedby", "replay-model-error")
+		}
+		fields = append(fields, app.Div().Class("field").Body(
+			app.Label().For("replay-model").Text("Model (chooses again the parameters the teaching model chose)"),
+			in,
+			app.If(msg != "", func() app.UI { return app.P().Class("field-error").ID("replay-model-error").Text(msg) }),
+		))
+	}
+	return app.Section().Class("panel").Aria("labelledby", "replay-input-heading").Body(
+		app.H2().ID("replay-input-heading").Text("New input"),
+		app.Form().ID("replay-form").OnSubmit(p.onRun).Body(
+			app.Div().Body(fields...),
+			app.If(!bound, func() app.UI {
+				return app.P().Class("muted").Text("Every parameter of this skill is literal or bound to an input: replay makes no model call and needs no key.")
+			}),
+			app.If(p.formErr != nil, func() app.UI {
+				return app.Div().Class("status status-error").Role("alert").ID("replay-form-error").Body(app.P().Class("error-text").Text(errText(p.formErr)))
+			}),
+			app.Button().Type("submit").ID("replay-run").Disabled(p.running).Text("Run replay"),
+		),
+	)
+}
+
+// inputField is one manifest input as a form control of its type, its
+// error beside it.
+func (p *replayPage) inputField(i int, f replayField) app.UI {
+	id := "replay-input-" + f.spec.Name
+	errID := id + "-error"
+	msg := p.fieldErrs[f.spec.Name]
+	label := f.spec.Name + " (" + f.spec.Type
+	if f.spec.Required {
+		label += ", required"
+	}
+	label += ")"
+	var control app.UI
+	switch f.spec.Type {
+	case "boolean":
+		sel := app.Select().ID(id).Name(f.spec.Name).OnChange(p.onField(i)).Body(
+			app.Option().Value("true").Selected(f.raw == "true").Text("true"),
+			app.Option().Value("false").Selected(f.raw != "true").Text("false"),
+		)
+		if msg != "" {
+			sel = sel.Aria("invalid", "true").Aria("describedby", errID)
+		}
+		control = sel
+	case "json":
+		ta := app.Textarea().ID(id).Name(f.spec.Name).Rows(4).Attr("spellcheck", "false").Text(f.raw).OnInput(p.onField(i))
+		if msg != "" {
+			ta = ta.Aria("invalid", "true").Aria("describedby", errID)
+		}
+		control = ta
+	default:
+		in := app.Input().Type("text").ID(id).Name(f.spec.Name).Value(f.raw).Attr("spellcheck", "false").OnInput(p.onField(i))
+		switch f.spec.Type {
+		case "number":
+			in = in.Attr("inputmode", "decimal")
+		case "url":
+			in = in.Attr("inputmode", "url")
+		}
+		if msg != "" {
+			in = in.Aria("invalid", "true").Aria("describedby", errID)
+		}
+		control = in
+	}
+	return app.Div().Class("field").Body(
+		app.Label().For(id).Text(label),
+		app.If(f.spec.Description != "", func() app.UI { return app.Span().Class("choice-note").Text(f.spec.Description) }),
+		control,
+		app.If(msg != "", func() app.UI { return app.P().Class("field-error").ID(errID).Text(msg) }),
+	)
+}
+
+func (p *replayPage) renderRun() app.UI {
+	if !p.running && p.result == nil && p.runErr == nil {
+		return app.Text("")
+	}
+	b := p.bundle
+	var surprises []skill.SurpriseSignal
+	if p.result != nil && p.result.Record != nil {
+		surprises = p.result.Record.Report.SurpriseSignals
+	}
+	rows := skillpage.EdgeRows(b, p.edges, surprises)
+	return app.Section().Class("panel").ID("replay-run-panel").Aria("labelledby", "replay-run-heading").Body(
+		app.H2().ID("replay-run-heading").Text("Replay"),
+		app.Div().ID("replay-progress").Aria("live", "polite").Body(
+			app.If(p.running, func() app.UI {
+				return app.P().Class("status status-pending").Text(fmt.Sprintf("Replaying… %d of %d edges done.", len(p.edges), len(b.Trace.Edges)))
+			}),
+		),
+		app.If(p.runErr != nil, func() app.UI {
+			return app.Div().Class("status status-error").Role("alert").ID("replay-error").Body(
+				app.P().Text("The replay could not run."),
+				app.P().Class("error-text").Text(errText(p.runErr)),
+			)
+		}),
+		app.If(p.result != nil, func() app.UI { return p.renderOutcome() }),
+		renderEdgeTable(rows),
+	)
+}
+
+func (p *replayPage) renderOutcome() app.UI {
+	r := p.result
+	if r.Record == nil {
+		return app.Div().Class("status status-error").Role("alert").ID("replay-outcome").Body(
+			app.P().Body(app.Span().Class("verdict verdict-fail").Text("no result"), app.Text(" The model call failed, so nothing was recorded and nothing can be saved.")),
+			app.P().Class("error-text").Text(errText(r.Err)),
+		)
+	}
+	rep := r.Record.Report
+	status := rep.Status
+	if rep.HaltedAtEdge != nil {
+		status += " (halted at edge " + strconv.Itoa(*rep.HaltedAtEdge) + ")"
+	}
+	return app.Div().ID("replay-outcome").Body(
+		app.Dl().Class("facts").Body(
+			app.Dt().Text("Status"), app.Dd().Body(app.Span().ID("replay-status").Class("replay-status replay-status-"+statusClass(rep.Status)).Text(status)),
+			app.Dt().Text("Fidelity"), app.Dd().ID("replay-fidelity").Text(fmt.Sprintf("%s (%d of %d edges committed)", strconv.FormatFloat(rep.Fidelity, 'g', -1, 64), rep.EdgesCommitted, rep.EdgesAttempted)),
+			app.Dt().Text("Fidelity level"), app.Dd().ID("replay-level").Body(levelBadge(rep.FidelityLevel)),
+			app.Dt().Text("Expected level"), app.Dd().Text(r.Record.ExpectedLevel),
+			app.Dt().Text("Verdict of the new version"), app.Dd().ID("replay-verdict").Body(verdictBadge(r.Verdict())),
+			app.Dt().Text("Model used"), app.Dd().Text(rep.ModelUsed),
+			app.Dt().Text("Model calls · cost"), app.Dd().Text(fmt.Sprintf("%d · %s", r.ModelCalls, costText(r.CostUSD, r.CostKnown))),
+			app.Dt().Text("Replay id"), app.Dd().Body(app.Code().Text(rep.ReplayID)),
+		),
+		app.If(len(rep.SurpriseSignals) > 0, func() app.UI {
+			items := make([]app.UI, len(rep.SurpriseSignals))
+			for i, s := range rep.SurpriseSignals {
+				items[i] = app.Li().Class("surprise").Body(renderSurprise(s))
+			}
+			return app.Div().Class("status status-error").ID("replay-surprises").Body(
+				app.P().Text(fmt.Sprintf("%d surprise signals:", len(rep.SurpriseSignals))),
+				app.Ul().Body(items...),
+			)
+		}),
+		app.Div().Class("field-row").Body(
+			app.Button().Type("button").ID("replay-save").Disabled(p.saving || p.saved != nil).
+				Text("Save as new bundle (version "+strconv.Itoa(r.Bundle.SkillVersion)+")").OnClick(p.onSave),
+			app.If(p.saving, func() app.UI { return app.Span().Class("status status-pending").Text("Saving…") }),
+		),
+		app.If(p.saved != nil, func() app.UI {
+			return app.P().Class("status status-ok").ID("replay-saved").Role("status").Body(
+				app.Text(fmt.Sprintf("Saved: the replay and version %d are in the library (%d replays of this skill). ", r.Bundle.SkillVersion, p.saved.ReplayCount)),
+				app.A().Href("/skills/"+p.id).Text("Open the skill"),
+			)
+		}),
+		app.If(p.saveErr != nil, func() app.UI {
+			return app.Div().Class("status status-error").Role("alert").ID("replay-save-error").Body(
+				app.P().Text("Not saved; the library is as it was."),
+				app.P().Class("error-text").Text(errText(p.saveErr)),
+			)
+		}),
+	)
+}
+
+func statusClass(s string) string {
+	switch s {
+	case skill.StatusSuccess:
+		return "success"
+	case skill.StatusCompletedWithSurprises:
+		return "surprises"
+	case skill.StatusHalted:
+		return "halted"
+	}
+	return "unknown"
+}
+
+// renderSurprise shows one surprise signal: where, which kind in both
+// vocabularies, and the predicted and actual state hashes.
+func renderSurprise(s skill.SurpriseSignal) app.UI {
+	kind := s.Kind
+	if s.SurpriseKind != "" {
+		kind += " / " + s.SurpriseKind
+	}
+	return app.Div().Body(
+		app.Strong().Text(fmt.Sprintf("Edge %d: %s", s.EdgeIndex, kind)),
+		app.If(s.Detail != "", func() app.UI { return app.Span().Text(" — " + s.Detail) }),
+		app.Dl().Class("facts surprise-hashes").Body(
+			app.Dt().Text("Predicted"), app.Dd().Body(app.Code().Class("hash surprise-predicted").Text(orText(s.PredictedStateHash, "(none)"))),
+			app.Dt().Text("Actual"), app.Dd().Body(app.Code().Class("hash surprise-actual").Text(orText(s.ActualStateHash, "(none)"))),
+		),
+	)
+}
+
+// renderEdgeTable sets the recorded edges beside the replayed ones.
+func renderEdgeTable(rows []skillpage.EdgeRow) app.UI {
+	trs := make([]app.UI, 0, len(rows))
+	for _, r := range rows {
+		match := app.UI(app.Span().Class("muted").Text("pending"))
+		if r.Replayed {
+			match = app.Span().Class("match match-" + r.Match).Text(r.Match)
+		}
+		committed := ""
+		if r.Replayed {
+			committed = map[bool]string{true: "yes", false: "no"}[r.Committed]
+		}
+		tr := app.Tr().ID("edge-row-"+strconv.Itoa(r.Index)).Class("edge-row").Body(
+			app.Th().Scope("row").Text(strconv.Itoa(r.Index)),
+			app.Td().Body(app.Code().Text(r.Tool)),
+			app.Td().Body(hashPair(r.RecordedBefore, r.RecordedAfter)),
+			app.Td().Body(app.If(r.Replayed, func() app.UI { return hashPair(r.ObservedBefore, r.ObservedAfter) })),
+			app.Td().Class("edge-match").Body(match),
+			app.Td().Text(committed),
+			app.Td().Text(r.Decision),
+		)
+		if len(r.Surprises) > 0 {
+			tr = tr.Class("surprise")
+		}
+		trs = append(trs, tr)
+		for _, s := range r.Surprises {
+			trs = append(trs, app.Tr().Class("surprise surprise-detail").Body(
+				app.Td().ColSpan(7).Body(renderSurprise(s)),
+			))
+		}
+	}
+	return app.Div().Class("table-scroll").Body(
+		app.Table().Class("list edges").ID("replay-edges").Body(
+			app.Caption().Text("Recorded edges beside replayed edges"),
+			app.THead().Body(app.Tr().Body(
+				app.Th().Scope("col").Text("Edge"), app.Th().Scope("col").Text("Tool"),
+				app.Th().Scope("col").Text("Recorded state before → after"),
+				app.Th().Scope("col").Text("Replayed state before → after"),
+				app.Th().Scope("col").Text("Match"), app.Th().Scope("col").Text("Committed"),
+				app.Th().Scope("col").Text("Authorization"),
+			)),
+			app.TBody().Body(trs...),
+		),
+	)
+}
+
+func hashPair(before, after string) app.UI {
+	return app.Span().Body(
+		app.Code().Class("hash").Text(orText(before, "–")),
+		app.Text(" → "),
+		app.Code().Class("hash").Text(orText(after, "–")),
+	)
+}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/export"
+	"workbench/pkg/skill"
+	"workbench/pkg/skillpage"
+	"workbench/pkg/store"
+	"workbench/pkg/verify"
+	"workbench/schemas"
+)
+
+// skillPage is one stored skill (/skills/{id}): its newest version's
+// header, the conformance panel, the tabs Manifest / Memory / Compare /
+// Audit (spec §2.1) and the export dialog.
+//
+// Everything shown is read from the stored bundle and its re-verification
+// (verify.Report); the verdict the bundle claims is shown only beside the
+// re-derived one.
+type skillPage struct {
+	app.Compo
+	env *env
+
+	// nav is the page's own context (from OnNav): asynchronous work
+	// dispatches its results through it (see onEditSave).
+	nav     app.Context
+	id      string
+	loading bool
+	loadErr error
+	missing bool // no skill with this id in the library
+	blocked bool
+
+	sk      store.Skill
+	stored  store.StoredBundle
+	bundle  *skill.Bundle
+	report  *verify.Report
+	panel   skillpage.Panel
+	advice  export.Advice
+	schemas *schemas.Validator
+
+	tab string
+
+	edit    manifestEdit
+	memory  memoryState
+	cmp     compareState
+	exp     exportState
+	audit   *skillpage.Audit
+	saveMsg string // a new version was stored (from Manifest or Compare)
+}
+
+// The tabs of spec §2.1, in order.
+var skillTabs = [...]struct{ id, label string }{
+	{"manifest", "Manifest"},
+	{"memory", "Memory"},
+	{"compare", "Compare"},
+	{"audit", "Audit"},
+}
+
+// skillIDOf returns the id in /skills/{id} or /skills/{id}/replay.
+func skillIDOf(path string) string {
+	rest := strings.TrimPrefix(path, "/skills/")
+	id, _, _ := strings.Cut(rest, "/")
+	return id
+}
+
+func (p *skillPage) OnNav(ctx app.Context) {
+	ctx.Page().SetTitle("Skill · Skill Workbench")
+	id := skillIDOf(ctx.Page().URL().Path)
+	p.nav = ctx
+	if id == p.id && p.bundle != nil {
+		return
+	}
+	// Reset the page's state, keeping go-app's own (the embedded Compo).
+	*p = skillPage{Compo: p.Compo, nav: ctx, env: p.env, id: id, tab: "manifest"}
+	p.load(ctx)
+}
+
+// loaded is everything the page reads when it opens.
+type loaded struct {
+	sk      store.Skill
+	stored  store.StoredBundle
+	bundle  *skill.Bundle
+	report  *verify.Report
+	advice  export.Advice
+	schemas *schemas.Validator
+}
+
+// loadSkill reads skill id's newest bundle from the library and verifies
+// it. It blocks: call it from a goroutine.
+func (e *env) loadSkill(ctx context.Context, id string, blocked func()) (*loaded, error) {
+	st, err := e.store(ctx, blocked)
+	if err != nil {
+		return nil, err
+	}
+	var l loaded
+	if l.sk, err = st.Skill(ctx, id); err != nil {
+		e.dropStore(err)
+		return nil, err
+	}
+	if l.stored, err = st.Bundle(ctx, l.sk.BundleHash); err != nil {
+		e.dropStore(err)
+		return nil, err
+	}
+	v, err := e.verify()
+	if err != nil {
+		return nil, err
+	}
+	if l.report, err = v.Bytes(l.stored.Data); err != nil {
+		return nil, err
+	}
+	if l.bundle, err = l.stored.Decode(); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+func (p *skillPage) load(ctx app.Context) {
+	p.loading = true
+	id := p.id
+	ctx.Async(func() {
+		l, err := p.env.loadSkill(ctx, id, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
+		if err == nil {
+			l.advice, err = export.Advise(l.bundle)
+		}
+		if err == nil {
+			// The manifest form checks every keystroke against the schema.
+			l.schemas, err = schemas.New()
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			p.loading = false
+			if errors.Is(err, store.ErrNotFound) {
+				p.missing = true
+				ctx.Page().SetTitle("No such skill · Skill Workbench")
+				return
+			}
+			if err != nil {
+				p.loadErr = err
+				return
+			}
+			p.sk, p.stored, p.bundle, p.report, p.advice, p.schemas = l.sk, l.stored, l.bundle, l.report, l.advice, l.schemas
+			p.panel = skillpage.Conformance(l.report)
+			p.edit = newManifestEdit(l.bundle.Manifest)
+			p.exp = newExportState(l.advice)
+			ctx.Page().SetTitle(l.bundle.Manifest.Name + " · Skill Workbench")
+		})
+	})
+}
+
+func (p *skillPage) onTab(id string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		p.tab = id
+		switch id {
+		case "memory":
+			p.loadMemory(p.nav)
+		case "audit":
+			if p.audit == nil && p.bundle != nil {
+				a := skillpage.AuditOf(p.bundle)
+				p.audit = &a
+			}
+		}
+	}
+}
+
+// onTabKey moves between tabs with the arrow keys (WAI-ARIA tabs pattern).
+func (p *skillPage) onTabKey(ctx app.Context, e app.Event) {
+	key := e.Get("key").String()
+	i := 0
+	for j, t := range skillTabs {
+		if t.id == p.tab {
+			i = j
+		}
+	}
+	switch key {
+	case "ArrowRight":
+		i = (i + 1) % len(skillTabs)
+	case "ArrowLeft":
+		i = (i + len(skillTabs) - 1) % len(skillTabs)
+	case "Home":
+		i = 0
+	case "End":
+		i = len(skillTabs) - 1
+	default:
+		return
+	}
+	e.PreventDefault()
+	p.onTab(skillTabs[i].id)(ctx, e)
+	next := "tab-" + skillTabs[i].id
+	ctx.Defer(func(app.Context) {
+		if el := app.Window().GetElementByID(next); el.Truthy() {
+			el.Call("focus")
+		}
+	})
+}
+
+func (p *skillPage) Render() app.UI {
+	switch {
+	case p.missing:
+		return frame("/skills",
+			app.H1().Text("No such skill"),
+			app.P().ID("skill-missing").Body(
+				app.Text("There is no skill with id "), app.Code().Text(p.id),
+				app.Text(" in this browser's library. Skills live in this browser only: "),
+				app.A().Href("/import").Text("import its bundle file"),
+				app.Text(" or see "), app.A().Href("/skills").Text("the skills you have"), app.Text("."),
+			),
+		)
+	case p.loadErr != nil:
+		return frame("/skills",
+			app.H1().Text("Skill"),
+			app.Div().Class("status status-error").Role("alert").ID("skill-error").Body(
+				app.P().Text("The skill could not be read from this browser's library."),
+				app.P().Class("error-text").Text(p.loadErr.Error()),
+			),
+		)
+	case p.bundle == nil:
+		return frame("/skills",
+			app.H1().Text("Skill"),
+			app.If(p.blocked, func() app.UI {
+				return app.P().Class("status status-error").Role("alert").Text("Another tab of the workbench holds an older version of the library open. Close it to continue.")
+			}),
+			app.P().Class("status status-pending").ID("skill-loading").Text("Reading the skill from this browser's library and re-verifying its proof…"),
+		)
+	}
+	return frame("/skills",
+		p.renderHeader(),
+		renderConformance(p.panel),
+		p.renderExport(),
+		p.renderTabs(),
+	)
+}
+
+func (p *skillPage) renderHeader() app.UI {
+	b := p.bundle
+	return app.Div().Class("skill-header").Body(
+		app.H1().ID("skill-name").Text(b.Manifest.Name),
+		app.P().Class("skill-description").Text(b.Manifest.Description),
+		app.Dl().Class("facts").ID("skill-facts").Body(
+			app.Dt().Text("Slug"), app.Dd().ID("skill-slug").Body(app.Code().Text(b.Manifest.Slug)),
+			app.Dt().Text("Version"), app.Dd().ID("skill-version").Text(strconv.Itoa(b.SkillVersion)),
+			app.Dt().Text("Signed"), app.Dd().ID("skill-signed").Text("signed: "+strconv.FormatBool(p.report.Signed)),
+			app.Dt().Text("Content hash"), app.Dd().Body(app.Code().ID("skill-hash").Class("hash").Text(b.ContentHash)),
+			app.Dt().Text("Redaction profile"), app.Dd().ID("skill-redaction").Text(b.Evidence.RedactionProfile),
+			app.Dt().Text("Body"), app.Dd().Text(b.Manifest.BodyChoice),
+			app.Dt().Text("Replays"), app.Dd().ID("skill-replays").Text(strconv.Itoa(p.sk.ReplayCount)),
+		),
+		app.If(p.saveMsg != "", func() app.UI {
+			return app.P().Class("status status-ok").ID("skill-saved").Role("status").Text(p.saveMsg)
+		}),
+		app.Div().Class("skill-actions").Body(
+			app.A().Class("button").ID("skill-replay").Href("/skills/"+p.id+"/replay").Text("Replay with a new input"),
+			app.Button().Type("button").ID("export-open").Class("secondary").Text("Export bundle…").OnClick(p.onExportOpen),
+		),
+	)
+}
+
+func (p *skillPage) renderTabs() app.UI {
+	tabs := make([]app.UI, 0, len(skillTabs))
+	for _, t := range skillTabs {
+		selected := t.id == p.tab
+		tabIndex := -1
+		if selected {
+			tabIndex = 0
+		}
+		tabs = append(tabs, app.Button().Type("button").Role("tab").ID("tab-"+t.id).Class("tab").
+			Aria("selected", strconv.FormatBool(selected)).Aria("controls", "panel-"+t.id).
+			TabIndex(tabIndex).Text(t.label).OnClick(p.onTab(t.id)))
+	}
+	var panel app.UI
+	switch p.tab {
+	case "memory":
+		panel = p.renderMemory()
+	case "compare":
+		panel = p.renderCompare()
+	case "audit":
+		panel = p.renderAudit()
+	default:
+		panel = p.renderManifest()
+	}
+	return app.Section().Class("tabs").Aria("label", "Skill details").Body(
+		app.Div().Role("tablist").Class("tablist").Aria("label", "Skill details").OnKeyDown(p.onTabKey).Body(tabs...),
+		app.Div().Role("tabpanel").ID("panel-"+p.tab).Class("tabpanel").Aria("labelledby", "tab-"+p.tab).TabIndex(0).Body(panel),
+	)
+}
+
+// reload re-reads the skill after a new version was stored, keeping the
+// message about it.
+func (p *skillPage) reload(ctx app.Context, msg string) {
+	*p = skillPage{Compo: p.Compo, nav: p.nav, env: p.env, id: p.id, tab: p.tab, saveMsg: msg}
+	p.load(ctx)
+}

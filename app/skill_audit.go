@@ -1,0 +1,108 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// renderAudit is the Audit tab (spec §2.1): every PULSE event, every
+// authorization block and every tool call's request and response hash,
+// from the bundle alone.
+func (p *skillPage) renderAudit() app.UI {
+	a := p.audit
+	if a == nil {
+		return app.P().Text("Reading the bundle…")
+	}
+	events := make([]app.UI, len(a.Events))
+	for i, e := range a.Events {
+		events[i] = app.Tr().Body(
+			app.Td().Text(strconv.Itoa(i+1)),
+			app.Td().Body(app.Code().Text(e.Type)),
+			app.Td().Text(e.Time),
+			app.Td().Class("event-data").Body(
+				app.Details().Body(
+					app.Summary().Body(app.Code().Text(e.Summary)),
+					app.Pre().Class("json").Text(e.Full),
+				),
+			),
+		)
+	}
+	auths := make([]app.UI, len(a.Authorizations))
+	for i, r := range a.Authorizations {
+		where := "demonstration"
+		if r.Replay != "" {
+			where = "replay " + r.Replay
+		}
+		auths[i] = app.Tr().Class("auth-"+r.Decision).Body(
+			app.Td().Text(where),
+			app.Td().Text(strconv.Itoa(r.Edge)),
+			app.Td().Body(decisionBadge(r.Decision)),
+			app.Td().Body(app.Code().Text(r.Capability)),
+			app.Td().Body(app.Code().Text(r.ActionType)),
+			app.Td().Text(r.Reason),
+			app.Td().Text(r.PolicyID+" · "+r.Authorizer),
+			app.Td().Body(app.Code().Class("hash").Text(r.BlockID)),
+		)
+	}
+	calls := make([]app.UI, len(a.ToolCalls))
+	for i, c := range a.ToolCalls {
+		edge := "–"
+		if c.EdgeIndex != nil {
+			edge = strconv.Itoa(*c.EdgeIndex)
+		}
+		calls[i] = app.Tr().Body(
+			app.Td().Text(edge),
+			app.Td().Text(c.Server),
+			app.Td().Body(app.Code().Text(c.Tool)),
+			app.Td().Body(app.Code().Class("hash").Text(c.RequestHash)),
+			app.Td().Body(app.Code().Class("hash").Text(c.ResponseHash)),
+		)
+	}
+	scope := make([]app.UI, 0, 2*len(a.Scope))
+	for _, kv := range a.Scope {
+		scope = append(scope, app.Dt().Text(kv.Key), app.Dd().Body(app.Code().Text(kv.Value)))
+	}
+	return app.Div().Body(
+		app.H2().Text("Audit"),
+		app.H3().Text("Authorization in scope"),
+		app.If(len(scope) == 0, func() app.UI { return app.P().Text("The bundle records no authorization scope.") }).
+			Else(func() app.UI { return app.Dl().Class("facts").ID("audit-scope").Body(scope...) }),
+		auditTable("audit-auth", "Authorization blocks: every decision, during the demonstration and every replay",
+			[]string{"Where", "Edge", "Decision", "Capability", "Action", "Reason", "Policy · authorizer", "Block"}, auths),
+		auditTable("audit-tools", "Tool calls: request and response hashes",
+			[]string{"Edge", "Server", "Tool", "Request hash", "Response hash"}, calls),
+		auditTable("audit-events", "PULSE events (CloudEvents), in the order recorded",
+			[]string{"#", "Type", "Time", "Data"}, events),
+	)
+}
+
+func auditTable(id, caption string, cols []string, rows []app.UI) app.UI {
+	head := make([]app.UI, len(cols))
+	for i, c := range cols {
+		head[i] = app.Th().Scope("col").Text(c)
+	}
+	if len(rows) == 0 {
+		rows = []app.UI{app.Tr().Body(app.Td().ColSpan(len(cols)).Text("None recorded."))}
+	}
+	return app.Div().Class("table-scroll").Body(
+		app.Table().Class("list audit").ID(id).Body(
+			app.Caption().Text(caption),
+			app.THead().Body(app.Tr().Body(head...)),
+			app.TBody().Body(rows...),
+		),
+	)
+}
+
+// decisionBadge shows an authorization decision: allow as a pass, deny as
+// a failure, anything else (approval_required) as undecided.
+func decisionBadge(d string) app.UI {
+	class := "verdict-inconclusive"
+	switch d {
+	case "allow":
+		class = "verdict-pass"
+	case "deny":
+		class = "verdict-fail"
+	}
+	return app.Span().Class("verdict " + class).Text(d)
+}
