@@ -14,6 +14,8 @@ require (
 	github.com/syumai/workers v0.31.0
 )
 
+require github.com/andybalholm/brotli v1.3.0 // indirect
+
 require (
 	github.com/aymerick/douceur v0.2.0 // indirect
 	github.com/chromedp/cdproto v0.159.0 // indirect

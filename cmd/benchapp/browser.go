@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/chromedp"
+)
+
+// server is a running `workbench serve` of the built site.
+type server struct {
+	base string
+	cmd  *exec.Cmd
+}
+
+var servingAt = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+) `)
+
+// startServe runs `workbench serve` on a free loopback port and waits
+// until it says where it listens.
+func startServe(ctx context.Context, workbench, site string) (*server, error) {
+	cmd := exec.CommandContext(ctx, workbench, "serve", "--addr", "127.0.0.1:0", "--site", site)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("workbench serve: %w", err)
+	}
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if m := servingAt.FindStringSubmatch(lines.Text()); m != nil {
+			go io.Copy(io.Discard, stdout)
+			return &server{base: m[1], cmd: cmd}, nil
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	return nil, fmt.Errorf("workbench serve did not say where it listens: %s", stderr.String())
+}
+
+func (s *server) stop() {
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+}
+
+// browser is one headless Chromium with a fresh profile — an empty HTTP
+// cache, no compiled-code cache, no IndexedDB — and one tab.
+type browser struct {
+	tab    context.Context
+	cancel func()
+}
+
+func newBrowser(ctx context.Context, chromium string) (*browser, error) {
+	dir, err := os.MkdirTemp("", "benchapp-profile-")
+	if err != nil {
+		return nil, err
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(dir),
+	)
+	tab, cancelTab := chromedp.NewContext(alloc)
+	// Start the browser now, so its launch is not part of a measurement.
+	if err := chromedp.Do(tab, chromedp.Navigate("about:blank"), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, performance.Enable, performance.EnableParams{})
+		return err
+	})); err != nil {
+		cancelTab()
+		cancelAlloc()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start chromium: %w", err)
+	}
+	return &browser{tab: tab, cancel: func() { cancelTab(); cancelAlloc(); os.RemoveAll(dir) }}, nil
+}
+
+func (b *browser) close() { b.cancel() }
+
+// open loads path and waits until the app has rendered the route.
+func (b *browser) open(base, path string) error {
+	return chromedp.Do(b.tab,
+		chromedp.Navigate(base+path),
+		chromedp.Poll[chromedp.Void](appReady, chromedp.WithPollingTimeout(time.Minute)),
+	)
+}
+
+// appReady is true once the app has replaced the static shell with the
+// route's content.
+const appReady = `!document.getElementById("app-wasm-loader") && !document.querySelector(".wb-shell") && !!document.querySelector("main#main h1")`
+
+// waitFor polls a JavaScript expression until it is truthy.
+func (b *browser) waitFor(expr string, timeout time.Duration) error {
+	return chromedp.Do(b.tab, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(5*time.Millisecond)))
+}
+
+// eval evaluates an expression, awaiting a promise it returns.
+func eval[T any](b *browser, expr string) (T, error) {
+	return chromedp.Run(b.tab, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+// drop drops files on the element matching a CSS selector as a user
+// dragging them from the desktop would (Input.dispatchDragEvent).
+func (b *browser) drop(sel string, files ...string) error {
+	box, err := chromedp.Run(b.tab, chromedp.Dimensions(chromedp.CSS(sel)))
+	if err != nil {
+		return err
+	}
+	q := box.Content
+	x, y := (q[0]+q[2])/2, (q[1]+q[5])/2
+	data := &input.DragData{Files: files, DragOperationsMask: 1}
+	return chromedp.Do(b.tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, typ := range []input.DispatchDragEventType{input.DispatchDragEventTypeDragEnter, input.DispatchDragEventTypeDragOver, input.DispatchDragEventTypeDrop} {
+			if _, err := cdp.Call(ctx, t, input.DispatchDragEvent, input.DispatchDragEventParams{Type: typ, X: x, Y: y, Data: data}); err != nil {
+				return fmt.Errorf("%s: %w", typ, err)
+			}
+		}
+		return nil
+	}))
+}
+
+// upload sets the files of an <input type=file>, as the file picker does.
+func (b *browser) upload(sel string, files []string) error {
+	return chromedp.Do(b.tab, chromedp.SetUploadFiles(chromedp.CSS(sel), files))
+}
+
+// addInitScript runs src in every document the tab loads, before the
+// page's own scripts (CDP's injected scripts are not subject to the
+// page's CSP).
+func (b *browser) addInitScript(src string) error {
+	return chromedp.Do(b.tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
+		return err
+	}))
+}
+
+// mainThreadTime is the renderer main thread's busy time so far, in
+// milliseconds (Performance.getMetrics TaskDuration): the CPU the page
+// needed, which other load on the machine inflates far less than wall
+// time.
+func (b *browser) mainThreadTime() (float64, error) {
+	var ms float64
+	err := chromedp.Do(b.tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		res, err := cdp.Call(ctx, t, performance.GetMetrics, cdp.Empty{})
+		if err != nil {
+			return err
+		}
+		for _, m := range res.Metrics {
+			if m.Name == "TaskDuration" {
+				ms = m.Value * 1000
+				return nil
+			}
+		}
+		return fmt.Errorf("no TaskDuration metric")
+	}))
+	return ms, err
+}

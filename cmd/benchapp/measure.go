@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ttiProbe runs in the page before any of its scripts. Time zero is the
+// navigation start (performance.now() of the new document). It records:
+//
+//   - wasm: when app.wasm finished arriving (resource timing);
+//   - content: the first moment the route's main content is in the DOM —
+//     the wasm loader and the static shell gone, main#main holding its h1;
+//   - interactive: the first moment the app answered an input. From
+//     content on, the probe submits the key form with the field empty
+//     (every 10 ms until answered); the app's Go handler answers with
+//     the "enter a key" error in #key-error. That error appearing is
+//     the app having handled an event and re-rendered.
+//
+// The probe cancels the form's default submission itself, so a submit
+// before the app's handler is attached cannot reload the page.
+const ttiProbe = `(() => {
+  const t = window.__tti = {};
+  document.addEventListener("submit", (e) => e.preventDefault(), true);
+  let last = -1;
+  const tick = () => {
+    if (t.interactive) return;
+    const now = performance.now();
+    if (!t.content && !document.getElementById("app-wasm-loader") && !document.querySelector(".wb-shell") && document.querySelector("main#main h1")) {
+      t.content = now;
+    }
+    if (t.content && document.getElementById("key-error")) {
+      t.interactive = now;
+      const w = performance.getEntriesByType("resource").find((e) => e.name.endsWith("/web/app.wasm"));
+      if (w) t.wasm = w.responseEnd;
+      return;
+    }
+    const f = document.getElementById("key-form");
+    if (t.content && f && now - last >= 10) { last = now; f.requestSubmit(); }
+    requestAnimationFrame(tick);
+  };
+  new MutationObserver(tick).observe(document, {subtree: true, childList: true, attributes: true});
+  requestAnimationFrame(tick);
+})();`
+
+// ttiResult is one cold load of /, in milliseconds from navigation start.
+type ttiResult struct {
+	Wasm        float64 `json:"wasm"`
+	Content     float64 `json:"content"`
+	Interactive float64 `json:"interactive"`
+	// CPU is the renderer main thread's busy time by then.
+	CPU float64 `json:"-"`
+}
+
+// measureTTI loads / in a fresh browser profile and returns the probe's
+// times.
+func measureTTI(ctx context.Context, cfg config, base string) (ttiResult, error) {
+	b, err := newBrowser(ctx, cfg.chromium)
+	if err != nil {
+		return ttiResult{}, err
+	}
+	defer b.close()
+	if err := b.addInitScript(ttiProbe); err != nil {
+		return ttiResult{}, err
+	}
+	if err := b.open(base, "/"); err != nil {
+		return ttiResult{}, err
+	}
+	if err := b.waitFor(`!!(window.__tti && window.__tti.interactive)`, time.Minute); err != nil {
+		return ttiResult{}, fmt.Errorf("the app never answered the key form: %w", err)
+	}
+	r, err := eval[ttiResult](b, `window.__tti`)
+	if err != nil {
+		return r, err
+	}
+	r.CPU, err = b.mainThreadTime()
+	return r, err
+}
+
+// importProbe times one import on /import: from the drop event (capture
+// phase, before the app sees it) to the first animation frame after the
+// file's result row says "accepted" — or anything else, which fails the
+// run.
+const importProbe = `(() => {
+  const t = window.__import = {};
+  document.addEventListener("drop", () => { t.start = performance.now(); }, true);
+  const obs = new MutationObserver(() => {
+    const s = document.querySelector("#import-results > li .import-status");
+    if (!s || t.end) return;
+    t.status = s.textContent;
+    t.row = s.closest("li").textContent;
+    requestAnimationFrame(() => { t.end = performance.now(); });
+    obs.disconnect();
+  });
+  obs.observe(document.querySelector("main#main"), {subtree: true, childList: true, characterData: true});
+  return true;
+})()`
+
+type importResult struct {
+	Start  float64 `json:"start"`
+	End    float64 `json:"end"`
+	Status string  `json:"status"`
+	Row    string  `json:"row"`
+}
+
+// timing is one measured interval: wall time and the renderer main
+// thread's busy time in it, in milliseconds.
+type timing struct{ wall, cpu float64 }
+
+// measureImport drops file on /import in a fresh profile and returns the
+// time until its row is shown accepted.
+func measureImport(ctx context.Context, cfg config, base, file string) (timing, error) {
+	b, err := newBrowser(ctx, cfg.chromium)
+	if err != nil {
+		return timing{}, err
+	}
+	defer b.close()
+	if err := b.open(base, "/import"); err != nil {
+		return timing{}, err
+	}
+	if _, err := eval[bool](b, importProbe); err != nil {
+		return timing{}, err
+	}
+	cpu0, err := b.mainThreadTime()
+	if err != nil {
+		return timing{}, err
+	}
+	if err := b.drop("#dropzone", file); err != nil {
+		return timing{}, err
+	}
+	if err := b.waitFor(`!!window.__import.end`, 5*time.Minute); err != nil {
+		return timing{}, fmt.Errorf("no result row: %w", err)
+	}
+	cpu1, err := b.mainThreadTime()
+	if err != nil {
+		return timing{}, err
+	}
+	r, err := eval[importResult](b, `window.__import`)
+	if err != nil {
+		return timing{}, err
+	}
+	if r.Status != "accepted" {
+		return timing{}, fmt.Errorf("the bundle was not accepted: %s", r.Row)
+	}
+	return timing{wall: r.End - r.Start, cpu: cpu1 - cpu0}, nil
+}
+
+// listProbe times one navigation to /skills from another page of the
+// app: from the click on the nav link (capture phase) to the first
+// animation frame after the table holds every stored skill.
+const listProbe = `((want) => {
+  const t = window.__list = {};
+  const rows = document.getElementsByClassName("skill-row");
+  document.addEventListener("click", (e) => {
+    if (e.target.closest && e.target.closest('a[href="/skills"]')) t.start = performance.now();
+  }, {capture: true, once: true});
+  const obs = new MutationObserver(() => {
+    if (t.start === undefined || t.seen || rows.length < want) return;
+    t.seen = true;
+    t.rows = rows.length;
+    obs.disconnect();
+    requestAnimationFrame(() => { t.end = performance.now(); });
+  });
+  obs.observe(document.body, {subtree: true, childList: true});
+  return true;
+})`
+
+type listResult struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Rows  int     `json:"rows"`
+}
+
+// seedLibrary imports bundles through /import's file picker, the app's
+// own import path, and checks every one was accepted.
+func seedLibrary(ctx context.Context, b *browser, base, dir string, bundles [][]byte) error {
+	paths := make([]string, len(bundles))
+	for i, data := range bundles {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("seed-%04d.skill.json", i))
+		if err := os.WriteFile(paths[i], data, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := b.open(base, "/import"); err != nil {
+		return err
+	}
+	if err := b.upload("#import-files", paths); err != nil {
+		return err
+	}
+	want := fmt.Sprintf(`document.querySelectorAll("#import-results > li").length >= %d`, len(paths))
+	if err := b.waitFor(want, 30*time.Minute); err != nil {
+		return fmt.Errorf("seeding: %w", err)
+	}
+	bad, err := eval[[]string](b, `[...document.querySelectorAll("#import-results > li")].filter((li) => !li.classList.contains("import-accepted")).map((li) => li.textContent)`)
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("seeding: %d bundles not accepted, first: %s", len(bad), bad[0])
+	}
+	return nil
+}
+
+// measureList navigates from /import to /skills through the nav bar and
+// returns the time until all n skills are listed. The main-thread time
+// runs to the end of the measurement, so it also holds whatever
+// re-verification ran in that time.
+func measureList(b *browser, base string, n int) (timing, error) {
+	if err := b.open(base, "/import"); err != nil {
+		return timing{}, err
+	}
+	if _, err := eval[bool](b, fmt.Sprintf("%s(%d)", listProbe, n)); err != nil {
+		return timing{}, err
+	}
+	cpu0, err := b.mainThreadTime()
+	if err != nil {
+		return timing{}, err
+	}
+	if _, err := eval[bool](b, `document.querySelector('nav a[href="/skills"]').click(), true`); err != nil {
+		return timing{}, err
+	}
+	if err := b.waitFor(`!!window.__list.end`, time.Minute); err != nil {
+		return timing{}, fmt.Errorf("the list never held %d skills: %w", n, err)
+	}
+	cpu1, err := b.mainThreadTime()
+	if err != nil {
+		return timing{}, err
+	}
+	r, err := eval[listResult](b, `window.__list`)
+	if err != nil {
+		return timing{}, err
+	}
+	if r.Rows != n {
+		return timing{}, fmt.Errorf("%d rows listed, want %d", r.Rows, n)
+	}
+	return timing{wall: r.End - r.Start, cpu: cpu1 - cpu0}, nil
+}

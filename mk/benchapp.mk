@@ -1,0 +1,22 @@
+# Measurements of the browser app (cmd/benchapp) and the screenshots of
+# its routes (e2e/screenshots_test.go), both against the built site under
+# `workbench serve` in headless Chromium. docs/app-bench.md says what each
+# number means and records the results.
+#
+#   make bench-app      app.wasm brotli size, cold time to interactive,
+#                       10 MB import, /skills with 1,000 skills (a benchmark)
+#   make check-bench-app  one quick run of each measurement (a smoke test)
+#   make screenshots    rewrite docs/screenshots/<route>.png from an e2e run
+
+BENCH_APP_RUNS ?= 5
+.PHONY: bench-app check-bench-app screenshots
+
+bench-app: chromium build
+	$(GO) run ./cmd/benchapp -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
+
+check-bench-app: chromium build
+	$(GO) run ./cmd/benchapp -check -chromium $(CHROMIUM)
+
+screenshots: chromium build
+	WORKBENCH_E2E=1 WORKBENCH_SCREENSHOTS=1 CHROMIUM=$(CHROMIUM) \
+		$(GO) test -count=1 -timeout 10m -run '^TestScreenshots$$' ./e2e/
