@@ -263,8 +263,9 @@ func (b *Body) Call(ctx context.Context, tool string, args map[string]any) (body
 		return res, nil
 	}
 	if v, err := parsePage(res.Text); err == nil {
-		// The result shows a page (browser_snapshot, browser_find): its
-		// references are numbered by that page.
+		// The result shows a page (browser_snapshot): it is the latest
+		// observation, and its references are numbered by it.
+		b.setRefs(&v.refs)
 		res.Text = rewriteRefs(res.Text, v.refs.toNorm)
 		return res, nil
 	}
