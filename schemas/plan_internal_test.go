@@ -165,11 +165,20 @@ func TestEdgePlanAgreesWithLibrary(t *testing.T) {
 		}
 		return want
 	}
+	// Compiled to WebAssembly, or in -short mode, a quarter of the places
+	// will do.
+	every := 1
+	if testing.Short() || runtime.GOARCH == "wasm" {
+		every = 4
+	}
 	valid := 0
 	cases := 0
 	for i, edge := range edges {
 		check("edge", edge)
-		for _, path := range places(edge, nil) {
+		for n, path := range places(edge, nil) {
+			if n%every != 0 {
+				continue
+			}
 			if len(path) > 1 && path[0] == "observed_outcome" {
 				continue // any value is an observed outcome: replacing it whole says all
 			}
