@@ -1,0 +1,182 @@
+package e2e
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"workbench/fixtures"
+	"workbench/pkg/openrouter/openroutertest"
+	"workbench/pkg/skill"
+)
+
+// The replay-fidelity scenario as the CLI tests teach it: the page comes
+// from the input, the click on README is literal.
+var fidelitySteps = []openroutertest.Step{
+	openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/acme/widget"}),
+	openroutertest.ToolCall("browser_click", map[string]any{"name": "README"}),
+	openroutertest.Answer("The README says the widget is small."),
+}
+
+var levels = []string{skill.LevelExact, skill.LevelStructural, skill.LevelSemantic, skill.LevelFailed, skill.LevelInconclusive}
+
+// Acceptance criterion 9: a replay produces a ReplayReport whose fidelity
+// level is one of spec §5.5's, shown with the status, the recorded edges
+// beside the replayed ones and the surprises; saved as a new bundle it is
+// counted in the library and re-verified on the skill page.
+func TestReplayNewInput(t *testing.T) {
+	file := teachBundle(t, fixtures.ReplayFidelity, fidelitySteps...)
+	s := newSession(t)
+	id := s.importBundle(file)
+	s.openSkill(id)
+	s.click("#skill-replay")
+	s.waitVisible("#replay-form")
+	input := "#replay-input-repo_url"
+	if got := eval[string](s, `document.querySelector("`+input+`").value`); got != "https://git.workbench.test/acme/widget" {
+		t.Errorf("the form starts with %q, not the recorded input", got)
+	}
+
+	// A bad value: the error is beside its field, and nothing runs.
+	s.setValue(input, "git.workbench.test/acme/gadget", "input")
+	s.click("#replay-run")
+	s.waitText(input+"-error", "not an absolute http or https URL")
+	if s.countOf("#replay-outcome") != 0 {
+		t.Error("a replay ran with an input the manifest does not accept")
+	}
+
+	// The same skill on another repository: same shapes, other text.
+	s.setValue(input, "https://git.workbench.test/acme/gadget", "input")
+	s.click("#replay-run")
+	s.waitVisible("#replay-outcome")
+	if got := s.text("#replay-status"); got != skill.StatusSuccess {
+		t.Errorf("status %q", got)
+	}
+	level := s.text("#replay-level")
+	if !slices.Contains(levels, level) {
+		t.Errorf("fidelity level %q is not one of spec §5.5's", level)
+	}
+	if level != skill.LevelStructural {
+		t.Errorf("fidelity level %q, want structural for a new input on the simulator", level)
+	}
+	if got := s.textsOf("#replay-edges .edge-match"); !slices.Equal(got, []string{skill.MatchStructural, skill.MatchStructural}) {
+		t.Errorf("edge matches %q", got)
+	}
+	// Recorded hashes beside observed ones.
+	b := decodeFile(t, file)
+	row := s.text("#edge-row-0")
+	if !strings.Contains(row, b.Trace.Edges[0].StateBefore) || !strings.Contains(row, b.Trace.Edges[0].StateAfter) {
+		t.Errorf("edge 0 does not show its recorded hashes: %q", row)
+	}
+	if got := s.text("#replay-fidelity"); !strings.HasPrefix(got, "1 (2 of 2 edges committed)") {
+		t.Errorf("fidelity %q", got)
+	}
+
+	s.click("#replay-save")
+	s.waitText("#replay-saved", "1 replays")
+	s.click("#replay-saved a")
+	s.waitVisible("#conformance")
+	s.waitText("#skill-replays", "1")
+	if got := s.text("#skill-version"); got != "2" {
+		t.Errorf("version %q after saving the replay as a new bundle, want 2", got)
+	}
+	if got := s.text("#gate-gate-replay_fidelity .gate-derived .verdict"); got != skill.VerdictPass {
+		t.Errorf("the saved replay's gate re-verifies as %q", got)
+	}
+}
+
+// A replay that diverges halts at the edge, highlights the surprise with
+// its predicted and actual hashes and kind, and shows failed, never pass.
+func TestReplayHaltsWithSurprise(t *testing.T) {
+	file := teachBundle(t, fixtures.ReplayFidelity, fidelitySteps...)
+	s := newSession(t)
+	id := s.importBundle(file)
+	s.open("/skills/" + id + "/replay")
+	s.waitVisible("#replay-form")
+	s.setValue("#replay-input-repo_url", "https://git.workbench.test/acme/nothing", "input")
+	s.click("#replay-run")
+	s.waitVisible("#replay-outcome")
+	if got := s.text("#replay-status"); got != "halted_at_edge_N (halted at edge 0)" {
+		t.Errorf("status %q", got)
+	}
+	if got := s.text("#replay-level"); got != skill.LevelFailed {
+		t.Errorf("level %q, want failed", got)
+	}
+	if s.countOf("#replay-level .level-failed") != 1 {
+		t.Error("failed does not look like a failure")
+	}
+	if got := s.text("#replay-verdict"); got == skill.VerdictPass || s.countOf("#replay-verdict .verdict-pass") != 0 {
+		t.Errorf("a halted replay's verdict shows %q", got)
+	}
+	if !strings.Contains(eval[string](s, `document.querySelector("#edge-row-0").className`), "surprise") {
+		t.Error("the diverging edge is not highlighted")
+	}
+	if s.countOf("#replay-surprises li.surprise") == 0 {
+		t.Fatal("no surprise listed")
+	}
+	sur := s.text("#replay-surprises li.surprise")
+	if !strings.Contains(sur, "Edge 0") || !strings.Contains(sur, "other") {
+		t.Errorf("surprise %q does not name its edge and kind", sur)
+	}
+	if p := s.text("#replay-surprises .surprise-predicted"); !strings.HasPrefix(p, "sha256:") && p != "(none)" {
+		t.Errorf("predicted hash %q", p)
+	}
+	if got := s.textsOf("#replay-edges .edge-match"); len(got) != 2 || got[0] != skill.MatchMismatch || got[1] != skill.MatchNotRun {
+		t.Errorf("edge matches %q", got)
+	}
+}
+
+// Acceptance criterion 13: fixture 5 replayed against two models through
+// the proxy gives two proofs side by side, with the divergence named.
+func TestCompareTwoModels(t *testing.T) {
+	// Taught so that the click on the changelog is the model's choice.
+	file := teachBundle(t, fixtures.ModelComparison,
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/acme/widget"}),
+		openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"}),
+		openroutertest.Answer("The newest version is 1.4.0."),
+	)
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(
+		openroutertest.Script{Model: "example/a", CostPerCall: 0.002, Steps: []openroutertest.Step{
+			openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"}),
+		}},
+		openroutertest.Script{Model: "example/b", CostPerCall: 0.003, Steps: []openroutertest.Step{
+			openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/"}),
+		}},
+	)))
+	s.enterKey()
+	id := s.importBundle(file)
+	s.openSkill(id)
+	s.click("#tab-compare")
+	s.waitVisible("#compare-form")
+	s.setValue("#compare-model-0", "example/a", "input")
+	s.setValue("#compare-model-1", "example/b", "input")
+	s.click("#compare-run")
+	s.waitVisible("#compare-result")
+
+	if n := s.countOf(".compare-card"); n != 2 {
+		t.Fatalf("%d result columns, want 2", n)
+	}
+	if got := s.textsOf(".compare-card .compare-model"); !slices.Equal(got, []string{"example/a", "example/b"}) {
+		t.Errorf("models %q", got)
+	}
+	verdicts := s.textsOf(".compare-card .compare-verdict .verdict")
+	statuses := s.textsOf(".compare-card .compare-status")
+	if len(verdicts) != 2 || len(statuses) != 2 {
+		t.Fatalf("verdicts %q, statuses %q: want two complete proofs", verdicts, statuses)
+	}
+	if statuses[0] != skill.StatusSuccess || statuses[1] != skill.StatusHalted {
+		t.Errorf("statuses %q", statuses)
+	}
+	if verdicts[1] == skill.VerdictPass {
+		t.Errorf("the halted model's proof shows pass")
+	}
+	if n := s.countOf(".compare-card .compare-gates tr"); n != 12 {
+		t.Errorf("%d gate rows, want six per proof", n)
+	}
+	summary := s.text("#compare-summary")
+	if !strings.Contains(summary, "example/a and example/b diverge") {
+		t.Errorf("summary %q does not name the divergence", summary)
+	}
+	if len(s.OR.ChatRequests("example/a")) == 0 || len(s.OR.ChatRequests("example/b")) == 0 {
+		t.Error("a model was not asked through the proxy")
+	}
+}
