@@ -130,7 +130,9 @@ func (p *skillPage) renderManifest() app.UI {
 			}),
 		),
 		app.H3().Text("Manifest JSON (version "+strconv.Itoa(p.bundle.SkillVersion)+", as stored)"),
-		app.Pre().Class("json").ID("manifest-json").Text(string(text)),
+		// Focusable, so a keyboard user can scroll a manifest wider or
+		// taller than its box.
+		app.Pre().Class("json").ID("manifest-json").TabIndex(0).Text(string(text)),
 	)
 }
 
