@@ -408,6 +408,18 @@ func (d *demo) call(ctx context.Context, act *pulse.Span, step int, call openrou
 	res, err := d.opt.Body.Call(ctx, name, args)
 	e.LatencyMS = float64(d.opt.Now().Sub(started).Microseconds()) / 1000
 	if err != nil {
+		// The call could not be made or answered (a server gone, a
+		// timeout). The run stops, but the trace keeps the attempt and
+		// why it failed, and the state after it if the body can still
+		// be observed.
+		failed := map[string]any{"call_failed": err.Error()}
+		e.OutcomeStatus = skill.OutcomeError
+		e.ObservedOutcome = failed
+		if after, afterShape, oerr := observe(ctx, d.opt.Body); oerr == nil {
+			e.StateAfter, e.ShapeAfter = after, afterShape
+		}
+		d.record(e, span, failed)
+		d.progress(step, "act", "call failed: "+err.Error(), &e)
 		return fmt.Errorf("call %s: %w", name, err)
 	}
 	after, afterShape, err := observe(ctx, d.opt.Body)

@@ -3,12 +3,14 @@ package teach_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"workbench/fixtures"
+	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter"
@@ -246,5 +248,65 @@ func TestStopRecordingKeepsTheRecording(t *testing.T) {
 	}
 	if _, err := teach.Draft(p, res, time.Now()); err != nil {
 		t.Errorf("a stopped recording with an edge was not drafted: %v", err)
+	}
+}
+
+// failingBody is the simulator with a server that goes away: every call
+// after the first fails as an unreachable server would.
+type failingBody struct {
+	*sim.Sim
+	calls int
+}
+
+func (b *failingBody) Call(ctx context.Context, tool string, args map[string]any) (body.Result, error) {
+	b.calls++
+	if b.calls > 1 {
+		return body.Result{}, errors.New("MCP server browser unreachable: connection refused")
+	}
+	return b.Sim.Call(ctx, tool, args)
+}
+
+// TestAFailedCallIsRecorded: when the body cannot answer a call, the
+// demonstration stops with the error and its trace keeps the failed edge
+// and why it failed; no draft is made from it.
+func TestAFailedCallIsRecorded(t *testing.T) {
+	ctx := context.Background()
+	or := openroutertest.New(t, openroutertest.WithScript(openroutertest.Script{Model: "example/teacher", Steps: []openroutertest.Step{
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/getting-started"}),
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/install"}),
+		openroutertest.Answer("done"),
+	}}))
+	cl, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.URL), openrouter.WithHTTPClient(http.DefaultClient))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := teach.FromScenario(fixtures.BasicPromptToManifest, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(p.World)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := teach.Demonstrate(ctx, p, teach.Options{Model: cl, ModelID: "example/teacher", Body: &failingBody{Sim: s},
+		Authorizer: policy.Default(), TrustedServer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != demonstrate.StopError || !strings.Contains(res.Err.Error(), "unreachable") {
+		t.Fatalf("stopped %q: %v", res.Stopped, res.Err)
+	}
+	if len(res.Trace.Edges) != 2 {
+		t.Fatalf("%d edges, want the good one and the failed one", len(res.Trace.Edges))
+	}
+	failed := res.Trace.Edges[1]
+	if failed.OutcomeStatus != skill.OutcomeError || !strings.Contains(fmt.Sprint(failed.ObservedOutcome), "connection refused") {
+		t.Errorf("failed edge: outcome %q, observed %v", failed.OutcomeStatus, failed.ObservedOutcome)
+	}
+	if failed.StateAfter == "" || res.Trace.Outcome != "failure" {
+		t.Errorf("state after %q, trace outcome %q", failed.StateAfter, res.Trace.Outcome)
+	}
+	if _, err := teach.Draft(p, res, time.Now()); err == nil {
+		t.Error("a failed demonstration was drafted")
 	}
 }
