@@ -30,6 +30,8 @@ type env struct {
 	mu         sync.Mutex
 	library    store.Store // the opened IndexedDB library, once open
 
+	verdicts map[string]verdictCheck // re-derived verdicts by content hash
+
 	verifierOnce sync.Once
 	verifier     *verify.Verifier
 	verifierErr  error
@@ -104,4 +106,25 @@ func (e *env) verify() (*verify.Verifier, error) {
 		e.verifier = verify.New(sv, sc, nil)
 	})
 	return e.verifier, e.verifierErr
+}
+
+// verdict returns the re-derived verdict of the bundle with this content
+// hash, if one was computed in this tab.
+func (e *env) verdict(contentHash string) (verdictCheck, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, ok := e.verdicts[contentHash]
+	return c, ok
+}
+
+// keepVerdict remembers a re-derived verdict. A content hash names
+// immutable bytes and verification reads nothing else, so it cannot go
+// stale.
+func (e *env) keepVerdict(contentHash string, c verdictCheck) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.verdicts == nil {
+		e.verdicts = map[string]verdictCheck{}
+	}
+	e.verdicts[contentHash] = c
 }

@@ -36,6 +36,9 @@ type importResult struct {
 
 func (p *importPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Import · Skill Workbench")
+	// Compiling the schemas takes seconds in the browser: start it now
+	// rather than when the first file arrives. Errors surface per file.
+	ctx.Async(func() { p.env.verify() })
 }
 
 func (p *importPage) onDragOver(ctx app.Context, e app.Event) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -46,9 +47,14 @@ func (p *skillsPage) load(ctx app.Context) {
 			skills, err = st.Skills(ctx)
 			p.env.dropStore(err)
 		}
+		known := make(map[string]verdictCheck, len(skills))
+		for _, sk := range skills {
+			if c, ok := p.env.verdict(sk.BundleHash); ok {
+				known[sk.BundleHash] = c
+			}
+		}
 		ctx.Dispatch(func(app.Context) {
-			p.loaded, p.loadErr, p.skills = true, err, skills
-			p.verified = make(map[string]verdictCheck, len(skills))
+			p.loaded, p.loadErr, p.skills, p.verified = true, err, skills, known
 		})
 		if err != nil {
 			return
@@ -57,26 +63,49 @@ func (p *skillsPage) load(ctx app.Context) {
 	})
 }
 
-// reverify re-derives each listed bundle's proof, newest first, and shows
-// each verdict as it arrives: the stored verdict is only a claim.
+// reverify re-derives each listed bundle's proof, newest first: the stored
+// verdict is only a claim. Verdicts are shown in batches (re-rendering a
+// long table once per bundle would cost more than verifying it) and kept
+// in env by content hash, which names immutable bytes, so a later visit
+// shows them at once.
 func (p *skillsPage) reverify(ctx app.Context, st store.Store, skills []store.Skill) {
 	v, verr := p.env.verify()
+	batch := map[string]verdictCheck{}
+	last := time.Now()
+	flush := func() {
+		b := batch
+		batch = map[string]verdictCheck{}
+		last = time.Now()
+		ctx.Dispatch(func(app.Context) {
+			for h, c := range b {
+				p.verified[h] = c
+			}
+		})
+	}
 	for _, sk := range skills {
 		if ctx.Err() != nil {
 			return
 		}
-		var c verdictCheck
-		if verr != nil {
-			c.err = verr
-		} else if b, err := st.Bundle(ctx, sk.BundleHash); err != nil {
-			c.err = err
-		} else if rep, err := v.Bytes(b.Data); err != nil {
-			c.err = err
-		} else {
-			c.verdict = rep.Verdict
+		c, ok := p.env.verdict(sk.BundleHash)
+		if !ok {
+			if verr != nil {
+				c.err = verr
+			} else if b, err := st.Bundle(ctx, sk.BundleHash); err != nil {
+				c.err = err
+			} else if rep, err := v.Bytes(b.Data); err != nil {
+				c.err = err
+			} else {
+				c.verdict = rep.Verdict
+				p.env.keepVerdict(sk.BundleHash, c)
+			}
 		}
-		hash := sk.BundleHash
-		ctx.Dispatch(func(app.Context) { p.verified[hash] = c })
+		batch[sk.BundleHash] = c
+		if len(batch) >= 100 || time.Since(last) > 250*time.Millisecond {
+			flush()
+		}
+	}
+	if len(batch) > 0 {
+		flush()
 	}
 }
 

@@ -27,7 +27,7 @@ import (
 // session is one test's workbench: a `workbench serve` process, the
 // OpenRouter stand-in behind it, and a fresh Chromium profile with one tab.
 type session struct {
-	t    *testing.T
+	t    testing.TB
 	base string // http://127.0.0.1:<port>, the only origin the browser may reach
 	OR   *openroutertest.Server
 	ctx  context.Context // the tab
@@ -66,7 +66,7 @@ document.addEventListener("securitypolicyviolation", (e) => {
 var servingAt = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+) `)
 
 // newSession starts everything and registers the end-of-test checks.
-func newSession(t *testing.T, opts ...option) *session {
+func newSession(t testing.TB, opts ...option) *session {
 	t.Helper()
 	var o options
 	for _, f := range opts {

@@ -12,3 +12,8 @@ APP_WASM := build/app.wasm
 build:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(APP_WASM) ./app
 	$(GO) run ./app -out $(SITE_DIR) -wasm $(APP_WASM) -web static/web
+
+# app.wasm's size as served: raw, gzip -9 and brotli q11 (node's zlib).
+.PHONY: app-size
+app-size: build
+	@node -e 'const z=require("zlib"),fs=require("fs");const b=fs.readFileSync(process.argv[1]);const g=z.gzipSync(b,{level:9}).length,br=z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11,[z.constants.BROTLI_PARAM_SIZE_HINT]:b.length}}).length;const mb=(n)=>(n/1048576).toFixed(2)+" MiB";console.log("app.wasm: raw "+mb(b.length)+", gzip "+mb(g)+", brotli "+mb(br))' $(SITE_DIR)/web/app.wasm

@@ -11,3 +11,10 @@ test-e2e: chromium build
 .PHONY: screenshots
 screenshots: chromium build
 	WORKBENCH_E2E=1 WORKBENCH_SCREENSHOTS=$(abspath docs/screenshots) CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -run '^TestScreenshots$$' ./e2e/
+
+# The browser app's speed goals in real Chromium (benchmarks, not tests):
+# cold load to interactive, importing a 10 MB bundle, /skills with 1,000
+# skills; and app.wasm's compressed size.
+.PHONY: bench-app
+bench-app: chromium app-size
+	WORKBENCH_E2E=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -run '^$$' -bench . -benchtime 3x -timeout 30m ./e2e/
