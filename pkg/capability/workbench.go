@@ -1,0 +1,487 @@
+package capability
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"workbench/pkg/body"
+	"workbench/pkg/body/sim"
+	"workbench/pkg/compare"
+	"workbench/pkg/export"
+	"workbench/pkg/library"
+	"workbench/pkg/memory"
+	"workbench/pkg/policy"
+	"workbench/pkg/replay"
+	"workbench/pkg/skill"
+	"workbench/pkg/store"
+	"workbench/pkg/teach"
+	"workbench/pkg/verify"
+)
+
+// Names of the workbench's own actions; their ids are
+// ID(SourceWorkbench, name).
+const (
+	ActionVerify     = "verify"
+	ActionExport     = "export"
+	ActionReplay     = "replay"
+	ActionCompare    = "compare"
+	ActionImport     = "import"
+	ActionSyncMemory = "sync_memory"
+)
+
+// Preconditions named in Capability.Missing.
+const (
+	NeedLibrary  = "the local library"
+	NeedVerifier = "the verifier"
+	NeedSkill    = "a stored skill"
+	NeedKey      = "an OpenRouter key"
+	NeedMemory   = "a memory service (graphonomous-mcp)"
+)
+
+// Workbench is the provider of the workbench's own actions — verify,
+// export, replay, compare, import and sync to memory — each dispatching
+// into the same package flow the UI and the CLI use. A nil dependency is
+// a missing precondition: the actions that need it are listed as
+// unavailable or degraded, with the reason.
+type Workbench struct {
+	// Store is the local library; nil when none is open.
+	Store store.Store
+	// Verifier re-derives proofs.
+	Verifier *verify.Verifier
+	// Model answers a replay's or a comparison's model calls; nil when no
+	// OpenRouter key is set.
+	Model compare.Model
+	// Memory stores traces; nil when no memory service is configured, and
+	// MemoryProblem then says why (a *services.NotConfiguredError, an
+	// unreachable server, …).
+	Memory        memory.Memory
+	MemoryProblem error
+	// DestructiveMode reads the user's destructive-mode toggle for the
+	// replayed edges' authorization; nil means off.
+	DestructiveMode func() bool
+}
+
+// action is one workbench action's static description.
+type action struct {
+	name, title, desc string
+	schema            string
+	readOnly          bool
+	capability        string
+	hint              string
+	needSkill         bool
+	needModel         bool // a missing key degrades it
+	needMemory        bool
+}
+
+const skillProps = `"skill_id":{"type":"string","minLength":1,"title":"Skill","description":"The stored skill's id."},
+"version":{"type":"integer","minimum":1,"title":"Version","description":"The skill version; the newest when absent."}`
+
+var actions = []action{
+	{name: ActionVerify, title: "Verify skill", readOnly: true, capability: "ambient", hint: HintEvidence, needSkill: true,
+		desc:   "Re-derive a stored skill's proof from its own evidence and compare it with the proof it claims.",
+		schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `}}`},
+	{name: ActionExport, title: "Export skill", readOnly: true, capability: "ambient", hint: HintEvidence, needSkill: true,
+		desc: "Prepare a stored skill for download under a redaction profile: redact a copy, re-seal it and verify the exported bytes.",
+		schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `,
+"profile":{"enum":["transcript_pii","full","none"],"default":"transcript_pii","title":"Redaction profile"},
+"secrets_confirmed":{"type":"boolean","default":false,"title":"Export secrets under \"none\"","description":"Required to export a bundle holding secrets without redaction."}}}`},
+	{name: ActionReplay, title: "Replay skill", capability: "ambient", hint: HintEvidence, needSkill: true, needModel: true,
+		desc: "Replay a stored simulator skill on a fresh simulator, verify the replay and save it as the skill's next version.",
+		schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `,
+"inputs":{"type":"object","title":"Inputs","description":"The skill's inputs; the taught ones when absent."},
+"model":{"type":"string","title":"Model","description":"The OpenRouter model that re-chooses model-chosen parameters; the teaching model when absent."}}}`},
+	{name: ActionCompare, title: "Compare models", capability: "ambient", hint: HintTable, needSkill: true, needModel: true,
+		desc: "Replay a stored simulator skill once per model, verify each replay and set the results side by side; saves the version carrying every replay.",
+		schema: `{"type":"object","required":["skill_id","models"],"additionalProperties":false,"properties":{` + skillProps + `,
+"models":{"type":"array","items":{"type":"string","minLength":1},"minItems":2,"uniqueItems":true,"title":"Models"},
+"inputs":{"type":"object","title":"Inputs"}}}`},
+	{name: ActionImport, title: "Import bundle", capability: "ambient", hint: HintEvidence,
+		desc: "Read a skill bundle file into the local library: strict parsing, schema validation and a re-derived proof.",
+		schema: `{"type":"object","required":["filename","bundle"],"additionalProperties":false,"properties":{
+"filename":{"type":"string","minLength":1,"title":"File name"},
+"bundle":{"type":"string","minLength":2,"contentMediaType":"application/json","title":"Bundle file contents"}}}`},
+	{name: ActionSyncMemory, title: "Sync skill to memory", capability: "&memory.episodic", hint: HintJSON, needSkill: true, needMemory: true,
+		desc:   "Store a stored skill's interaction trace in the memory service (graphonomous-mcp), tagged with its bundle.",
+		schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `}}`},
+}
+
+// Actions lists the names of the workbench's own actions.
+func Actions() []string {
+	out := make([]string, len(actions))
+	for i, a := range actions {
+		out[i] = a.name
+	}
+	return out
+}
+
+// Source is SourceWorkbench.
+func (w *Workbench) Source() string { return SourceWorkbench }
+
+// List describes every action with its availability now.
+func (w *Workbench) List(ctx context.Context) ([]Capability, error) {
+	skills, skillsErr := -1, error(nil)
+	if w.Store != nil {
+		list, err := w.Store.Skills(ctx)
+		if err != nil {
+			skillsErr = err
+		} else {
+			skills = len(list)
+		}
+	}
+	out := make([]Capability, len(actions))
+	for i, a := range actions {
+		out[i] = w.describe(a, skills, skillsErr)
+	}
+	return out, nil
+}
+
+func (w *Workbench) describe(a action, skills int, skillsErr error) Capability {
+	yes, no := true, false
+	ann := body.Annotations{Title: a.title, ReadOnlyHint: &no}
+	if a.readOnly {
+		ann.ReadOnlyHint = &yes
+	}
+	c := Capability{
+		ID: ID(SourceWorkbench, a.name), Title: a.title, Description: a.desc,
+		Source: SourceWorkbench, Name: a.name, InputSchema: json.RawMessage(a.schema),
+		Effect: policy.EffectOf(ann, true), Annotations: ann, Trusted: true,
+		PolicyCapability: a.capability, RenderHint: a.hint, Availability: Available,
+	}
+	missing := func(av Availability, need, reason string) {
+		if av == Unavailable || c.Availability == Available {
+			c.Availability = av
+		}
+		c.Missing = append(c.Missing, need)
+		c.Reasons = append(c.Reasons, reason)
+	}
+	if w.Store == nil {
+		missing(Unavailable, NeedLibrary, "no local library is open")
+	} else if skillsErr != nil {
+		missing(Unavailable, NeedLibrary, "the local library cannot be read: "+skillsErr.Error())
+	} else if a.needSkill && skills == 0 {
+		missing(Unavailable, NeedSkill, "the library holds no skill yet: teach or import one first")
+	}
+	if w.Verifier == nil && a.name != ActionSyncMemory {
+		missing(Unavailable, NeedVerifier, "the verifier is not loaded")
+	}
+	if a.needModel && w.Model == nil {
+		missing(Degraded, NeedKey, "no OpenRouter key: only skills whose parameters are all literal or bound to inputs can run, since they make no model call")
+	}
+	if a.needMemory && w.Memory == nil {
+		reason := "graphonomous not configured: no memory service is set up"
+		if w.MemoryProblem != nil {
+			reason = w.MemoryProblem.Error()
+		}
+		missing(Unavailable, NeedMemory, reason)
+	}
+	return c
+}
+
+// Describe describes one action now.
+func (w *Workbench) Describe(ctx context.Context, id string) (Capability, error) {
+	return describe(ctx, w, id)
+}
+
+// skillInput is the input every skill action shares.
+type skillInput struct {
+	SkillID string `json:"skill_id"`
+	Version int    `json:"version"`
+}
+
+// Invoke runs the action's flow. The input must already fit its schema
+// (the Governor checks it); a flow's own refusal is an error.
+func (w *Workbench) Invoke(ctx context.Context, id string, input json.RawMessage) (Result, error) {
+	src, name, ok := SplitID(id)
+	i := slices.IndexFunc(actions, func(a action) bool { return a.name == name })
+	if !ok || src != SourceWorkbench || i < 0 {
+		return Result{}, &NotFoundError{ID: id}
+	}
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	if w.Store == nil {
+		return Result{}, errors.New("no local library is open")
+	}
+	if w.Verifier == nil && name != ActionSyncMemory {
+		return Result{}, errors.New("the verifier is not loaded")
+	}
+	var (
+		v   any
+		err error
+	)
+	switch name {
+	case ActionVerify:
+		v, err = w.verify(ctx, input)
+	case ActionExport:
+		v, err = w.export(ctx, input)
+	case ActionReplay:
+		v, err = w.replay(ctx, input)
+	case ActionCompare:
+		v, err = w.compare(ctx, input)
+	case ActionImport:
+		v, err = w.importBundle(ctx, input)
+	case ActionSyncMemory:
+		v, err = w.sync(ctx, input)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", name, err)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: result: %w", name, err)
+	}
+	return Result{Value: raw}, nil
+}
+
+func decode(input json.RawMessage, v any) error {
+	if err := json.Unmarshal(input, v); err != nil {
+		return fmt.Errorf("input: %w", err)
+	}
+	return nil
+}
+
+// bundle loads a stored skill's bundle: the version asked for, or the
+// newest.
+func (w *Workbench) bundle(ctx context.Context, in skillInput) (*skill.Bundle, store.StoredBundle, error) {
+	list, err := w.Store.Bundles(ctx, in.SkillID)
+	if err != nil {
+		return nil, store.StoredBundle{}, err
+	}
+	if len(list) == 0 {
+		return nil, store.StoredBundle{}, fmt.Errorf("skill %s: no stored bundle", in.SkillID)
+	}
+	sb := list[len(list)-1]
+	if in.Version != 0 {
+		j := slices.IndexFunc(list, func(b store.StoredBundle) bool { return b.SkillVersion == in.Version })
+		if j < 0 {
+			return nil, store.StoredBundle{}, fmt.Errorf("skill %s has no version %d", in.SkillID, in.Version)
+		}
+		sb = list[j]
+	}
+	b, err := sb.Decode()
+	if err != nil {
+		return nil, store.StoredBundle{}, fmt.Errorf("skill %s v%d: %w", in.SkillID, sb.SkillVersion, err)
+	}
+	return b, sb, nil
+}
+
+func (w *Workbench) verify(ctx context.Context, input json.RawMessage) (any, error) {
+	var in skillInput
+	if err := decode(input, &in); err != nil {
+		return nil, err
+	}
+	_, sb, err := w.bundle(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return w.Verifier.Bytes(sb.Data)
+}
+
+func (w *Workbench) export(ctx context.Context, input json.RawMessage) (any, error) {
+	var in struct {
+		skillInput
+		Profile          string `json:"profile"`
+		SecretsConfirmed bool   `json:"secrets_confirmed"`
+	}
+	if err := decode(input, &in); err != nil {
+		return nil, err
+	}
+	if in.Profile == "" {
+		in.Profile = skill.RedactionTranscriptPII
+	}
+	b, _, err := w.bundle(ctx, in.skillInput)
+	if err != nil {
+		return nil, err
+	}
+	f, err := export.Prepare(w.Verifier, b, in.Profile, in.SecretsConfirmed)
+	if err != nil {
+		return nil, err
+	}
+	// The file itself is offered by the export dialog; the run records
+	// what was prepared, never the bytes.
+	return map[string]any{
+		"filename": f.Name, "profile": f.Profile, "content_hash": f.ContentHash,
+		"bytes": len(f.Data), "redaction": f.Redaction, "verdict": f.Report.Verdict,
+		"re_verified": f.Report.Derived,
+	}, nil
+}
+
+// replaySetup is what a replay or a comparison of a stored simulator
+// skill needs.
+func (w *Workbench) replaySetup(ctx context.Context, in skillInput, inputs map[string]any) (*skill.Bundle, []byte, compare.Options, error) {
+	b, _, err := w.bundle(ctx, in)
+	if err != nil {
+		return nil, nil, compare.Options{}, err
+	}
+	if b.Manifest.BodyChoice != skill.BodySimulator {
+		return nil, nil, compare.Options{}, fmt.Errorf("skill %s was taught on a %s body; this action replays simulator skills (use the skill's replay page)", in.SkillID, b.Manifest.BodyChoice)
+	}
+	if id := b.Manifest.DelegaticPolicyID; id != skill.DefaultPolicyID {
+		return nil, nil, compare.Options{}, fmt.Errorf("skill %s names the policy %q; only %s is available here", in.SkillID, id, skill.DefaultPolicyID)
+	}
+	_, world, err := teach.WorldOf(b, "")
+	if err != nil {
+		return nil, nil, compare.Options{}, err
+	}
+	destructive := w.DestructiveMode != nil && w.DestructiveMode()
+	opt := compare.Options{
+		Input: inputs, Deterministic: true,
+		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired,
+			BodyKind: skill.BodySimulator, TrustedServer: true, DestructiveMode: destructive},
+	}
+	if w.Model != nil {
+		opt.Model = w.Model
+	}
+	return b, world, opt, nil
+}
+
+func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, error) {
+	var in struct {
+		skillInput
+		Inputs map[string]any `json:"inputs"`
+		Model  string         `json:"model"`
+	}
+	if err := decode(input, &in); err != nil {
+		return nil, err
+	}
+	b, world, opt, err := w.replaySetup(ctx, in.skillInput, in.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	model := ""
+	if needsModel(b) {
+		if model = in.Model; model == "" {
+			model = b.Evidence.System.Model
+		}
+		if w.Model == nil {
+			return nil, errors.New("the skill has parameters a model chooses on replay, and no OpenRouter key is set")
+		}
+	}
+	bd, err := sim.New(world)
+	if err != nil {
+		return nil, fmt.Errorf("simulator world: %w", err)
+	}
+	r, err := compare.Replay(ctx, w.Verifier, b, bd, model, opt)
+	if err != nil {
+		return nil, err
+	}
+	if r.Err != nil {
+		return nil, fmt.Errorf("nothing saved: %w", r.Err)
+	}
+	f, err := store.EncodeBundle(r.Bundle)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Store.SaveReplay(ctx, store.Replay{Record: *r.Record}, &f); err != nil {
+		return nil, fmt.Errorf("save the replay: %w", err)
+	}
+	return map[string]any{
+		"replay": r.Record.Report, "saved_version": r.Bundle.SkillVersion,
+		"content_hash": r.Bundle.ContentHash, "verdict": r.Report.Verdict,
+		"re_verified": r.Report.Derived, "model_calls": r.ModelCalls,
+	}, nil
+}
+
+func needsModel(b *skill.Bundle) bool {
+	for _, e := range b.Trace.Edges {
+		for _, src := range e.ParamSources {
+			if src == skill.SourceLLM {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (w *Workbench) compare(ctx context.Context, input json.RawMessage) (any, error) {
+	var in struct {
+		skillInput
+		Models []string       `json:"models"`
+		Inputs map[string]any `json:"inputs"`
+	}
+	if err := decode(input, &in); err != nil {
+		return nil, err
+	}
+	b, world, opt, err := w.replaySetup(ctx, in.skillInput, in.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	c, err := compare.Run(ctx, w.Verifier, b, func() (body.Body, error) { return sim.New(world) }, in.Models, opt)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]map[string]any, len(c.Results))
+	for i, r := range c.Results {
+		row := map[string]any{"model": r.Model, "verdict": r.Verdict(), "model_calls": r.ModelCalls}
+		if r.CostKnown {
+			row["cost_usd"] = r.CostUSD
+		}
+		if r.Record != nil {
+			row["status"] = r.Record.Report.Status
+			row["fidelity_level"] = r.Record.Report.FidelityLevel
+		}
+		if r.Err != nil {
+			row["error"] = r.Err.Error()
+		}
+		rows[i] = row
+	}
+	out := map[string]any{"rows": rows, "summary": c.Summary(), "models_exercised": c.ModelsExercised}
+	if c.Final != nil {
+		f, err := store.EncodeBundle(c.Final)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Store.AddBundle(ctx, f); err != nil {
+			return nil, fmt.Errorf("save the comparison: %w", err)
+		}
+		out["saved_version"] = c.Final.SkillVersion
+	}
+	return out, nil
+}
+
+func (w *Workbench) importBundle(ctx context.Context, input json.RawMessage) (any, error) {
+	var in struct {
+		Filename string `json:"filename"`
+		Bundle   string `json:"bundle"`
+	}
+	if err := decode(input, &in); err != nil {
+		return nil, err
+	}
+	r, err := library.Import(ctx, w.Store, w.Verifier, in.Filename, []byte(in.Bundle))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"filename": r.Name, "status": r.Status}
+	if len(r.Problems) > 0 {
+		ps := make([]string, len(r.Problems))
+		for i, p := range r.Problems {
+			ps[i] = p.String()
+		}
+		out["problems"] = ps
+	}
+	if r.Report != nil {
+		out["verdict"], out["re_verified"], out["skill_id"] = r.Report.Verdict, r.Report.Derived, r.Report.SkillID
+	}
+	return out, nil
+}
+
+func (w *Workbench) sync(ctx context.Context, input json.RawMessage) (any, error) {
+	if w.Memory == nil {
+		if w.MemoryProblem != nil {
+			return nil, w.MemoryProblem
+		}
+		return nil, errors.New("graphonomous not configured: no memory service is set up")
+	}
+	var in skillInput
+	if err := decode(input, &in); err != nil {
+		return nil, err
+	}
+	b, _, err := w.bundle(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return w.Memory.Sync(ctx, b)
+}
