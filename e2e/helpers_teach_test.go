@@ -40,7 +40,8 @@ func (s *session) disabled(sel string) bool {
 }
 
 // library is what the page's IndexedDB library holds: its skill records
-// and the bundles stored beside them (parsed from their stored bytes).
+// and the bundles stored beside them (parsed from their stored bytes,
+// which the store keeps as a Uint8Array).
 type library struct {
 	Exists bool `json:"exists"`
 	Skills []struct {
@@ -74,8 +75,9 @@ const readLibrary = `(async () => {
   if (!names.includes("workbench-v0")) return JSON.stringify({exists: false, skills: [], bundles: []});
   const db = await new Promise((ok, fail) => { const r = indexedDB.open("workbench-v0"); r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
   const all = (name) => new Promise((ok, fail) => { const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
-  const skills = (await all("skills")).map((s) => JSON.parse(s));
-  const bundles = (await all("bundles")).map((b) => JSON.parse(b.data));
+  const text = (v) => typeof v === "string" ? v : new TextDecoder().decode(v);
+  const skills = (await all("skills")).map((s) => JSON.parse(text(s)));
+  const bundles = (await all("bundles")).map((b) => JSON.parse(text(b.data)));
   db.close();
   return JSON.stringify({exists: true, skills, bundles});
 })()`

@@ -179,7 +179,6 @@ func TestTeachStopRecording(t *testing.T) {
 	stopped := make(chan struct{})
 	var once sync.Once
 	release := func() { once.Do(func() { close(stopped) }) }
-	t.Cleanup(release)
 	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/getting-started"}),
 		// The second reply waits until the test has pressed Stop.
@@ -190,6 +189,9 @@ func TestTeachStopRecording(t *testing.T) {
 		openroutertest.Answer("done"),
 	}}
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(script)))
+	// After the session's cleanups are registered, so it runs first and
+	// the stand-in's waiting reply does not hold its shutdown.
+	t.Cleanup(release)
 	s.startTeaching()
 	s.click("#teach-start")
 	s.waitVisible("#teach-stop")

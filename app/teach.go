@@ -1,0 +1,325 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/demonstrate"
+	"workbench/pkg/openrouter"
+	"workbench/pkg/policy"
+	"workbench/pkg/pulse"
+	"workbench/pkg/session"
+	"workbench/pkg/skill"
+	"workbench/pkg/teach"
+	"workbench/schemas"
+)
+
+// teachPage is /teach (spec §2, §3 steps 1–2): the user picks a fixture
+// scenario or writes a freeform task, a model demonstrates it on the body
+// while the page shows the body's view and a live timeline, and the draft
+// manifest crystallized from the recording is edited and saved to the
+// library. Every step is a pkg/teach call; the page only arranges and
+// shows what they return.
+//
+// The page moves through stages: the form, a running demonstration, then
+// either the draft (which saving turns into a stored skill) or the reason
+// there is no draft. Starting again returns to the form with its values.
+type teachPage struct {
+	app.Compo
+	env *env
+
+	hasKey   bool
+	choice   session.Body
+	bodyErr  error  // the chosen body cannot be used in this build
+	storeErr string // sessionStorage refused a read or write
+
+	form teachForm
+	run  *teachRun
+
+	// ui is the page's own context, from OnMount. Work started by an event
+	// handler dispatches its results through it: an event's context belongs
+	// to the element clicked, which the next render may remove, and go-app
+	// drops what is dispatched to a removed element.
+	ui app.Context
+
+	// validator checks the draft manifest on every keystroke; compiled
+	// when the page opens.
+	validator    *schemas.Validator
+	validatorErr error
+}
+
+// teachStage is where a teaching is.
+type teachStage int
+
+const (
+	stageRunning  teachStage = iota + 1 // the model is demonstrating
+	stageFinished                       // the recording ended; draft or draftErr is set
+	stageSaving                         // sealing and storing the bundle
+)
+
+// teachRun is one demonstration, from Start to a stored skill.
+type teachRun struct {
+	stage    teachStage
+	plan     *teach.Plan
+	modelID  string
+	stop     chan struct{}
+	stopping bool // Stop was pressed; the run ends at the next step
+	cancel   context.CancelFunc
+
+	steps    []demonstrate.Progress
+	reached  map[pulse.Phase]bool
+	current  pulse.Phase
+	cost     float64
+	view     teach.View
+	viewErr  error
+	startErr error // the demonstration could not start
+	result   *demonstrate.Result
+
+	draft    skill.Manifest
+	draftErr error
+	problems teach.DraftProblems
+	checkErr error
+
+	sealed  *skill.Bundle // sealed once; a failed store keeps it for a retry
+	sealErr error
+	saveErr error
+	blocked bool
+}
+
+// modelItem is the sessionStorage entry remembering the model id.
+const modelItem = "workbench.model"
+
+// defaultModel is the model the field starts with.
+const defaultModel = "openai/gpt-4o-mini"
+
+func (p *teachPage) OnMount(ctx app.Context) { p.ui = ctx }
+
+func (p *teachPage) OnNav(ctx app.Context) {
+	p.ui = ctx
+	ctx.Page().SetTitle("Teach · Skill Workbench")
+	p.readSession(ctx)
+	if p.form.scenario == "" && !p.form.freeform {
+		p.form.init(ctx)
+	}
+	if p.validator == nil && p.validatorErr == nil {
+		ctx.Async(func() {
+			v, err := schemas.New()
+			ctx.Dispatch(func(app.Context) {
+				p.validator, p.validatorErr = v, err
+				p.check()
+			})
+		})
+	}
+}
+
+// readSession reads the key's presence and the body choice; the key itself
+// is read again when a demonstration starts and never kept on the page.
+func (p *teachPage) readSession(ctx app.Context) {
+	s, err := p.env.sessionStorage()
+	if err != nil {
+		p.storeErr = err.Error()
+		return
+	}
+	_, ok, err := s.Key()
+	if err != nil {
+		p.storeErr = err.Error()
+	}
+	p.hasKey = ok
+	if p.choice, err = s.Body(); err != nil {
+		p.storeErr = err.Error()
+	}
+	p.bodyErr = nil
+	if p.choice != session.Simulator {
+		_, _, p.bodyErr = p.env.body(ctx, p.choice, nil)
+	}
+}
+
+func (p *teachPage) OnDismount() {
+	if p.run != nil && p.run.cancel != nil {
+		p.run.cancel()
+	}
+}
+
+// onStart plans the task from the form and starts the demonstration.
+func (p *teachPage) onStart(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	ui := p.ui
+	if p.run != nil && p.run.stage == stageRunning {
+		return
+	}
+	p.readSession(ctx)
+	f := &p.form
+	f.planErr = nil
+	plan, err := f.plan(ctx)
+	if err != nil {
+		f.planErr = err
+		return
+	}
+	if f.modelID == "" {
+		f.planErr = &teach.InputError{Field: fieldModel, Msg: "enter an OpenRouter model id, e.g. " + defaultModel}
+		return
+	}
+	s, err := p.env.sessionStorage()
+	if err != nil {
+		p.storeErr = err.Error()
+		return
+	}
+	key, ok, err := s.Key()
+	if err != nil || !ok {
+		p.hasKey = false
+		return
+	}
+	model, err := openrouter.New(key, openrouter.WithBaseURL(p.env.origin()+openrouter.DefaultBaseURL))
+	if err != nil {
+		f.planErr = err
+		return
+	}
+	bd, trusted, err := p.env.body(ctx, p.choice, plan.World)
+	if err != nil {
+		p.bodyErr = err
+		return
+	}
+	if err := ctx.SessionStorage().Set(modelItem, f.modelID); err != nil {
+		p.storeErr = err.Error()
+	}
+
+	runCtx, cancel := context.WithCancel(context.Background())
+	r := &teachRun{stage: stageRunning, plan: plan, modelID: f.modelID, stop: make(chan struct{}), cancel: cancel,
+		reached: map[pulse.Phase]bool{}}
+	r.view, r.viewErr = teach.Observe(runCtx, bd)
+	p.run = r
+	opts := teach.Options{
+		Model: model, ModelID: f.modelID, Body: bd, Authorizer: policy.Default(),
+		DestructiveMode: f.destructive, TrustedServer: trusted, Stop: r.stop,
+		Progress: func(pr demonstrate.Progress) {
+			// On the demonstration's goroutine: look at the body after
+			// each action, then hand both to the page.
+			var view teach.View
+			var viewErr error
+			observed := pr.Phase == "act" || pr.Phase == "stopped"
+			if observed {
+				view, viewErr = teach.Observe(runCtx, bd)
+			}
+			if pr.Edge != nil {
+				e := *pr.Edge
+				pr.Edge = &e
+			}
+			ui.Dispatch(func(app.Context) {
+				r.progress(pr)
+				if observed {
+					r.view, r.viewErr = view, viewErr
+				}
+			})
+		},
+	}
+	ui.Async(func() {
+		res, err := teach.Demonstrate(runCtx, plan, opts)
+		ui.Dispatch(func(app.Context) {
+			p.finished(r, res, err)
+		})
+	})
+}
+
+// progress adds one step of the running demonstration.
+func (r *teachRun) progress(pr demonstrate.Progress) {
+	// The recorder opened retrieve (the task became the goal) and route
+	// before the first step.
+	r.reached[pulse.PhaseRetrieve] = true
+	if ph := teach.PulsePhase(pr.Phase); ph != "" {
+		r.reached[ph] = true
+		r.current = ph
+	}
+	r.cost = pr.CostUSD
+	r.steps = append(r.steps, pr)
+}
+
+// finished takes the end of a demonstration and crystallizes the draft.
+func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
+	r.cancel()
+	r.stage = stageFinished
+	if err != nil {
+		r.startErr = err
+		return
+	}
+	r.result = res
+	r.cost = res.CostUSD
+	m, err := teach.Draft(r.plan, res, time.Now())
+	if err != nil {
+		r.draftErr = err
+		return
+	}
+	r.draft = m
+	r.reached[pulse.PhaseLearn] = true
+	r.current = pulse.PhaseLearn
+	if p.run == r {
+		p.check()
+	}
+}
+
+// onStop ends the recording at the next step; what was recorded is kept.
+func (p *teachPage) onStop(ctx app.Context, e app.Event) {
+	r := p.run
+	if r == nil || r.stage != stageRunning || r.stopping {
+		return
+	}
+	r.stopping = true
+	close(r.stop)
+}
+
+// onAgain returns to the form, keeping what was typed.
+func (p *teachPage) onAgain(ctx app.Context, e app.Event) {
+	if p.run != nil && p.run.stage == stageRunning {
+		return
+	}
+	p.run = nil
+	p.readSession(ctx)
+}
+
+// modelErrorSummary says in a sentence what a failed model call means; the
+// exact error is shown under it.
+func modelErrorSummary(err error) string {
+	var api *openrouter.APIError
+	switch {
+	case errors.Is(err, openrouter.ErrBadKey):
+		return "OpenRouter refused the key (401). Check it on the home page."
+	case errors.Is(err, openrouter.ErrOutOfCredit):
+		return "OpenRouter says the key is out of credit (402)."
+	case errors.As(err, &api) && api.Status == 429:
+		return "OpenRouter is rate limiting this key (429)."
+	case errors.As(err, &api):
+		return "The model call failed."
+	}
+	return "The demonstration stopped with an error."
+}
+
+func (p *teachPage) Render() app.UI {
+	content := []app.UI{
+		app.H1().Text("Teach a skill"),
+		app.P().Class("lead").Text("Pick a task, let a model carry it out once on the body while every action is authorized and recorded, then keep the skill crystallized from the recording."),
+	}
+	if p.storeErr != "" {
+		content = append(content, app.P().Class("status status-error").Role("alert").Body(
+			app.Text("Session storage: "), app.Span().Class("error-text").Text(p.storeErr)))
+	}
+	running := p.run != nil && p.run.stage == stageRunning
+	if p.run == nil {
+		content = append(content, p.renderForm())
+	} else {
+		content = append(content, p.renderTask())
+	}
+	if p.run != nil {
+		content = append(content,
+			app.Div().Class("teach-live").Body(
+				p.renderTimeline(),
+				p.renderView(),
+			),
+		)
+		if !running {
+			content = append(content, p.renderOutcome())
+		}
+	}
+	return frame("/teach", content...)
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/fixtures"
+	"workbench/pkg/session"
+	"workbench/pkg/teach"
+)
+
+// fieldModel names the model id field in a form error (teach.InputError
+// names the others).
+const fieldModel = "model"
+
+// freeformOption is the value of the task select's freeform entry; fixture
+// scenario ids all start with "skill.".
+const freeformOption = "freeform"
+
+// teachForm is what the user typed before a demonstration: a fixture
+// scenario and its inputs, or a freeform task with a world and a value for
+// each {placeholder}, plus the model and the destructive-mode switch.
+type teachForm struct {
+	freeform bool
+	scenario string
+	fields   []teach.Field // the scenario's inputs as typed
+
+	task   string
+	world  string
+	values map[string]string // freeform placeholder → typed value
+
+	modelID     string
+	destructive bool
+
+	planErr error // why the last Start could not plan
+}
+
+// init starts the form on the first scenario with its examples, and the
+// model the session remembers.
+func (f *teachForm) init(ctx app.Context) {
+	f.values = map[string]string{}
+	if ws := fixtures.Worlds(); len(ws) > 0 {
+		f.world = ws[0]
+	}
+	if ids := teach.ScenarioIDs(); len(ids) > 0 {
+		f.pick(ids[0])
+	}
+	var m string
+	if err := ctx.SessionStorage().Get(modelItem, &m); err == nil && m != "" {
+		f.modelID = m
+	} else {
+		f.modelID = defaultModel
+	}
+}
+
+// pick selects a scenario (or freeform) and resets the inputs to the
+// scenario's examples.
+func (f *teachForm) pick(id string) {
+	f.planErr = nil
+	if id == freeformOption {
+		f.freeform, f.scenario, f.fields = true, "", nil
+		return
+	}
+	fields, err := teach.ScenarioFields(id)
+	if err != nil {
+		f.planErr = err
+		return
+	}
+	f.freeform, f.scenario, f.fields = false, id, fields
+}
+
+// plan makes the demonstration's plan from the form.
+func (f *teachForm) plan(ctx app.Context) (*teach.Plan, error) {
+	if !f.freeform {
+		given := make([]teach.Value, len(f.fields))
+		for i, fl := range f.fields {
+			given[i] = teach.Value{Name: fl.Name, Raw: fl.Raw}
+		}
+		return teach.FromScenario(f.scenario, given)
+	}
+	var given []teach.Value
+	for _, name := range teach.Placeholders(f.task) {
+		v, ok := f.values[name]
+		if !ok || strings.TrimSpace(v) == "" {
+			return nil, &teach.InputError{Field: teach.FieldInput, Name: name, Msg: "the task mentions {" + name + "}: give it a value"}
+		}
+		given = append(given, teach.Value{Name: name, Raw: v})
+	}
+	return teach.Freeform(ctx, f.task, f.world, given, nil)
+}
+
+// errorFor returns the plan error that belongs beside a field, or "".
+func (f *teachForm) errorFor(field, name string) string {
+	var ie *teach.InputError
+	if errors.As(f.planErr, &ie) && ie.Field == field && ie.Name == name {
+		return ie.Msg
+	}
+	return ""
+}
+
+// otherError is a plan error that no field shows.
+func (f *teachForm) otherError() string {
+	if f.planErr == nil {
+		return ""
+	}
+	var ie *teach.InputError
+	if errors.As(f.planErr, &ie) {
+		switch {
+		case ie.Field == fieldModel, ie.Field == teach.FieldTask && f.freeform, ie.Field == teach.FieldWorld && f.freeform:
+			return ""
+		case ie.Field == teach.FieldInput && f.hasInput(ie.Name):
+			return ""
+		}
+	}
+	return f.planErr.Error()
+}
+
+func (f *teachForm) hasInput(name string) bool {
+	if f.freeform {
+		for _, n := range teach.Placeholders(f.task) {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fl := range f.fields {
+		if fl.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *teachPage) onScenario(ctx app.Context, e app.Event) {
+	p.form.pick(ctx.JSSrc().Get("value").String())
+}
+
+func (p *teachPage) onField(i int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		if i < len(p.form.fields) {
+			p.form.fields[i].Raw = ctx.JSSrc().Get("value").String()
+		}
+	}
+}
+
+func (p *teachPage) onTask(ctx app.Context, e app.Event) {
+	p.form.task = ctx.JSSrc().Get("value").String()
+}
+
+func (p *teachPage) onWorld(ctx app.Context, e app.Event) {
+	p.form.world = ctx.JSSrc().Get("value").String()
+}
+
+func (p *teachPage) onPlaceholder(name string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		p.form.values[name] = ctx.JSSrc().Get("value").String()
+	}
+}
+
+func (p *teachPage) onModel(ctx app.Context, e app.Event) {
+	p.form.modelID = strings.TrimSpace(ctx.JSSrc().Get("value").String())
+}
+
+func (p *teachPage) onDestructive(ctx app.Context, e app.Event) {
+	p.form.destructive = ctx.JSSrc().Get("checked").Bool()
+}
+
+// fieldError is the error line shown under a field, tied to it by id.
+func teachFieldError(id, msg string) app.UI {
+	return app.If(msg != "", func() app.UI {
+		return app.P().ID(id).Class("field-error").Role("alert").Text(msg)
+	})
+}
+
+// describedBy ties a control to its error line when there is one.
+func teachDescribedBy(c app.HTMLInput, id, msg string) app.HTMLInput {
+	if msg != "" {
+		return c.Aria("describedby", id).Aria("invalid", "true")
+	}
+	return c
+}
+
+func (p *teachPage) renderForm() app.UI {
+	f := &p.form
+	options := []app.UI{}
+	for _, id := range teach.ScenarioIDs() {
+		options = append(options, app.Option().Value(id).Selected(!f.freeform && f.scenario == id).Text(id))
+	}
+	options = append(options, app.Option().Value(freeformOption).Selected(f.freeform).Text("Freeform: describe your own task"))
+
+	var task app.UI
+	if f.freeform {
+		task = p.renderFreeform()
+	} else {
+		task = p.renderScenario()
+	}
+	modelErr := f.errorFor(fieldModel, "")
+	startDisabled := !p.hasKey || p.bodyErr != nil
+	return app.Form().ID("teach-form").Class("panel").OnSubmit(p.onStart).Body(
+		app.H2().Text("Task"),
+		app.Div().Class("field").Body(
+			app.Label().For("teach-scenario").Text("Scenario"),
+			app.Select().ID("teach-scenario").OnChange(p.onScenario).Body(options...),
+		),
+		task,
+		app.H2().Text("Model and body"),
+		app.Div().Class("field").Body(
+			app.Label().For("teach-model").Text("OpenRouter model id"),
+			teachDescribedBy(app.Input().Type("text").ID("teach-model").Value(f.modelID).
+				Attr("spellcheck", "false").Placeholder(defaultModel).OnInput(p.onModel), "teach-model-error", modelErr),
+			teachFieldError("teach-model-error", modelErr),
+		),
+		app.Div().Class("choice").Body(
+			app.Input().Type("checkbox").ID("teach-destructive").Checked(f.destructive).
+				Aria("describedby", "teach-destructive-note").OnChange(p.onDestructive),
+			app.Label().For("teach-destructive").Text("Destructive mode"),
+			app.Span().ID("teach-destructive-note").Class("choice-note").Text("Off: the policy refuses host writes and deletions. On: it allows them for this demonstration."),
+		),
+		p.renderBodyChoice(),
+		app.If(f.otherError() != "", func() app.UI {
+			return app.P().ID("teach-plan-error").Class("status status-error").Role("alert").Body(
+				app.Span().Class("error-text").Text(f.otherError()))
+		}),
+		app.If(!p.hasKey, func() app.UI {
+			return app.P().ID("teach-no-key").Class("status status-error").Body(
+				app.Text("No OpenRouter key in this tab. "),
+				app.A().Href("/").Text("Enter your key on the home page"),
+				app.Text(" to demonstrate with a model."),
+			)
+		}),
+		app.Div().Class("field-row").Body(
+			app.Button().Type("submit").ID("teach-start").Disabled(startDisabled).Text("Start recording"),
+		),
+	)
+}
+
+func (p *teachPage) renderBodyChoice() app.UI {
+	labels := map[session.Body]string{session.Simulator: "the simulator (in this page)", session.Browser: "a browser over MCP", session.Host: "a host shell over MCP"}
+	return app.Div().ID("teach-body").Class("field").Body(
+		app.P().Body(
+			app.Text("Body: "+labels[p.choice]+" · "),
+			app.A().Href("/").Text("change on the home page"),
+		),
+		app.If(p.bodyErr != nil, func() app.UI {
+			return app.P().ID("teach-body-error").Class("status status-error").Role("alert").Body(
+				app.Span().Class("error-text").Text(p.bodyErr.Error()))
+		}),
+	)
+}
+
+func (p *teachPage) renderScenario() app.UI {
+	f := &p.form
+	sc, err := fixtures.ScenarioByID(f.scenario)
+	if err != nil {
+		return app.P().Class("status status-error").Text(err.Error())
+	}
+	items := []app.UI{
+		app.P().ID("teach-purpose").Class("muted").Text(sc.Purpose),
+		app.P().Body(app.Strong().Text("Task: "), app.Span().ID("teach-prompt").Text(sc.TaskPrompt)),
+	}
+	for i, fl := range f.fields {
+		id := "teach-input-" + fl.Name
+		msg := f.errorFor(teach.FieldInput, fl.Name)
+		items = append(items, app.Div().Class("field").Body(
+			app.Label().For(id).Text(fl.Name+" ("+fl.Type+")"),
+			teachDescribedBy(app.Input().Type("text").ID(id).Value(fl.Raw).Attr("spellcheck", "false").OnInput(p.onField(i)), id+"-error", msg),
+			teachFieldError(id+"-error", msg),
+		))
+	}
+	return app.Div().ID("teach-scenario-inputs").Body(items...)
+}
+
+func (p *teachPage) renderFreeform() app.UI {
+	f := &p.form
+	taskErr := f.errorFor(teach.FieldTask, "")
+	worldErr := f.errorFor(teach.FieldWorld, "")
+	if worldErr == "" {
+		worldErr = f.errorFor(teach.FieldWorld, f.world)
+	}
+	worlds := []app.UI{}
+	for _, w := range fixtures.Worlds() {
+		worlds = append(worlds, app.Option().Value(w).Selected(f.world == w).Text(w))
+	}
+	items := []app.UI{
+		app.Div().Class("field").Body(
+			app.Label().For("teach-task").Text("Task (write {name} for an input)"),
+			app.Textarea().ID("teach-task").Rows(4).Aria("describedby", "teach-task-error").
+				Placeholder("Open the page at {page_url} and report its main heading.").Text(f.task).OnInput(p.onTask),
+			teachFieldError("teach-task-error", taskErr),
+		),
+		app.Div().Class("field").Body(
+			app.Label().For("teach-world").Text("Simulator world"),
+			app.Select().ID("teach-world").OnChange(p.onWorld).Body(worlds...),
+			teachFieldError("teach-world-error", worldErr),
+		),
+	}
+	for _, name := range teach.Placeholders(f.task) {
+		id := "teach-value-" + name
+		msg := f.errorFor(teach.FieldInput, name)
+		items = append(items, app.Div().Class("field").Body(
+			app.Label().For(id).Text(name),
+			teachDescribedBy(app.Input().Type("text").ID(id).Value(f.values[name]).Attr("spellcheck", "false").OnInput(p.onPlaceholder(name)), id+"-error", msg),
+			teachFieldError(id+"-error", msg),
+		))
+	}
+	return app.Div().ID("teach-freeform").Body(items...)
+}
+
+// renderTask shows the task of the running or finished demonstration.
+func (p *teachPage) renderTask() app.UI {
+	r := p.run
+	running := r.stage == stageRunning
+	return app.Section().Class("panel").Aria("labelledby", "teach-task-heading").Body(
+		app.H2().ID("teach-task-heading").Text("Task"),
+		app.P().ID("teach-goal").Text(r.plan.Task.Description),
+		app.Dl().Class("facts").Body(
+			app.Dt().Text("Model"), app.Dd().Text(r.modelID),
+			app.Dt().Text("Body"), app.Dd().Text(string(p.choice)+" · world "+r.plan.WorldName),
+			app.Dt().Text("Capabilities granted"), app.Dd().Text(strings.Join(r.plan.Declared, ", ")),
+			app.Dt().Text("Destructive mode"), app.Dd().Text(map[bool]string{true: "on", false: "off"}[p.form.destructive]),
+		),
+		app.Div().Class("field-row").Body(
+			app.If(running, func() app.UI {
+				return app.Button().Type("button").ID("teach-stop").Class("danger").Disabled(r.stopping).
+					Text("Stop recording").OnClick(p.onStop)
+			}),
+			app.If(running && r.stopping, func() app.UI {
+				return app.Span().ID("teach-stopping").Role("status").Text("Stopping after the current step; what was recorded is kept.")
+			}),
+		),
+	)
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/demonstrate"
+	"workbench/pkg/pulse"
+	"workbench/pkg/skill"
+	"workbench/pkg/teach"
+)
+
+// timelineMaxShown caps the text of one tool result or argument list in the
+// timeline; the whole of it is in the saved bundle.
+const timelineMaxShown = 4000
+
+// renderTimeline is the live PULSE timeline: the five phases of the
+// workbench loop, each marked reached or not by what really happened, and
+// every step of the demonstration as it was reported, with each action's
+// tool call, authorization decision and outcome.
+func (p *teachPage) renderTimeline() app.UI {
+	r := p.run
+	phases := make([]app.UI, 0, 5)
+	for _, ph := range pulse.Phases() {
+		class, state := "pulse-pending", "not reached"
+		switch {
+		case ph == r.current && r.stage == stageRunning:
+			class, state = "pulse-current", "now"
+		case r.reached[ph]:
+			class, state = "pulse-done", "reached"
+		}
+		phases = append(phases, app.Li().Class("pulse-phase "+class).Body(
+			app.Span().Class("pulse-name").Text(string(ph)),
+			app.Span().Class("pulse-state").Text(state),
+		))
+	}
+	steps := make([]app.UI, 0, len(r.steps))
+	for i, s := range r.steps {
+		steps = append(steps, renderTimelineStep(i, s))
+	}
+	return app.Section().ID("teach-timeline").Class("panel").Aria("labelledby", "timeline-heading").Body(
+		app.H2().ID("timeline-heading").Text("Timeline"),
+		app.Ol().ID("pulse-phases").Class("pulse-phases").Aria("label", "PULSE phases").Body(phases...),
+		p.renderCost(),
+		app.If(len(steps) == 0 && r.stage == stageRunning, func() app.UI {
+			return app.P().Class("muted").Role("status").Text("Starting…")
+		}),
+		app.Ol().ID("timeline-steps").Class("timeline").Aria("live", "polite").Body(steps...),
+	)
+}
+
+// renderCost shows the running cost, or says it was not reported.
+func (p *teachPage) renderCost() app.UI {
+	r := p.run
+	text := fmt.Sprintf("$%.6f so far", r.cost)
+	if r.result != nil {
+		if r.result.CostKnown {
+			text = fmt.Sprintf("$%.6f", r.result.CostUSD)
+		} else {
+			text = fmt.Sprintf("cost not reported (a model reply carried no cost; the replies that did add up to $%.6f)", r.result.CostUSD)
+		}
+	}
+	return app.P().Body(app.Strong().Text("Model cost: "), app.Span().ID("teach-cost").Text(text))
+}
+
+func renderTimelineStep(i int, s demonstrate.Progress) app.UI {
+	head := app.Div().Class("step-head").Body(
+		app.Span().Class("step-no").Text("step "+strconv.Itoa(s.Step+1)),
+		app.Span().Class("step-phase").Text(s.Phase),
+		app.Span().Class("step-pulse muted").Text("PULSE "+string(teach.PulsePhase(s.Phase))),
+	)
+	li := app.Li().ID("step-" + strconv.Itoa(i)).Class("step step-" + s.Phase)
+	if s.Edge == nil {
+		return li.Body(head, app.P().Class("step-detail").Text(s.Detail))
+	}
+	return li.Body(head, renderTimelineEdge(s.Edge))
+}
+
+// renderEdge shows one recorded action: the concrete tool call, the policy
+// decision with its reason, and what the body answered, all as text.
+func renderTimelineEdge(e *skill.Edge) app.UI {
+	args, err := json.Marshal(e.Tool.Arguments)
+	if err != nil {
+		args = []byte(err.Error())
+	}
+	decision, reason, policyID := "none", "no authorization block", ""
+	if a := e.Authorization; a != nil {
+		decision, reason, policyID = a.Decision, a.Reason, a.PolicyID
+	}
+	decisionClass := "decision decision-deny"
+	if decision == skill.DecisionAllow {
+		decisionClass = "decision decision-allow"
+	}
+	return app.Div().Class("edge").Body(
+		app.Dl().Class("facts").Body(
+			app.Dt().Text("Edge"), app.Dd().Class("edge-index").Text(strconv.Itoa(e.Index)),
+			app.Dt().Text("Tool"), app.Dd().Class("edge-tool").Body(app.Code().Text(e.Tool.Server+" · "+e.Tool.Name)),
+			app.Dt().Text("Arguments"), app.Dd().Body(app.Code().Class("edge-args").Text(timelineClip(string(args)))),
+			app.Dt().Text("Capability"), app.Dd().Text(e.Capability),
+			app.Dt().Text("Authorization"), app.Dd().Class("edge-auth").Body(
+				app.Span().Class(decisionClass).Text(decision),
+				app.Text(" · "+reason),
+				app.If(policyID != "", func() app.UI { return app.Span().Class("muted").Text(" (" + policyID + ")") }),
+			),
+			app.Dt().Text("Outcome"), app.Dd().Class("edge-outcome").Text(e.OutcomeStatus),
+			app.Dt().Text("State"), app.Dd().Class("edge-hashes").Body(
+				app.Code().Text(e.StateBefore), app.Text(" → "), app.Code().Text(e.StateAfter)),
+		),
+		app.Pre().Class("edge-observed").Text(timelineClip(timelineObserved(e.ObservedOutcome))),
+	)
+}
+
+// observedText is what the body answered, as text.
+func timelineObserved(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func timelineClip(s string) string {
+	if len(s) <= timelineMaxShown {
+		return s
+	}
+	n := timelineMaxShown
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("… (%d more bytes)", len(s)-n)
+}
