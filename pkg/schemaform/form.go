@@ -142,6 +142,9 @@ func Compile(schema json.RawMessage) (*Form, error) {
 	if err != nil {
 		return nil, err
 	}
+	if root.origin == "" {
+		root.origin = "#" // a "$ref": "#" inside is the root again
+	}
 	sch, err := validator(schema)
 	if err != nil {
 		return nil, err
@@ -204,7 +207,7 @@ func (f *Form) build(n *node, path, name string, required bool, ancestors []*nod
 	case WidgetObject:
 		fl.AllowEntries = n.extraOK
 		for _, a := range ancestors {
-			if a == n {
+			if a == n || a.origin != "" && a.origin == n.origin {
 				fl.Collapsed = true
 				return fl
 			}

@@ -124,7 +124,8 @@ type node struct {
 	varKw      string // "oneOf" or "anyOf"
 	varIdx     []int  // the branch index of each variant
 	varLabels  []string
-	multipleTy bool // variants are the types of a type array
+	multipleTy bool   // variants are the types of a type array
+	origin     string // the $ref this node was compiled from: one schema, however described
 }
 
 type prop struct {
@@ -182,6 +183,7 @@ func (c *compiler) compile(m map[string]any, at string, depth int) (*node, error
 			return nil, err
 		}
 		*n = *got
+		n.origin = strings.SplitN(key, "\x00", 2)[0]
 		return n, nil
 	}
 	m, err := c.flatten(m, at, 0)

@@ -191,6 +191,9 @@ func (a *assembler) value(fl *Field, force bool) (any, bool, bool) {
 		if fl.Chosen < 0 || len(fl.Fields) == 0 {
 			return nil, false, false
 		}
+		if fl.Fields[0].Widget == WidgetNull {
+			return nil, true, true // choosing the null variant is the value
+		}
 		v, ok, sub := a.value(fl.Fields[0], force)
 		return v, ok, sub || ok && fl.touched
 	case WidgetConst:
@@ -203,7 +206,14 @@ func (a *assembler) value(fl *Field, force bool) (any, bool, bool) {
 	}
 	v, err := parse(fl)
 	if err != nil {
-		a.fail(fl, "type", err.Error())
+		kw := "type"
+		switch fl.Widget {
+		case WidgetSelect:
+			kw = "enum"
+		case WidgetJSON:
+			kw = "json"
+		}
+		a.fail(fl, kw, err.Error())
 		return nil, false, false
 	}
 	return v, true, fl.touched || fl.Inferred != nil
@@ -365,10 +375,12 @@ func (f *Form) branchCauses(at, kw string, e *jsonschema.ValidationError) []*jso
 	if branch < 0 {
 		return e.Causes
 	}
-	suffix := "/" + kw + "/" + strconv.Itoa(branch)
+	// A branch that failed once is reported by its one error, whose
+	// schema location lies under the branch's.
+	prefix := e.SchemaURL + "/" + kw + "/" + strconv.Itoa(branch)
 	var keep []*jsonschema.ValidationError
 	for _, c := range e.Causes {
-		if strings.HasSuffix(c.SchemaURL, suffix) {
+		if c.SchemaURL == prefix || strings.HasPrefix(c.SchemaURL, prefix+"/") {
 			keep = append(keep, c)
 		}
 	}
@@ -379,6 +391,9 @@ func (f *Form) branchCauses(at, kw string, e *jsonschema.ValidationError) []*jso
 }
 
 func keyword(k jsonschema.ErrorKind) string {
+	if _, ok := k.(*kind.Not); ok {
+		return "not"
+	}
 	p := k.KeywordPath()
 	if len(p) == 0 {
 		return ""
