@@ -86,7 +86,7 @@ func TestFilterRanking(t *testing.T) {
 		{"sum", []string{"mcp/everything:get-sum"}},
 		{"everything", []string{"mcp/everything:echo", "mcp/everything:get-sum"}},
 		{"SKILL", []string{"workbench:replay", "workbench:verify"}}, // degraded before unavailable
-		{"proof", []string{"workbench:verify"}},                   // description only
+		{"proof", []string{"workbench:verify"}},                     // description only
 		{"nothing-like-this", nil},
 		{"", []string{"mcp/everything:echo", "simulator:file_read", "simulator:file_write", "mcp/everything:get-sum", "workbench:replay", "workbench:verify"}},
 	}
