@@ -1,48 +1,79 @@
 package e2e
 
 import (
+	"bytes"
+	"flag"
+	"image/png"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 )
 
-// TestScreenshots writes a PNG of each route of this package's pages to
-// $WORKBENCH_SCREENSHOTS (make screenshots sets docs/screenshots); without
-// it the test is skipped, so ordinary runs leave the tree alone.
+var updateScreenshots = flag.Bool("update-screenshots", false, "write the route screenshots into docs/screenshots")
+
+// TestScreenshots takes a screenshot of each route (the browser's
+// viewport, 1280 px wide) with a library seeded from the fixture bundles and
+// the OpenRouter stand-in's key entered, and checks each is a PNG of that
+// size. With -update-screenshots or WORKBENCH_SCREENSHOTS=1 (make
+// screenshots) it writes them to docs/screenshots/<name>.png.
 func TestScreenshots(t *testing.T) {
-	dir := os.Getenv("WORKBENCH_SCREENSHOTS")
-	if dir == "" {
-		t.Skip("set WORKBENCH_SCREENSHOTS (make screenshots) to write them")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	if *updateScreenshots || os.Getenv("WORKBENCH_SCREENSHOTS") == "1" {
+		dir = filepath.Join(setup.root, "docs", "screenshots")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s := newSession(t)
-	// Some content: a checked key and an imported bundle.
-	s.open("/import")
-	s.upload("#import-files", fixturePath("valid-skill-bundle.v0.json"), fixturePath("invalid-missing-content-hash.v0.json"))
-	s.waitVisible("#import-results li:nth-child(2)")
-	shot(t, s, dir, "import")
-	s.open("/")
-	s.typeInto("#key", s.OR.Key)
-	s.click("#key-check")
-	s.waitVisible("#key-label")
-	shot(t, s, dir, "home")
-	s.open("/skills")
-	s.waitVisible("#skills-table")
-	s.waitText("#skills-table .skill-verified", "")
-	shot(t, s, dir, "skills")
-}
+	id := s.seedFixtures()
+	s.upload("#import-files", fixturePath("invalid-missing-content-hash.v0.json"))
+	s.waitVisible("#import-results > li:nth-child(3)")
 
-func shot(t *testing.T, s *session, dir, name string) {
-	t.Helper()
-	png := run(s, chromedp.FullScreenshot(100))
-	p := filepath.Join(dir, strings.ReplaceAll(name, "/", "-")+".png")
-	if err := os.WriteFile(p, png, 0o644); err != nil {
-		t.Fatal(err)
+	// shot captures the viewport with the element matching top at its top
+	// ("" for the page's top), once fonts and the last render settled.
+	shot := func(name, top string) {
+		t.Helper()
+		eval[bool](s, `document.fonts.ready.then(() => new Promise((ok) => requestAnimationFrame(() => {
+  const e = `+jsQuote(top)+` && document.querySelector(`+jsQuote(top)+`);
+  if (e) e.scrollIntoView({block: "start"}); else window.scrollTo(0, 0);
+  requestAnimationFrame(() => ok(true));
+})))`)
+		data := run(s, chromedp.CaptureScreenshot())
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%s: not a PNG: %v", name, err)
+		}
+		if b := img.Bounds(); b.Dx() != 1280 || b.Dy() < 600 {
+			t.Errorf("%s: %v, want the 1280 px wide viewport", name, b)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Logf("wrote %s", p)
+
+	shot("import", "")
+
+	s.enterKey()
+	shot("home", "")
+
+	s.open("/teach")
+	shot("teach", "")
+
+	s.open("/skills")
+	s.waitVisible("#skills-table .skill-row .verdict")
+	s.waitJS(`![...document.querySelectorAll("#skills-table .skill-verified")].some((e) => e.textContent.includes("verifying"))`)
+	shot("skills", "")
+
+	s.openSkill(id)
+	shot("skill", "")
+	for _, tab := range []string{"manifest", "memory", "compare", "audit"} {
+		s.click("#tab-" + tab)
+		s.waitVisible("#panel-" + tab)
+		shot("skill-"+tab, "[role=tablist]")
+	}
+
+	s.open("/skills/" + id + "/replay")
+	shot("skill-replay", "")
 }
