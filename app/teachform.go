@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -72,7 +73,7 @@ func (f *teachForm) pick(id string) {
 }
 
 // plan makes the demonstration's plan from the form.
-func (f *teachForm) plan(ctx app.Context) (*teach.Plan, error) {
+func (f *teachForm) plan(ctx context.Context) (*teach.Plan, error) {
 	if !f.freeform {
 		given := make([]teach.Value, len(f.fields))
 		for i, fl := range f.fields {
