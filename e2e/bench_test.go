@@ -28,6 +28,7 @@ import (
 // browser context, so with an empty HTTP cache.
 func BenchmarkColdLoad(b *testing.B) {
 	s := newSession(b)
+	s.open("/")
 	for b.Loop() {
 		ctx, cancel := chromedp.NewContext(s.ctx, chromedp.WithNewBrowserContext())
 		start := time.Now()

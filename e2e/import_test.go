@@ -50,6 +50,16 @@ func TestImportPickerAcceptsDuplicateRejects(t *testing.T) {
 		t.Errorf("%d skills listed, want 1", n)
 	}
 	s.waitText("#skills-table .skill-verified", verdict)
+
+	// Its deep links load directly (the host's single-page fallback).
+	name := s.text("#skills-table .skill-name")
+	href := eval[string](s, `document.querySelector("#skills-table .skill-name").getAttribute("href")`)
+	s.open(href)
+	if got := s.waitText("main h1", name); got != name {
+		t.Errorf("%s: h1 %q, want %q", href, got, name)
+	}
+	s.open(href + "/replay")
+	s.waitText("main h1", name)
 }
 
 // A dropped file reaches the same flow as a picked one.

@@ -16,14 +16,17 @@ func TestRoutesLoad(t *testing.T) {
 		path, heading, current string
 	}{
 		{"/", "Skill Workbench", "/"},
+		{"/teach", "Teach a skill", "/teach"},
 		{"/skills", "Skills", "/skills"},
 		{"/import", "Import skill bundles", "/import"},
+		{"/skills/0190a1b2-0000-7000-8000-000000000000", "No such skill", "/skills"},
+		{"/skills/0190a1b2-0000-7000-8000-000000000000/replay", "No such skill", "/skills"},
 		{"/no/such/page", "Page not found", ""},
 		{"/skills/0190a1b2-0000-7000-8000-000000000000/nonsense", "Page not found", ""},
 	} {
 		t.Run(strings.TrimPrefix(tc.path, "/"), func(t *testing.T) {
 			s.open(tc.path)
-			if got := s.text("main h1"); got != tc.heading {
+			if got := s.waitText("main h1", tc.heading); got != tc.heading {
 				t.Errorf("h1 = %q, want %q", got, tc.heading)
 			}
 			if got := s.text("footer"); got != footer {
