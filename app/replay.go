@@ -477,7 +477,7 @@ func renderEdgeTable(rows []skillpage.EdgeRow) app.UI {
 			))
 		}
 	}
-	return app.Div().Class("table-scroll").Body(
+	return app.Div().Class("table-scroll").TabIndex(0).Role("region").Aria("label", "Recorded edges beside replayed edges").Body(
 		app.Table().Class("list edges").ID("replay-edges").Body(
 			app.Caption().Text("Recorded edges beside replayed edges"),
 			app.THead().Body(app.Tr().Body(

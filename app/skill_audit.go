@@ -23,7 +23,7 @@ func (p *skillPage) renderAudit() app.UI {
 			app.Td().Class("event-data").Body(
 				app.Details().Body(
 					app.Summary().Body(app.Code().Text(e.Summary)),
-					app.Pre().Class("json").Text(e.Full),
+					app.Pre().Class("json").TabIndex(0).Role("region").Aria("label", "Data of event "+strconv.Itoa(i+1)).Text(e.Full),
 				),
 			),
 		)
@@ -85,7 +85,8 @@ func auditTable(id, caption string, cols []string, rows []app.UI) app.UI {
 	if len(rows) == 0 {
 		rows = []app.UI{app.Tr().Body(app.Td().ColSpan(len(cols)).Text("None recorded."))}
 	}
-	return app.Div().Class("table-scroll").Body(
+	// Focusable, so a table wider than the page scrolls from the keyboard.
+	return app.Div().Class("table-scroll").TabIndex(0).Role("region").Aria("label", caption).Body(
 		app.Table().Class("list audit").ID(id).Body(
 			app.Caption().Text(caption),
 			app.THead().Body(app.Tr().Body(head...)),
