@@ -1,0 +1,462 @@
+// Package httpapi is the capability workbench's client of the HTTP
+// contract in the capability workbench document: a backend that serves
+// the catalog, descriptors, preflight, the governed invoke and the run
+// events over HTTP. Client implements capability.Backend, so the UI talks
+// to such a backend exactly as it talks to the in-process Governor.
+//
+// The routes (all relative to the backend's origin):
+//
+//	GET  /api/capabilities                         catalog
+//	GET  /api/capabilities/{capability_id}         descriptor
+//	POST /api/capabilities/{capability_id}/preflight  {action, inputs, target}
+//	POST /api/capabilities/{capability_id}/invoke     202 running | 202 approval_required
+//	GET  /api/runs[?session_id=]                   runs, newest first
+//	GET  /api/runs/{run_id}/events?after=&limit=   a page of events
+//	GET  /api/runs/{run_id}/events?after=          with Accept: text/event-stream, live follow
+//	GET  /api/approvals, POST /api/approvals/{id}/grant|deny   the approvals surface
+//
+// Guarantees:
+//   - The client never sends an identity: no Authorization, no actor or
+//     agent field. In the browser every request carries the page's
+//     same-origin credentials (fetch credentials "same-origin"), which is
+//     how the backend authenticates the user.
+//   - 401 and 404 are *UnavailableError, an explicit state the UI shows;
+//     the client never retries them, under another identity or at all, and
+//     never substitutes one run id for another.
+//   - Executions go only to the invoke route; descriptor routes are read.
+//   - A follow whose connection ends before a terminal or stream_reset
+//     event fails with an error wrapping runs.ErrDropped, so runs.Follow
+//     resumes after the last sequence; a stream_reset is passed on as an
+//     event and ends the stream.
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"workbench/pkg/capability"
+	"workbench/pkg/mcp/sse"
+	"workbench/pkg/runs"
+)
+
+// Routes.
+const (
+	PathCapabilities = "/api/capabilities"
+	PathRuns         = "/api/runs"
+	PathApprovals    = "/api/approvals"
+)
+
+// MaxBodyBytes bounds one JSON answer; MaxStreamBytes one follow stream.
+const (
+	MaxBodyBytes   = 16 << 20
+	MaxStreamBytes = 64 << 20
+)
+
+// CatalogBody is the answer of GET /api/capabilities.
+type CatalogBody struct {
+	Capabilities []capability.Capability `json:"capabilities"`
+	Failures     []SourceFailure         `json:"failures"`
+	// Invoke is the normative governed-invoke contract: the only route
+	// executions go to.
+	Invoke InvokeContract `json:"invoke"`
+}
+
+// SourceFailure is a source that could not list its capabilities.
+type SourceFailure struct {
+	Source string `json:"source"`
+	Error  string `json:"error"`
+}
+
+// InvokeContract names the governed invoke route.
+type InvokeContract struct {
+	Method string `json:"method"`
+	Route  string `json:"route"`
+}
+
+// PreflightRequest is the body of POST …/preflight: only the action, its
+// inputs and the selected target. There is no identity in it.
+type PreflightRequest struct {
+	Action string          `json:"action"`
+	Inputs json.RawMessage `json:"inputs"`
+	Target string          `json:"target,omitempty"`
+}
+
+// InvokeRequest is the body of POST …/invoke. ApprovalID, RunID and
+// SessionID are set only when resuming an approved action.
+type InvokeRequest struct {
+	Action     string          `json:"action"`
+	Inputs     json.RawMessage `json:"inputs"`
+	Target     string          `json:"target,omitempty"`
+	Confirmed  bool            `json:"confirmed,omitempty"`
+	ApprovalID string          `json:"approval_id,omitempty"`
+	RunID      runs.RunID      `json:"run_id,omitempty"`
+	SessionID  runs.SessionID  `json:"session_id,omitempty"`
+}
+
+// ErrorBody is the body of every non-2xx answer.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail says what went wrong; Code is a capability.Refused* code
+// for a refused invocation.
+type ErrorDetail struct {
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// RunsBody is the answer of GET /api/runs.
+type RunsBody struct {
+	Runs []runs.Run `json:"runs"`
+}
+
+// ApprovalsBody is the answer of GET /api/approvals.
+type ApprovalsBody struct {
+	Approvals []capability.Approval `json:"approvals"`
+}
+
+// UnavailableError is a 401 or 404: the backend does not let this user
+// see the thing, or does not have it. It is shown as an explicit
+// unavailable state and never retried.
+type UnavailableError struct {
+	Op      string
+	Status  int
+	Message string
+}
+
+func (e *UnavailableError) Error() string {
+	what := "not found"
+	if e.Status == http.StatusUnauthorized {
+		what = "not authorized (sign in to the backend)"
+	}
+	if e.Message != "" {
+		return fmt.Sprintf("%s: %s: %s", e.Op, what, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Op, what)
+}
+
+// Unauthorized reports whether the backend answered 401.
+func (e *UnavailableError) Unauthorized() bool { return e.Status == http.StatusUnauthorized }
+
+// StatusError is any other answer that is not a success.
+type StatusError struct {
+	Op     string
+	Status int
+	Detail ErrorDetail
+}
+
+func (e *StatusError) Error() string {
+	if e.Detail.Message != "" {
+		return fmt.Sprintf("%s: HTTP %d: %s", e.Op, e.Status, e.Detail.Message)
+	}
+	return fmt.Sprintf("%s: HTTP %d", e.Op, e.Status)
+}
+
+// Client speaks the contract to one backend. It is safe for concurrent
+// use.
+type Client struct {
+	base string
+	hc   *http.Client
+}
+
+var _ capability.Backend = (*Client)(nil)
+
+// New returns a client of the backend at origin (scheme and host, e.g.
+// the page's own origin). hc nil means http.DefaultClient.
+func New(origin string, hc *http.Client) (*Client, error) {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("httpapi: backend origin %q is not an http(s) origin", origin)
+	}
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{base: strings.TrimRight(origin, "/"), hc: hc}, nil
+}
+
+func capPath(id string, rest ...string) string {
+	p := PathCapabilities + "/" + url.PathEscape(id)
+	for _, r := range rest {
+		p += "/" + r
+	}
+	return p
+}
+
+func runPath(id runs.RunID) string {
+	return PathRuns + "/" + url.PathEscape(string(id)) + "/events"
+}
+
+// do sends one request and decodes a JSON answer into out.
+func (c *Client) do(ctx context.Context, op, method, path string, body, out any, ok ...int) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	sameOrigin(req)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer resp.Body.Close()
+	if len(ok) == 0 {
+		ok = []int{http.StatusOK}
+	}
+	good := false
+	for _, s := range ok {
+		good = good || resp.StatusCode == s
+	}
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
+	if !good {
+		return statusError(op, resp.StatusCode, data)
+	}
+	if rerr != nil {
+		return fmt.Errorf("%s: read the answer: %w", op, rerr)
+	}
+	if len(data) > MaxBodyBytes {
+		return fmt.Errorf("%s: the answer is over %d bytes", op, MaxBodyBytes)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s: the answer is not the contract's JSON: %w", op, err)
+	}
+	return nil
+}
+
+func statusError(op string, status int, data []byte) error {
+	var eb ErrorBody
+	json.Unmarshal(data, &eb)
+	if status == http.StatusUnauthorized || status == http.StatusNotFound {
+		return &UnavailableError{Op: op, Status: status, Message: eb.Error.Message}
+	}
+	return &StatusError{Op: op, Status: status, Detail: eb.Error}
+}
+
+// Catalog reads GET /api/capabilities.
+func (c *Client) Catalog(ctx context.Context) (capability.Listing, error) {
+	var b CatalogBody
+	if err := c.do(ctx, "catalog", http.MethodGet, PathCapabilities, nil, &b); err != nil {
+		return capability.Listing{}, err
+	}
+	l := capability.Listing{Capabilities: b.Capabilities}
+	for _, f := range b.Failures {
+		l.Failures = append(l.Failures, &capability.SourceError{Source: f.Source, Err: errors.New(f.Error)})
+	}
+	return l, nil
+}
+
+// Describe reads GET /api/capabilities/{id}.
+func (c *Client) Describe(ctx context.Context, id string) (capability.Capability, error) {
+	var cp capability.Capability
+	err := c.do(ctx, "descriptor of "+id, http.MethodGet, capPath(id), nil, &cp)
+	return cp, err
+}
+
+// Preflight posts the action, its inputs and the target to
+// POST …/preflight.
+func (c *Client) Preflight(ctx context.Context, p capability.Proposal) (capability.Preview, error) {
+	var pv capability.Preview
+	body := PreflightRequest{Action: p.CapabilityID, Inputs: inputs(p.Input), Target: p.Target}
+	err := c.do(ctx, "preflight of "+p.CapabilityID, http.MethodPost, capPath(p.CapabilityID, "preflight"), body, &pv)
+	return pv, err
+}
+
+func inputs(in json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(in)) == 0 {
+		return json.RawMessage("{}")
+	}
+	return in
+}
+
+// Invoke posts the proposal to the governed POST …/invoke. A 202 is a
+// receipt (running or approval_required); a refusal (403, 409, 422) is a
+// *capability.RefusedError with the backend's code and reason.
+func (c *Client) Invoke(ctx context.Context, p capability.Proposal) (capability.Receipt, error) {
+	var rc capability.Receipt
+	body := InvokeRequest{Action: p.CapabilityID, Inputs: inputs(p.Input), Target: p.Target,
+		Confirmed: p.Confirmed, ApprovalID: p.ApprovalID, RunID: p.RunID, SessionID: p.SessionID}
+	err := c.do(ctx, "invoke "+p.CapabilityID, http.MethodPost, capPath(p.CapabilityID, "invoke"), body, &rc, http.StatusAccepted)
+	var se *StatusError
+	if errors.As(err, &se) && se.Detail.Code != "" &&
+		(se.Status == http.StatusForbidden || se.Status == http.StatusConflict || se.Status == http.StatusUnprocessableEntity) {
+		return rc, &capability.RefusedError{Code: se.Detail.Code, CapabilityID: p.CapabilityID,
+			Reason: se.Detail.Message, Problems: se.Detail.Problems}
+	}
+	if err == nil && rc.Status != capability.StatusRunning && rc.Status != capability.StatusApprovalRequired {
+		return rc, fmt.Errorf("invoke %s: 202 with status %q, neither running nor approval_required", p.CapabilityID, rc.Status)
+	}
+	if err == nil && rc.RunID == "" {
+		return rc, fmt.Errorf("invoke %s: 202 without a run_id", p.CapabilityID)
+	}
+	return rc, err
+}
+
+// Approvals reads GET /api/approvals.
+func (c *Client) Approvals(ctx context.Context) ([]capability.Approval, error) {
+	var b ApprovalsBody
+	err := c.do(ctx, "approvals", http.MethodGet, PathApprovals, nil, &b)
+	return b.Approvals, err
+}
+
+// Grant posts to /api/approvals/{id}/grant.
+func (c *Client) Grant(ctx context.Context, id string) (capability.Approval, error) {
+	var a capability.Approval
+	err := c.do(ctx, "grant "+id, http.MethodPost, PathApprovals+"/"+url.PathEscape(id)+"/grant", struct{}{}, &a)
+	return a, err
+}
+
+// Deny posts to /api/approvals/{id}/deny.
+func (c *Client) Deny(ctx context.Context, id string) (capability.Approval, error) {
+	var a capability.Approval
+	err := c.do(ctx, "deny "+id, http.MethodPost, PathApprovals+"/"+url.PathEscape(id)+"/deny", struct{}{}, &a)
+	return a, err
+}
+
+// Runs reads GET /api/runs; a session filters the list.
+func (c *Client) Runs(ctx context.Context, session runs.SessionID) ([]runs.Run, error) {
+	path := PathRuns
+	if session != "" {
+		path += "?session_id=" + url.QueryEscape(string(session))
+	}
+	var b RunsBody
+	err := c.do(ctx, "runs", http.MethodGet, path, nil, &b)
+	return b.Runs, err
+}
+
+// Events reads one page of GET /api/runs/{id}/events.
+func (c *Client) Events(ctx context.Context, run runs.RunID, after int64, limit int) (runs.Page, error) {
+	q := url.Values{"after": {strconv.FormatInt(after, 10)}}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var p runs.Page
+	err := c.do(ctx, "events of run "+string(run), http.MethodGet, runPath(run)+"?"+q.Encode(), nil, &p)
+	if err == nil {
+		for _, e := range p.Events {
+			if e.RunID != run {
+				return runs.Page{}, fmt.Errorf("events of run %s: the page holds an event of run %s", run, e.RunID)
+			}
+		}
+	}
+	return p, err
+}
+
+// Follow opens the SSE mode of GET /api/runs/{id}/events after a cursor.
+func (c *Client) Follow(ctx context.Context, run runs.RunID, after int64) (runs.Stream, error) {
+	op := "follow run " + string(run)
+	ctx, cancel := context.WithCancel(ctx)
+	u := c.base + runPath(run) + "?after=" + strconv.FormatInt(after, 10)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	sameOrigin(req)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		cancel()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		return nil, fmt.Errorf("%s: %w: %w", op, runs.ErrDropped, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		resp.Body.Close()
+		cancel()
+		return nil, statusError(op, resp.StatusCode, data)
+	}
+	if mt := strings.TrimSpace(strings.Split(resp.Header.Get("Content-Type"), ";")[0]); mt != "text/event-stream" {
+		resp.Body.Close()
+		cancel()
+		return nil, fmt.Errorf("%s: answered %q, not text/event-stream", op, mt)
+	}
+	return &stream{op: op, run: run, body: resp.Body, cancel: cancel,
+		r: sse.NewReader(io.LimitReader(resp.Body, MaxStreamBytes))}, nil
+}
+
+// stream is one SSE follow.
+type stream struct {
+	op     string
+	run    runs.RunID
+	body   io.ReadCloser
+	cancel context.CancelFunc
+	r      *sse.Reader
+	ended  bool // a terminal or stream_reset event was read
+}
+
+// Next returns the next event. Named events of unknown types are passed
+// on as they are; an event whose data is not a run event of this run is
+// a protocol error.
+func (s *stream) Next(ctx context.Context) (runs.Event, error) {
+	if err := ctx.Err(); err != nil {
+		return runs.Event{}, err
+	}
+	ev, err := s.r.Next()
+	if err != nil {
+		if s.ended {
+			return runs.Event{}, io.EOF
+		}
+		if ctx.Err() != nil {
+			return runs.Event{}, ctx.Err()
+		}
+		return runs.Event{}, fmt.Errorf("%s: the stream ended before a terminal event (%v): %w", s.op, err, runs.ErrDropped)
+	}
+	typ := ev.Type
+	if typ == "" {
+		typ = "message"
+	}
+	if typ == runs.EventStreamReset {
+		s.ended = true
+		return runs.Event{ID: runs.EventID(ev.ID), RunID: s.run, Type: typ, Data: json.RawMessage(orNull(ev.Data))}, nil
+	}
+	var e runs.Event
+	if err := json.Unmarshal([]byte(ev.Data), &e); err != nil || e.Sequence == 0 {
+		// An event that is not a run event is passed on with its name;
+		// having no sequence, a Timeline does not keep it.
+		return runs.Event{ID: runs.EventID(ev.ID), RunID: s.run, Type: typ, Data: json.RawMessage(orNull(ev.Data))}, nil
+	}
+	if e.RunID != s.run {
+		return runs.Event{}, fmt.Errorf("%s: the stream carries an event of run %s", s.op, e.RunID)
+	}
+	if e.Type == "" {
+		e.Type = typ
+	}
+	if runs.Terminal(e.Type) {
+		s.ended = true
+	}
+	return e, nil
+}
+
+func orNull(s string) string {
+	if json.Valid([]byte(s)) {
+		return s
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func (s *stream) Close() error {
+	s.cancel()
+	return s.body.Close()
+}
