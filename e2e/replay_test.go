@@ -179,4 +179,19 @@ func TestCompareTwoModels(t *testing.T) {
 	if len(s.OR.ChatRequests("example/a")) == 0 || len(s.OR.ChatRequests("example/b")) == 0 {
 		t.Error("a model was not asked through the proxy")
 	}
+
+	// The last version carries both replays: saved, it is the skill's newest.
+	s.click("#compare-save")
+	s.waitText("#skill-saved", "as version 3")
+	if got := s.text("#skill-version"); got != "3" {
+		t.Errorf("version %q after saving the comparison, want 3", got)
+	}
+	s.click("#tab-audit")
+	s.waitVisible("#audit-auth")
+	if n := s.countOf("#audit-events tbody tr td:nth-child(2)"); n == 0 {
+		t.Error("no events in the saved comparison")
+	}
+	if got := eval[int](s, `[...document.querySelectorAll("#audit-events tbody tr td:nth-child(2)")].filter((e) => e.textContent === "`+skill.EventReplayExecuted+`").length`); got != 2 {
+		t.Errorf("%d ReplayExecuted events in the saved comparison, want one per model", got)
+	}
 }
