@@ -22,7 +22,7 @@ func (p *teachPage) renderView() app.UI {
 	v := r.view
 	switch {
 	case v.Raw != "":
-		content = append(content, app.Pre().Class("body-raw").Text(timelineClip(v.Raw)))
+		content = append(content, app.Pre().Class("body-raw").TabIndex(0).Aria("label", "The body's state").Text(timelineClip(v.Raw)))
 	case v.Kind != "":
 		content = append(content, renderBrowserView(v), renderHostView(v))
 	}
@@ -46,7 +46,7 @@ func renderBrowserView(v teach.View) app.UI {
 		case "li":
 			el = app.P().Class("view-li").Text("• " + b.Text)
 		case "code":
-			el = app.Pre().Class("view-code").Text(b.Text)
+			el = app.Pre().Class("view-code").TabIndex(0).Text(b.Text)
 		default:
 			el = app.P().Text(b.Text)
 		}

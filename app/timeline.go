@@ -49,7 +49,8 @@ func (p *teachPage) renderTimeline() app.UI {
 		app.If(len(steps) == 0 && r.stage == stageRunning, func() app.UI {
 			return app.P().Class("muted").Role("status").Text("Starting…")
 		}),
-		app.Ol().ID("timeline-steps").Class("timeline").Aria("live", "polite").Body(steps...),
+		// Scrollable, so focusable: keyboard users scroll it too.
+		app.Ol().ID("timeline-steps").Class("timeline").TabIndex(0).Aria("label", "Steps").Aria("live", "polite").Body(steps...),
 	)
 }
 
@@ -110,7 +111,7 @@ func renderTimelineEdge(e *skill.Edge) app.UI {
 			app.Dt().Text("State"), app.Dd().Class("edge-hashes").Body(
 				app.Code().Text(e.StateBefore), app.Text(" → "), app.Code().Text(e.StateAfter)),
 		),
-		app.Pre().Class("edge-observed").Text(timelineClip(timelineObserved(e.ObservedOutcome))),
+		app.Pre().Class("edge-observed").TabIndex(0).Aria("label", "What the body answered").Text(timelineClip(timelineObserved(e.ObservedOutcome))),
 	)
 }
 

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chromedp/chromedp/kb"
+
 	"workbench/pkg/openrouter/openroutertest"
 )
 
@@ -258,4 +260,37 @@ func TestTeachModelErrorSavesNothing(t *testing.T) {
 	}
 	s.click("#teach-again")
 	s.waitVisible("#teach-form")
+}
+
+// /teach from the keyboard alone, with no serious or critical axe-core
+// violation in any of its states: the form, the finished recording with
+// its timeline and the body's view, the draft showing field errors.
+func TestTeachKeyboardAndAxe(t *testing.T) {
+	src := axeSource(t)
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading("https://docs.workbench.test/getting-started"))))
+	s.startTeaching()
+	check := func(state string) {
+		t.Helper()
+		for _, v := range s.axeRun(src) {
+			t.Errorf("%s: %s", state, v)
+		}
+	}
+	check("form")
+	s.tabTo(t, "#teach-start", 40)
+	s.press(kb.Enter)
+	s.waitVisible("#teach-draft")
+	check("finished")
+	s.tabTo(t, "#draft-slug", 60)
+	s.press(kb.End)
+	s.press(" ")
+	s.waitVisible("#draft-slug-error")
+	check("draft with an error")
+	s.press(kb.Backspace)
+	s.waitFor(`!document.querySelector("#draft-slug-error")`)
+	s.tabTo(t, "#teach-save", 20)
+	s.press(kb.Enter)
+	s.waitFor(`location.pathname.startsWith("/skills/")`)
+	if l := s.library(); len(l.Skills) != 1 {
+		t.Errorf("%d skills saved from the keyboard, want 1", len(l.Skills))
+	}
 }
