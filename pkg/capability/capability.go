@@ -178,6 +178,24 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("capability %s: invalid input: %s", e.ID, strings.Join(e.Problems, "; "))
 }
 
+type progressKey struct{}
+
+// WithProgress returns a context carrying report, which a provider calls
+// (through ReportProgress) with progress payloads while an action runs:
+// a replayed edge, a demonstration step. The Governor records each as a
+// progress event of the run. report must not block.
+func WithProgress(ctx context.Context, report func(data any)) context.Context {
+	return context.WithValue(ctx, progressKey{}, report)
+}
+
+// ReportProgress reports data to the context's progress reporter, if it
+// has one.
+func ReportProgress(ctx context.Context, data any) {
+	if report, ok := ctx.Value(progressKey{}).(func(any)); ok && report != nil {
+		report(data)
+	}
+}
+
 func object(input json.RawMessage) (map[string]any, error) {
 	if len(input) == 0 {
 		return map[string]any{}, nil

@@ -533,6 +533,14 @@ func (g *Governor) Wait() { g.wg.Wait() }
 // dispatch runs the action on its own goroutine and records its events.
 func (g *Governor) dispatch(run runs.RunID, c Capability, p Proposal) {
 	ctx, cancel := context.WithCancel(g.base)
+	ctx = WithProgress(ctx, func(data any) {
+		raw, err := json.Marshal(data)
+		if err != nil {
+			return
+		}
+		shown, _ := MaskSecrets(g.secrets, raw)
+		g.log.Emit(run, runs.EventProgress, shown)
+	})
 	g.mu.Lock()
 	g.cancels[run] = cancel
 	g.mu.Unlock()

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"slices"
 
+	"workbench/fixtures"
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/compare"
+	"workbench/pkg/demonstrate"
 	"workbench/pkg/export"
 	"workbench/pkg/library"
 	"workbench/pkg/memory"
@@ -24,12 +26,13 @@ import (
 // Names of the workbench's own actions; their ids are
 // ID(SourceWorkbench, name).
 const (
-	ActionVerify     = "verify"
-	ActionExport     = "export"
-	ActionReplay     = "replay"
-	ActionCompare    = "compare"
-	ActionImport     = "import"
-	ActionSyncMemory = "sync_memory"
+	ActionVerify      = "verify"
+	ActionExport      = "export"
+	ActionReplay      = "replay"
+	ActionCompare     = "compare"
+	ActionImport      = "import"
+	ActionSyncMemory  = "sync_memory"
+	ActionDemonstrate = "demonstrate"
 )
 
 // Preconditions named in Capability.Missing.
@@ -73,43 +76,68 @@ type action struct {
 	hint              string
 	needSkill         bool
 	needModel         bool // a missing key degrades it
+	needModelAlways   bool // a missing key makes it unavailable
 	needMemory        bool
+	local             bool // needs neither the library nor the verifier
 }
 
 const skillProps = `"skill_id":{"type":"string","minLength":1,"title":"Skill","description":"The stored skill's id."},
 "version":{"type":"integer","minimum":1,"title":"Version","description":"The skill version; the newest when absent."}`
 
-var actions = []action{
-	{name: ActionVerify, title: "Verify skill", readOnly: true, capability: "ambient", hint: HintEvidence, needSkill: true,
-		desc:   "Re-derive a stored skill's proof from its own evidence and compare it with the proof it claims.",
-		schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `}}`},
-	{name: ActionExport, title: "Export skill", readOnly: true, capability: "ambient", hint: HintEvidence, needSkill: true,
-		desc: "Prepare a stored skill for download under a redaction profile: redact a copy, re-seal it and verify the exported bytes.",
-		schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `,
+// workbenchActions describes the actions; the demonstration's schema
+// lists the scenarios and worlds this build embeds.
+func workbenchActions() []action {
+	return []action{
+		{name: ActionDemonstrate, title: "Demonstrate a task", capability: "ambient", hint: HintJSON, needModelAlways: true, local: true,
+			desc:   "Have a model carry out a fixture scenario or a task of your own on a fresh simulator, with every action authorized; the recording is shown, not saved (crystallize it on /teach).",
+			schema: demonstrateSchema()},
+		{name: ActionVerify, title: "Verify skill", readOnly: true, capability: "ambient", hint: HintEvidence, needSkill: true,
+			desc:   "Re-derive a stored skill's proof from its own evidence and compare it with the proof it claims.",
+			schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `}}`},
+		{name: ActionExport, title: "Export skill", readOnly: true, capability: "ambient", hint: HintEvidence, needSkill: true,
+			desc: "Prepare a stored skill for download under a redaction profile: redact a copy, re-seal it and verify the exported bytes.",
+			schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `,
 "profile":{"enum":["transcript_pii","full","none"],"default":"transcript_pii","title":"Redaction profile"},
 "secrets_confirmed":{"type":"boolean","default":false,"title":"Export secrets under \"none\"","description":"Required to export a bundle holding secrets without redaction."}}}`},
-	{name: ActionReplay, title: "Replay skill", capability: "ambient", hint: HintEvidence, needSkill: true, needModel: true,
-		desc: "Replay a stored simulator skill on a fresh simulator, verify the replay and save it as the skill's next version.",
-		schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `,
+		{name: ActionReplay, title: "Replay skill", capability: "ambient", hint: HintEvidence, needSkill: true, needModel: true,
+			desc: "Replay a stored simulator skill on a fresh simulator, verify the replay and save it as the skill's next version.",
+			schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `,
 "inputs":{"type":"object","title":"Inputs","description":"The skill's inputs; the taught ones when absent."},
 "model":{"type":"string","title":"Model","description":"The OpenRouter model that re-chooses model-chosen parameters; the teaching model when absent."}}}`},
-	{name: ActionCompare, title: "Compare models", capability: "ambient", hint: HintTable, needSkill: true, needModel: true,
-		desc: "Replay a stored simulator skill once per model, verify each replay and set the results side by side; saves the version carrying every replay.",
-		schema: `{"type":"object","required":["skill_id","models"],"additionalProperties":false,"properties":{` + skillProps + `,
+		{name: ActionCompare, title: "Compare models", capability: "ambient", hint: HintTable, needSkill: true, needModel: true,
+			desc: "Replay a stored simulator skill once per model, verify each replay and set the results side by side; saves the version carrying every replay.",
+			schema: `{"type":"object","required":["skill_id","models"],"additionalProperties":false,"properties":{` + skillProps + `,
 "models":{"type":"array","items":{"type":"string","minLength":1},"minItems":2,"uniqueItems":true,"title":"Models"},
 "inputs":{"type":"object","title":"Inputs"}}}`},
-	{name: ActionImport, title: "Import bundle", capability: "ambient", hint: HintEvidence,
-		desc: "Read a skill bundle file into the local library: strict parsing, schema validation and a re-derived proof.",
-		schema: `{"type":"object","required":["filename","bundle"],"additionalProperties":false,"properties":{
+		{name: ActionImport, title: "Import bundle", capability: "ambient", hint: HintEvidence,
+			desc: "Read a skill bundle file into the local library: strict parsing, schema validation and a re-derived proof.",
+			schema: `{"type":"object","required":["filename","bundle"],"additionalProperties":false,"properties":{
 "filename":{"type":"string","minLength":1,"title":"File name"},
 "bundle":{"type":"string","minLength":2,"contentMediaType":"application/json","title":"Bundle file contents"}}}`},
-	{name: ActionSyncMemory, title: "Sync skill to memory", capability: "&memory.episodic", hint: HintJSON, needSkill: true, needMemory: true,
-		desc:   "Store a stored skill's interaction trace in the memory service (graphonomous-mcp), tagged with its bundle.",
-		schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `}}`},
+		{name: ActionSyncMemory, title: "Sync skill to memory", capability: "&memory.episodic", hint: HintJSON, needSkill: true, needMemory: true,
+			desc:   "Store a stored skill's interaction trace in the memory service (graphonomous-mcp), tagged with its bundle.",
+			schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `}}`},
+	}
+}
+
+func demonstrateSchema() string {
+	enum := func(xs []string) string {
+		b, _ := json.Marshal(xs)
+		return string(b)
+	}
+	return `{"type":"object","required":["model"],"additionalProperties":false,"properties":{
+"scenario":{"enum":` + enum(teach.ScenarioIDs()) + `,"title":"Fixture scenario"},
+"task":{"type":"string","minLength":1,"title":"Task","description":"A task of your own, instead of a scenario."},
+"world":{"enum":` + enum(fixtures.Worlds()) + `,"title":"Simulator world","description":"The world a task of your own starts in."},
+"model":{"type":"string","minLength":1,"title":"Model","description":"The OpenRouter model that demonstrates."},
+"max_steps":{"type":"integer","minimum":1,"maximum":100,"default":24,"title":"Most model turns"}},
+"oneOf":[{"required":["scenario"],"not":{"anyOf":[{"required":["task"]},{"required":["world"]}]}},
+{"required":["task","world"],"not":{"required":["scenario"]}}]}`
 }
 
 // Actions lists the names of the workbench's own actions.
 func Actions() []string {
+	actions := workbenchActions()
 	out := make([]string, len(actions))
 	for i, a := range actions {
 		out[i] = a.name
@@ -131,6 +159,7 @@ func (w *Workbench) List(ctx context.Context) ([]Capability, error) {
 			skills = len(list)
 		}
 	}
+	actions := workbenchActions()
 	out := make([]Capability, len(actions))
 	for i, a := range actions {
 		out[i] = w.describe(a, skills, skillsErr)
@@ -157,15 +186,20 @@ func (w *Workbench) describe(a action, skills int, skillsErr error) Capability {
 		c.Missing = append(c.Missing, need)
 		c.Reasons = append(c.Reasons, reason)
 	}
-	if w.Store == nil {
+	switch {
+	case a.local:
+	case w.Store == nil:
 		missing(Unavailable, NeedLibrary, "no local library is open")
-	} else if skillsErr != nil {
+	case skillsErr != nil:
 		missing(Unavailable, NeedLibrary, "the local library cannot be read: "+skillsErr.Error())
-	} else if a.needSkill && skills == 0 {
+	case a.needSkill && skills == 0:
 		missing(Unavailable, NeedSkill, "the library holds no skill yet: teach or import one first")
 	}
-	if w.Verifier == nil && a.name != ActionSyncMemory {
+	if w.Verifier == nil && !a.local && a.name != ActionSyncMemory {
 		missing(Unavailable, NeedVerifier, "the verifier is not loaded")
+	}
+	if a.needModelAlways && w.Model == nil {
+		missing(Unavailable, NeedKey, "no OpenRouter key: a demonstration is a model acting")
 	}
 	if a.needModel && w.Model == nil {
 		missing(Degraded, NeedKey, "no OpenRouter key: only skills whose parameters are all literal or bound to inputs can run, since they make no model call")
@@ -195,12 +229,16 @@ type skillInput struct {
 // (the Governor checks it); a flow's own refusal is an error.
 func (w *Workbench) Invoke(ctx context.Context, id string, input json.RawMessage) (Result, error) {
 	src, name, ok := SplitID(id)
+	actions := workbenchActions()
 	i := slices.IndexFunc(actions, func(a action) bool { return a.name == name })
 	if !ok || src != SourceWorkbench || i < 0 {
 		return Result{}, &NotFoundError{ID: id}
 	}
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
+	}
+	if name == ActionDemonstrate {
+		return w.demonstrate(ctx, input)
 	}
 	if w.Store == nil {
 		return Result{}, errors.New("no local library is open")
@@ -329,6 +367,9 @@ func (w *Workbench) replaySetup(ctx context.Context, in skillInput, inputs map[s
 	destructive := w.DestructiveMode != nil && w.DestructiveMode()
 	opt := compare.Options{
 		Input: inputs, Deterministic: true,
+		Progress: func(model string, e skill.ReplayEdge) {
+			ReportProgress(ctx, map[string]any{"model": model, "edge": e})
+		},
 		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired,
 			BodyKind: skill.BodySimulator, TrustedServer: true, DestructiveMode: destructive},
 	}
@@ -484,4 +525,64 @@ func (w *Workbench) sync(ctx context.Context, input json.RawMessage) (any, error
 		return nil, err
 	}
 	return w.Memory.Sync(ctx, b)
+}
+
+func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Result, error) {
+	var in struct {
+		Scenario string `json:"scenario"`
+		Task     string `json:"task"`
+		World    string `json:"world"`
+		Model    string `json:"model"`
+		MaxSteps int    `json:"max_steps"`
+	}
+	if err := decode(input, &in); err != nil {
+		return Result{}, err
+	}
+	if w.Model == nil {
+		return Result{}, errors.New("no OpenRouter key: a demonstration is a model acting")
+	}
+	var (
+		plan *teach.Plan
+		err  error
+	)
+	if in.Scenario != "" {
+		plan, err = teach.FromScenario(in.Scenario, nil)
+	} else {
+		plan, err = teach.Freeform(ctx, in.Task, in.World, nil, nil)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	bd, err := sim.New(plan.World)
+	if err != nil {
+		return Result{}, fmt.Errorf("simulator world: %w", err)
+	}
+	res, err := teach.Demonstrate(ctx, plan, teach.Options{
+		Model: w.Model, ModelID: in.Model, Body: bd, Authorizer: policy.Default(),
+		DestructiveMode: w.DestructiveMode != nil && w.DestructiveMode(), TrustedServer: true,
+		MaxSteps: in.MaxSteps,
+		Progress: func(p demonstrate.Progress) {
+			ReportProgress(ctx, map[string]any{"step": p.Step, "phase": p.Phase, "detail": p.Detail})
+		},
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	out := map[string]any{
+		"task": plan.Task.Description, "world": plan.WorldName, "model": in.Model,
+		"stopped": res.Stopped, "answer": res.Answer, "edges": len(res.Trace.Edges),
+		"outcome": res.Trace.Outcome,
+	}
+	if res.CostKnown {
+		out["cost_usd"] = res.CostUSD
+	}
+	failed := res.Err != nil
+	if failed {
+		out["error"] = res.Err.Error()
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return Result{}, fmt.Errorf("demonstrate: result: %w", err)
+	}
+	return Result{Value: raw, IsError: failed, Text: res.Answer}, nil
 }

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"workbench/fixtures"
 	"workbench/pkg/memory/graphonomous"
+	"workbench/pkg/openrouter"
+	"workbench/pkg/openrouter/openroutertest"
 	"workbench/pkg/runs"
 	"workbench/pkg/services"
 	"workbench/pkg/services/servicestest"
@@ -170,5 +173,45 @@ func TestSyncToMemory(t *testing.T) {
 	stored := res["result"].(map[string]any)
 	if res["status"] != "ok" || stored["Server"] != "graphonomous" || stored["TraceID"] == "" {
 		t.Errorf("sync: %v", res)
+	}
+}
+
+func TestDemonstrate(t *testing.T) {
+	open := openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/acme/widget"})
+	click := openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"})
+	or := openroutertest.New(t, openroutertest.WithScript(openroutertest.Script{Model: "example/teacher",
+		Steps: []openroutertest.Step{open, click, openroutertest.Answer("The newest version is 1.4.0.")}}))
+	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, nil)
+	caps, _ := r.wb.List(context.Background())
+	if c := byID(t, caps)["workbench:demonstrate"]; c.Availability != Unavailable || !slices.Contains(c.Missing, NeedKey) {
+		t.Errorf("demonstrate without a key: %+v", c)
+	}
+	r.wb.Model = client
+	caps, _ = r.wb.List(context.Background())
+	if c := byID(t, caps)["workbench:demonstrate"]; c.Availability != Available {
+		t.Errorf("demonstrate with a key: %+v", c)
+	}
+	in := json.RawMessage(`{"scenario":"` + fixtures.ModelComparison + `","model":"example/teacher"}`)
+	rc, err := r.gov.Invoke(context.Background(), Proposal{CapabilityID: "workbench:demonstrate", Input: in, Confirmed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := r.events(t, rc.RunID)
+	res := last(es, runs.EventToolResult)
+	out := res["result"].(map[string]any)
+	if res["status"] != "ok" || out["stopped"] != "answer" || out["edges"] != float64(2) || out["answer"] != "The newest version is 1.4.0." {
+		t.Fatalf("demonstration: %v", res)
+	}
+	if !strings.Contains(types(es), "progress") {
+		t.Errorf("no progress events: %s", types(es))
+	}
+	// Both of scenario and task is not one of the two forms.
+	bad := json.RawMessage(`{"scenario":"` + fixtures.ModelComparison + `","task":"x","world":"weather","model":"m"}`)
+	if _, err := r.gov.Invoke(context.Background(), Proposal{CapabilityID: "workbench:demonstrate", Input: bad, Confirmed: true}); !isRefusal(err, RefusedInvalid) {
+		t.Errorf("scenario and task: %v", err)
 	}
 }
