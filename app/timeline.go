@@ -101,7 +101,7 @@ func renderTimelineEdge(e *skill.Edge) app.UI {
 			app.Dt().Text("Edge"), app.Dd().Class("edge-index").Text(strconv.Itoa(e.Index)),
 			app.Dt().Text("Tool"), app.Dd().Class("edge-tool").Body(app.Code().Text(e.Tool.Server+" · "+e.Tool.Name)),
 			app.Dt().Text("Arguments"), app.Dd().Body(app.Code().Class("edge-args").Text(timelineClip(string(args)))),
-			app.Dt().Text("Capability"), app.Dd().Text(e.Capability),
+			app.Dt().Text("Capability"), app.Dd().Class("edge-capability").Text(e.Capability),
 			app.Dt().Text("Authorization"), app.Dd().Class("edge-auth").Body(
 				app.Span().Class(decisionClass).Text(decision),
 				app.Text(" · "+reason),

@@ -294,3 +294,39 @@ func TestTeachKeyboardAndAxe(t *testing.T) {
 		t.Errorf("%d skills saved from the keyboard, want 1", len(l.Skills))
 	}
 }
+
+// A refused action is shown as refused: fixture 3's host write falls
+// outside the capabilities the task declares, the timeline shows the
+// policy's deny with its reason, and the body's files are unchanged.
+func TestTeachShowsDenial(t *testing.T) {
+	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://status.workbench.test/"}),
+		openroutertest.ToolCall("file_write", map[string]any{"path": "/home/user/incident.txt", "content": "Webhook delivery delayed"}),
+		openroutertest.Answer("The write was refused."),
+	}}
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(script)))
+	s.startTeaching()
+	s.setField("#teach-scenario", "skill.authority_denied", "change")
+	s.waitVisible("#teach-input-report_path")
+	s.click("#teach-start")
+	s.waitVisible("#teach-outcome")
+	decisions := eval[[]string](s, `[...document.querySelectorAll("#timeline-steps .edge .decision")].map((e) => e.textContent)`)
+	if strings.Join(decisions, ",") != "allow,deny" {
+		t.Fatalf("decisions %q, want allow then deny", decisions)
+	}
+	auth := eval[[]string](s, `[...document.querySelectorAll("#timeline-steps .edge .edge-auth")].map((e) => e.textContent)`)
+	if !strings.Contains(auth[1], "undeclared") {
+		t.Errorf("the denial's reason %q does not say the capability is undeclared", auth[1])
+	}
+	caps := eval[[]string](s, `[...document.querySelectorAll("#timeline-steps .edge .edge-capability")].map((e) => e.textContent)`)
+	if strings.Join(caps, ",") != "&body.browser,&body.os" {
+		t.Errorf("capabilities %q", caps)
+	}
+	outcomes := eval[[]string](s, `[...document.querySelectorAll("#timeline-steps .edge .edge-outcome")].map((e) => e.textContent)`)
+	if len(outcomes) != 2 || outcomes[1] != "denied" {
+		t.Errorf("outcomes %q, want the second denied", outcomes)
+	}
+	if files := s.text("#view-host"); strings.Contains(files, "incident.txt") {
+		t.Errorf("the refused write happened: %q", files)
+	}
+}
