@@ -36,7 +36,9 @@ const hostileMarkup = `<script>window.__pwned="script"</script>` +
 var hostileValues = []func(orig string) string{
 	func(o string) string { return o + " " + hostileMarkup },
 	func(string) string { return hostileMarkup },
-	func(string) string { return `<script>window.__pwned=1</script><img src=pwned.png onerror=window.__pwned=2>` },
+	func(string) string {
+		return `<script>window.__pwned=1</script><img src=pwned.png onerror=window.__pwned=2>`
+	},
 	func(string) string { return `<img src=pwned.png onerror=window.__pwned=2>` },
 	func(string) string { return "https://evil.example/pwned-field" },
 	func(string) string { return "javascript:window.__pwned='field'" },
