@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp/kb"
 
@@ -328,5 +329,40 @@ func TestTeachShowsDenial(t *testing.T) {
 	}
 	if files := s.text("#view-host"); strings.Contains(files, "incident.txt") {
 		t.Errorf("the refused write happened: %q", files)
+	}
+}
+
+// OpenRouter's 402 and 429 end the demonstration with their exact
+// messages; starting again keeps the form, and nothing is saved.
+func TestTeachModelErrorsShownLiterally(t *testing.T) {
+	const credits = "Insufficient credits. Add more using https://openrouter.ai/credits"
+	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{
+		openroutertest.Error(402, credits),
+		openroutertest.RateLimit(7 * time.Second),
+	}}
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(script)))
+	s.expectConsole("402")
+	s.expectConsole("429")
+	s.startTeaching()
+	for _, tc := range []struct{ summary, exact string }{
+		{"out of credit (402)", "402 Payment Required: " + credits},
+		{"rate limiting this key (429)", "429 Too Many Requests: Rate limit exceeded: retry in 7 s"},
+	} {
+		s.click("#teach-start")
+		s.waitVisible("#teach-draft-error")
+		if got := s.text("#teach-error"); !strings.Contains(got, tc.exact) {
+			t.Errorf("error %q, want %q", got, tc.exact)
+		}
+		if got := s.text("#teach-outcome"); !strings.Contains(got, tc.summary) {
+			t.Errorf("outcome %q, want %q", got, tc.summary)
+		}
+		s.click("#teach-again")
+		s.waitVisible("#teach-form")
+		if got := eval[string](s, `document.querySelector("#teach-model").value`); got != teacher {
+			t.Errorf("starting again lost the model id: %q", got)
+		}
+	}
+	if l := s.library(); len(l.Skills) != 0 {
+		t.Errorf("%d skills stored after failed demonstrations", len(l.Skills))
 	}
 }
