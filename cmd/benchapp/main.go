@@ -22,7 +22,7 @@
 //	benchapp -check                         # one quick run of each, as a smoke test
 //
 // -check runs every measurement once on smaller inputs (brotli quality 1,
-// a 2 MB bundle, 50 skills) and exits 1 if any fails; goals are not judged
+// a 1 MB bundle, 20 skills) and exits 1 if any fails; goals are not judged
 // in -check mode. Either mode exits 2 when the site, the build or the
 // browser cannot be set up.
 package main
@@ -51,7 +51,7 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", 45*time.Minute, "give up after this long")
 	flag.Parse()
 	if cfg.check {
-		cfg.runs, cfg.skills, cfg.bundleBytes = 1, 50, 2_000_000
+		cfg.runs, cfg.skills, cfg.bundleBytes = 1, 20, 1_000_000
 		cfg.qualities = []int{1}
 	} else {
 		cfg.qualities = []int{5, 11}
@@ -110,8 +110,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	if cfg.site == "" {
 		cfg.site = filepath.Join(root, "build", "site")
 	}
-	wasm, err := os.ReadFile(filepath.Join(cfg.site, "web", "app.wasm"))
-	if err != nil {
+	if _, err := os.Stat(filepath.Join(cfg.site, "web", "app.wasm")); err != nil {
 		return setupError{fmt.Errorf("the site is not built (make build): %w", err)}
 	}
 	fixture, err := os.ReadFile(filepath.Join(root, "fixtures", "valid-skill-bundle.v0.json"))
@@ -123,13 +122,22 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		return setupError{err}
 	}
 	defer os.RemoveAll(work)
+	// Measure a copy, so a rebuild of the site meanwhile changes nothing.
+	site := filepath.Join(work, "site")
+	if err := os.CopyFS(site, os.DirFS(cfg.site)); err != nil {
+		return setupError{fmt.Errorf("copy the site: %w", err)}
+	}
+	wasm, err := os.ReadFile(filepath.Join(site, "web", "app.wasm"))
+	if err != nil {
+		return setupError{err}
+	}
 	workbench := filepath.Join(work, "workbench")
 	build := exec.CommandContext(ctx, "go", "build", "-o", workbench, "./cmd/workbench")
 	build.Dir = root
 	if msg, err := build.CombinedOutput(); err != nil {
 		return setupError{fmt.Errorf("build cmd/workbench: %v\n%s", err, msg)}
 	}
-	srv, err := startServe(ctx, workbench, cfg.site)
+	srv, err := startServe(ctx, workbench, site)
 	if err != nil {
 		return setupError{err}
 	}
@@ -153,6 +161,12 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	}
 	report(row{what: "app.wasm, gzip -9", result: fmt.Sprintf("%.2f MB", mb(sizes.Gzip9))})
 	report(row{what: "app.wasm, uncompressed", result: fmt.Sprintf("%.2f MB", mb(sizes.Raw))})
+	var parts *wasmBreakdown
+	if !cfg.check {
+		if parts, err = appBreakdown(ctx, root, work); err != nil {
+			return err
+		}
+	}
 
 	// 2. Time to interactive.
 	var content, interactive, wasmAt, ttiCPU []float64
@@ -228,7 +242,49 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	report(row{what: "/skills: main-thread busy time", result: spread(listCPU)})
 
 	writeTable(out, cfg, rows)
+	if parts != nil {
+		writeBreakdown(out, *parts)
+	}
 	return nil
+}
+
+// appBreakdown builds the app as `make build` does but keeping function
+// names, and says where its bytes go.
+func appBreakdown(ctx context.Context, root, work string) (*wasmBreakdown, error) {
+	out := filepath.Join(work, "app-names.wasm")
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", out, "./app")
+	build.Dir = root
+	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if msg, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build the app with names: %v\n%s", err, msg)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil, err
+	}
+	w, err := breakdownWasm(data)
+	if err != nil {
+		return nil, err
+	}
+	return &w, nil
+}
+
+func writeBreakdown(w io.Writer, b wasmBreakdown) {
+	fmt.Fprintf(w, "\napp.wasm built with function names (%.2f MB; `make build` strips the names and DWARF): sections\n\n", mb(b.Total))
+	fmt.Fprintln(w, "| section | MB |")
+	fmt.Fprintln(w, "|---|---|")
+	keys, _ := top(b.Sections, len(b.Sections))
+	for _, k := range keys {
+		fmt.Fprintf(w, "| %s | %.2f |\n", k, mb(b.Sections[k]))
+	}
+	fmt.Fprintf(w, "\nfunction bodies (the code section) by Go package, largest first\n\n")
+	fmt.Fprintln(w, "| package | MB |")
+	fmt.Fprintln(w, "|---|---|")
+	keys, rest := top(b.Code, 25)
+	for _, k := range keys {
+		fmt.Fprintf(w, "| %s | %.2f |\n", k, mb(b.Code[k]))
+	}
+	fmt.Fprintf(w, "| %d other packages | %.2f |\n", len(b.Code)-len(keys), mb(rest))
 }
 
 // row is one line of the results table.
