@@ -17,9 +17,13 @@
 //
 // Guarantees:
 //   - The client never sends an identity: no Authorization, no actor or
-//     agent field. In the browser every request carries the page's
-//     same-origin credentials (fetch credentials "same-origin"), which is
-//     how the backend authenticates the user.
+//     agent field. In the browser every request goes through fetch with
+//     its default credentials mode, "same-origin", so the page's cookies
+//     reach the backend of the page's own origin (and no other), which is
+//     how the backend authenticates the user. The client does not set
+//     net/http's js.fetch:credentials pseudo-header: fetch's default is
+//     already the one wanted, and where net/http uses its own transport
+//     (under Node.js) the pseudo-header would go out as an invalid header.
 //   - 401 and 404 are *UnavailableError, an explicit state the UI shows;
 //     the client never retries them, under another identity or at all, and
 //     never substitutes one run id for another.
@@ -213,7 +217,6 @@ func (c *Client) do(ctx context.Context, op, method, path string, body, out any,
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	sameOrigin(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -371,7 +374,6 @@ func (c *Client) Follow(ctx context.Context, run runs.RunID, after int64) (runs.
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	sameOrigin(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		cancel()
