@@ -336,7 +336,7 @@ func (g *Governor) Invoke(ctx context.Context, p Proposal) (Receipt, error) {
 		if session == "" {
 			session = runs.SessionID(g.opt.NewID())
 		}
-		run, err = g.log.Start(runs.Start{Session: session, Kind: runs.KindInvocation,
+		run, err = g.log.Start(runs.Start{Session: session, Kind: kindOf(c),
 			Title: c.Title, Capability: c.ID, Data: map[string]any{"target": p.Target}})
 		if err != nil {
 			return Receipt{}, fmt.Errorf("invoke %s: %w", c.ID, err)
@@ -587,6 +587,21 @@ func (g *Governor) dispatch(run runs.RunID, c Capability, p Proposal) {
 			}
 		}
 	})
+}
+
+// kindOf is the kind of run an invocation of c is: the workbench's
+// demonstrate, replay and compare actions are demonstrations and replays,
+// anything else an invocation.
+func kindOf(c Capability) runs.Kind {
+	if c.Source == SourceWorkbench {
+		switch c.Name {
+		case ActionDemonstrate:
+			return runs.KindDemonstration
+		case ActionReplay, ActionCompare:
+			return runs.KindReplay
+		}
+	}
+	return runs.KindInvocation
 }
 
 func firstLine(s string) string {

@@ -423,10 +423,3 @@ func TestResultSecretsStayRedacted(t *testing.T) {
 		}
 	}
 }
-
-func TestCancel(t *testing.T) {
-	r := newRig(t, nil)
-	if r.gov.Cancel("nope") {
-		t.Error("cancelled a run that does not run")
-	}
-}

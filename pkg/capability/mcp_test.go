@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,6 +48,15 @@ func goSDKServer(t *testing.T) string {
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "noted"}}}, nil
 		})
+	s.AddTool(&sdk.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(30 * time.Second):
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "not cancelled"}}}, nil
+			}
+		})
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
@@ -68,7 +78,7 @@ func TestMCPServerProvider(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := byID(t, caps)
-		want := map[string]policy.Effect{"add": policy.EffectRead, "wipe": policy.EffectDestructive, "note": policy.EffectWrite}
+		want := map[string]policy.Effect{"wait": policy.EffectRead, "add": policy.EffectRead, "wipe": policy.EffectDestructive, "note": policy.EffectWrite}
 		for name, eff := range want {
 			cp, ok := m["mcp/local:"+name]
 			if !ok {
@@ -128,5 +138,36 @@ func TestMCPServerProvider(t *testing.T) {
 	run, _ := gov.Log().Run(rc.RunID)
 	if run.State != runs.StateFailed || !strings.Contains(run.Error, "permission denied") {
 		t.Errorf("wipe run %+v", run)
+	}
+}
+
+func TestCancelARunningInvocation(t *testing.T) {
+	ctx := context.Background()
+	c, err := mcp.Dial(ctx, goSDKServer(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	cat, err := NewCatalog(&MCPServer{Name: "local", Client: c, Trusted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gov := NewGovernor(ctx, cat, GovernorOptions{})
+	rc, err := gov.Invoke(ctx, Proposal{CapabilityID: "mcp/local:wait"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run, _ := gov.Log().Run(rc.RunID); run.State != runs.StateRunning {
+		t.Fatalf("state %s before the tool answered", run.State)
+	}
+	if !gov.Cancel(rc.RunID) {
+		t.Fatal("Cancel found no running dispatch")
+	}
+	gov.Wait()
+	if run, _ := gov.Log().Run(rc.RunID); run.State != runs.StateCancelled {
+		t.Errorf("state %s after Cancel", run.State)
+	}
+	if gov.Cancel(rc.RunID) {
+		t.Error("Cancel of an ended run reported a running one")
 	}
 }

@@ -206,6 +206,9 @@ func TestDemonstrate(t *testing.T) {
 	if res["status"] != "ok" || out["stopped"] != "answer" || out["edges"] != float64(2) || out["answer"] != "The newest version is 1.4.0." {
 		t.Fatalf("demonstration: %v", res)
 	}
+	if run, _ := r.gov.Log().Run(rc.RunID); run.Kind != runs.KindDemonstration {
+		t.Errorf("run kind %s", run.Kind)
+	}
 	if !strings.Contains(types(es), "progress") {
 		t.Errorf("no progress events: %s", types(es))
 	}
