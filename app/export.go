@@ -16,8 +16,11 @@ import (
 // none); the secret warning; the confirmation that exporting secrets
 // under none needs; and what was downloaded.
 type exportState struct {
-	open      bool
-	profile   string
+	open    bool
+	profile string
+	// floor is the stored bundle's own redaction profile: what was
+	// stripped cannot be restored, so no weaker profile is offered.
+	floor     string
 	confirmed bool
 	advice    export.Advice
 	running   bool
@@ -25,8 +28,27 @@ type exportState struct {
 	file      *export.File
 }
 
-func newExportState(a export.Advice) exportState {
-	return exportState{profile: a.Profile, advice: a}
+// newExportState opens the dialog on the advised profile (transcript_pii),
+// or on the stored bundle's own profile when that is stricter: the
+// profile chosen for this skill before, never silently none.
+func newExportState(a export.Advice, stored string) exportState {
+	s := exportState{profile: a.Profile, advice: a, floor: stored}
+	if profileRank(stored) > profileRank(s.profile) {
+		s.profile = stored
+	}
+	return s
+}
+
+// profileRank orders the redaction profiles from keeping everything to
+// keeping least.
+func profileRank(p string) int {
+	switch p {
+	case skill.RedactionTranscriptPII:
+		return 1
+	case skill.RedactionFull:
+		return 2
+	}
+	return 0
 }
 
 func (p *skillPage) onExportOpen(ctx app.Context, e app.Event) {
@@ -104,7 +126,8 @@ func (p *skillPage) renderExport() app.UI {
 		id := "export-profile-" + prof
 		radios = append(radios, app.Div().Class("choice").Body(
 			app.Input().Type("radio").Name("export-profile").ID(id).Value(prof).
-				Checked(s.profile == prof).OnChange(p.onExportProfile(prof)),
+				Checked(s.profile == prof).Disabled(profileRank(prof) < profileRank(s.floor)).
+				OnChange(p.onExportProfile(prof)),
 			app.Label().For(id).Text(labels[prof]),
 		))
 	}
@@ -121,6 +144,10 @@ func (p *skillPage) renderExport() app.UI {
 			)
 		}).Else(func() app.UI {
 			return app.P().Class("muted").ID("export-secrets").Text("No string in this bundle looks like a secret (API keys, JWTs, AWS keys, private keys). transcript_pii is still the default: choosing none is yours to make.")
+		}),
+		app.If(profileRank(s.floor) > 0, func() app.UI {
+			return app.P().ID("export-floor").Text("This bundle is stored already redacted as " + s.floor +
+				": what that stripped cannot be put back, so no weaker profile is offered.")
 		}),
 		app.Form().ID("export-form").OnSubmit(p.onExportDownload).Body(
 			app.FieldSet().Body(append([]app.UI{app.Legend().Text("Redaction profile")}, radios...)...),

@@ -107,7 +107,7 @@ func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 	p.fieldErrs, p.formErr, p.runErr, p.result, p.edges, p.saved, p.saveErr = map[string]string{}, nil, nil, nil, nil, nil, nil
 	var given []teach.Value
 	for _, f := range p.fields {
-		if f.raw == "" && f.spec.Required && f.spec.Type != "string" {
+		if f.raw == "" && f.spec.Required {
 			p.fieldErrs[f.spec.Name] = "required"
 			continue
 		}

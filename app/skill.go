@@ -146,7 +146,7 @@ func (p *skillPage) load(ctx app.Context) {
 			p.sk, p.stored, p.bundle, p.report, p.advice, p.schemas = l.sk, l.stored, l.bundle, l.report, l.advice, l.schemas
 			p.panel = skillpage.Conformance(l.report)
 			p.edit = newManifestEdit(l.bundle.Manifest)
-			p.exp = newExportState(l.advice)
+			p.exp = newExportState(l.advice, l.bundle.Evidence.RedactionProfile)
 			ctx.Page().SetTitle(l.bundle.Manifest.Name + " · Skill Workbench")
 		})
 	})

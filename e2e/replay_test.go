@@ -46,6 +46,8 @@ func TestReplayNewInput(t *testing.T) {
 
 	// The same skill on another repository: same shapes, other text.
 	s.setValue(input, "https://git.workbench.test/acme/gadget", "input")
+	// The error goes as the field changes; click once the layout settled.
+	s.waitJS(`!document.querySelector("` + input + `-error")`)
 	s.click("#replay-run")
 	s.waitVisible("#replay-outcome")
 	if got := s.text("#replay-status"); got != skill.StatusSuccess {

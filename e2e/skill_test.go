@@ -344,3 +344,34 @@ func TestSkillAuthorityDeniedShowsFail(t *testing.T) {
 		t.Error("the audit shows no denied authorization block")
 	}
 }
+
+// A bundle stored already redacted opens the export dialog on its own
+// profile and offers nothing weaker: what was stripped cannot come back.
+// Redaction is idempotent, so the export keeps the stored content_hash.
+func TestSkillExportKeepsStoredRedaction(t *testing.T) {
+	s := newSession(t)
+	dir := s.allowDownloads()
+	id := s.importBundle(fixturePath("redacted-transcript_pii.v0.json"))
+	s.openSkill(id)
+	if got := s.text("#skill-redaction"); got != skill.RedactionTranscriptPII {
+		t.Fatalf("stored profile %q", got)
+	}
+	stored := s.text("#skill-hash")
+	s.click("#export-open")
+	s.waitVisible("#export-floor")
+	if !eval[bool](s, `document.querySelector("#export-profile-transcript_pii").checked`) {
+		t.Error("the stored profile is not pre-selected")
+	}
+	if !s.isDisabled("#export-profile-none") || s.isDisabled("#export-profile-full") {
+		t.Error("none must be unavailable and full available for a transcript_pii bundle")
+	}
+	s.click("#export-download")
+	s.waitVisible("#export-done")
+	if got := s.text("#export-done-hash"); got != stored {
+		t.Errorf("exported content_hash %s, stored %s", got, stored)
+	}
+	data := waitFile(t, dir, s.text("#export-filename"))
+	if !bytes.Contains(data, []byte(`"redaction_profile":"transcript_pii"`)) {
+		t.Error("the downloaded bundle's header does not record transcript_pii")
+	}
+}
