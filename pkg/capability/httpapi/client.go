@@ -58,6 +58,10 @@ const (
 	PathApprovals    = "/api/approvals"
 )
 
+// InvokeRoute is the governed invoke route, the only one executions go
+// to; a catalog must declare it.
+const InvokeRoute = PathCapabilities + "/{capability_id}/invoke"
+
 // MaxBodyBytes bounds one JSON answer; MaxStreamBytes one follow stream.
 const (
 	MaxBodyBytes   = 16 << 20
@@ -259,6 +263,10 @@ func (c *Client) Catalog(ctx context.Context) (capability.Listing, error) {
 	var b CatalogBody
 	if err := c.do(ctx, "catalog", http.MethodGet, PathCapabilities, nil, &b); err != nil {
 		return capability.Listing{}, err
+	}
+	if r := b.Invoke.Route; r != InvokeRoute || (b.Invoke.Method != "" && b.Invoke.Method != http.MethodPost) {
+		return capability.Listing{}, fmt.Errorf("catalog: the backend declares the invoke contract %s %q; this client executes only through POST %s",
+			b.Invoke.Method, r, InvokeRoute)
 	}
 	l := capability.Listing{Capabilities: b.Capabilities}
 	for _, f := range b.Failures {

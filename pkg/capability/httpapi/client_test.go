@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -382,5 +383,22 @@ func TestNewRefusesBadOrigins(t *testing.T) {
 		if _, err := httpapi.New(o, nil); err == nil {
 			t.Errorf("New(%q) accepted", o)
 		}
+	}
+}
+
+// A backend that declares another execution route is not used: the
+// client executes only through the governed invoke route.
+func TestCatalogRefusesAnotherInvokeContract(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"capabilities":[],"failures":[],"invoke":{"method":"POST","route":"/api/tools/{name}"}}`)
+	}))
+	defer ts.Close()
+	c, err := httpapi.New(ts.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Catalog(context.Background()); err == nil || !strings.Contains(err.Error(), httpapi.InvokeRoute) {
+		t.Errorf("got %v", err)
 	}
 }

@@ -202,7 +202,7 @@ func (s *Server) catalog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := httpapi.CatalogBody{Capabilities: l.Capabilities, Failures: []httpapi.SourceFailure{},
-		Invoke: httpapi.InvokeContract{Method: http.MethodPost, Route: httpapi.PathCapabilities + "/{capability_id}/invoke"}}
+		Invoke: httpapi.InvokeContract{Method: http.MethodPost, Route: httpapi.InvokeRoute}}
 	if b.Capabilities == nil {
 		b.Capabilities = []capability.Capability{}
 	}
