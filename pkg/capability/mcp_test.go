@@ -16,6 +16,7 @@ import (
 	"workbench/pkg/mcp"
 	"workbench/pkg/policy"
 	"workbench/pkg/runs"
+	"workbench/pkg/services"
 )
 
 type addIn struct {
@@ -170,4 +171,28 @@ func TestCancelARunningInvocation(t *testing.T) {
 	if gov.Cancel(rc.RunID) {
 		t.Error("Cancel of an ended run reported a running one")
 	}
+}
+
+func TestServersFromConfig(t *testing.T) {
+	ctx := context.Background()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close()
+	cfg := services.Config{Endpoints: map[string]string{"local": goSDKServer(t), "down": deadURL}}
+	ps := Servers(cfg, func(n string) bool { return n == "local" }, func(string) string { return "" }, nil)
+	if len(ps) != 2 || ps[0].Name != "down" || ps[1].Name != "local" || !ps[1].Trusted || ps[0].Trusted {
+		t.Fatalf("providers %+v", ps)
+	}
+	cat, err := NewCatalog(ps[0], ps[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cat.List(ctx)
+	if len(l.Failures) != 1 || l.Failures[0].Source != "mcp/down" || len(l.Capabilities) != 4 {
+		t.Fatalf("%d capabilities, failures %v", len(l.Capabilities), l.Failures)
+	}
+	if c := byID(t, l.Capabilities)["mcp/local:note"]; c.PolicyCapability != "&mcp.local" {
+		t.Errorf("capability %q", c.PolicyCapability)
+	}
+	t.Cleanup(func() { ps[1].Client.Close(ctx) })
 }

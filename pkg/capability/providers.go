@@ -4,18 +4,26 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"sync"
 
 	"workbench/pkg/body"
 	"workbench/pkg/mcp"
 	"workbench/pkg/policy"
+	"workbench/pkg/services"
 )
 
-// MCPServer is a provider of one connected MCP server's tools: every tool
-// it lists is a capability of source MCPSource(Name).
+// MCPServer is a provider of one MCP server's tools: every tool it lists
+// is a capability of source MCPSource(Name).
 type MCPServer struct {
 	// Name is the server's configured name (the relay's /api/mcp/<name>).
-	Name   string
+	Name string
+	// Client is the connection. When it is nil and Endpoint is set, the
+	// provider connects on first use, and again after a failed attempt.
 	Client *mcp.Client
+	// Endpoint and Options say how to connect when Client is nil.
+	Endpoint string
+	Options  *mcp.Options
 	// Trusted says whether the user trusts the server's annotations
 	// (DESIGN §7); an untrusted server's tools have EffectUnknown.
 	Trusted bool
@@ -23,6 +31,50 @@ type MCPServer struct {
 	// matches it ("&body.browser" for a browser server, "&body.os" for a
 	// host); empty means "&mcp." + Name.
 	Capability string
+
+	mu sync.Mutex // guards Client while connecting
+}
+
+// Servers returns one provider per MCP server of cfg, in name order, each
+// connecting on first use. trusted says which servers the user trusts
+// (nil: none) and capability which [&] capability a server's tools
+// exercise (nil or "": "&mcp." + name).
+func Servers(cfg services.Config, trusted func(name string) bool, capability func(name string) string, opts *mcp.Options) []*MCPServer {
+	names := make([]string, 0, len(cfg.Endpoints))
+	for n := range cfg.Endpoints {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]*MCPServer, len(names))
+	for i, n := range names {
+		s := &MCPServer{Name: n, Endpoint: cfg.Endpoints[n], Options: opts}
+		if trusted != nil {
+			s.Trusted = trusted(n)
+		}
+		if capability != nil {
+			s.Capability = capability(n)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// client returns the connection, connecting when there is none.
+func (s *MCPServer) client(ctx context.Context) (*mcp.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Client != nil {
+		return s.Client, nil
+	}
+	if s.Endpoint == "" {
+		return nil, fmt.Errorf("MCP server %s is not connected", s.Name)
+	}
+	c, err := mcp.Dial(ctx, s.Endpoint, s.Options)
+	if err != nil {
+		return nil, fmt.Errorf("MCP server %s: %w", s.Name, err)
+	}
+	s.Client = c
+	return c, nil
 }
 
 // Source is MCPSource(Name).
@@ -37,10 +89,11 @@ func (s *MCPServer) capability() string {
 
 // List lists the server's tools now.
 func (s *MCPServer) List(ctx context.Context) ([]Capability, error) {
-	if s.Client == nil {
-		return nil, fmt.Errorf("MCP server %s is not connected", s.Name)
+	c, err := s.client(ctx)
+	if err != nil {
+		return nil, err
 	}
-	tools, err := s.Client.ListTools(ctx)
+	tools, err := c.ListTools(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -62,13 +115,14 @@ func (s *MCPServer) Invoke(ctx context.Context, id string, input json.RawMessage
 	if !ok || src != s.Source() {
 		return Result{}, &NotFoundError{ID: id}
 	}
-	if s.Client == nil {
-		return Result{}, fmt.Errorf("MCP server %s is not connected", s.Name)
+	c, err := s.client(ctx)
+	if err != nil {
+		return Result{}, err
 	}
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	r, err := s.Client.CallTool(ctx, name, input)
+	r, err := c.CallTool(ctx, name, input)
 	if err != nil {
 		return Result{}, err
 	}
