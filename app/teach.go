@@ -77,6 +77,7 @@ type teachRun struct {
 	viewErr  error
 	startErr error // the demonstration could not start
 	result   *demonstrate.Result
+	events   []skill.Event // the PULSE events the run's recorder holds
 
 	draft    skill.Manifest
 	draftErr error
@@ -246,6 +247,9 @@ func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
 	}
 	r.result = res
 	r.cost = res.CostUSD
+	if res.Recorder != nil {
+		r.events = res.Recorder.Events()
+	}
 	m, err := teach.Draft(r.plan, res, time.Now())
 	if err != nil {
 		r.draftErr = err

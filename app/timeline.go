@@ -50,6 +50,7 @@ func (p *teachPage) renderTimeline() app.UI {
 			return app.P().Class("muted").Role("status").Text("Starting…")
 		}),
 		// Scrollable, so focusable: keyboard users scroll it too.
+		app.If(len(r.events) > 0, func() app.UI { return renderTimelineEvents(r.events) }),
 		app.Ol().ID("timeline-steps").Class("timeline").TabIndex(0).Aria("label", "Steps").Aria("live", "polite").Body(steps...),
 	)
 }
@@ -136,4 +137,17 @@ func timelineClip(s string) string {
 		n--
 	}
 	return s[:n] + fmt.Sprintf("… (%d more bytes)", len(s)-n)
+}
+
+// renderTimelineEvents lists the PULSE events the run's recorder holds,
+// the record the bundle will carry, beside the live steps.
+func renderTimelineEvents(events []skill.Event) app.UI {
+	items := make([]app.UI, 0, len(events))
+	for _, ev := range events {
+		items = append(items, app.Li().Body(app.Code().Text(ev.Type), app.Span().Class("muted").Text(" "+ev.Time)))
+	}
+	return app.Details().ID("pulse-events").Body(
+		app.Summary().Text(strconv.Itoa(len(events))+" PULSE events recorded"),
+		app.Ol().Class("pulse-events").Body(items...),
+	)
 }

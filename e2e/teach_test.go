@@ -66,6 +66,12 @@ func TestTeachScenarioToSavedSkill(t *testing.T) {
 			t.Errorf("the PULSE phases lack %s: %q", ph, phases)
 		}
 	}
+	events := eval[string](s, `document.querySelector("#pulse-events").textContent`)
+	for _, want := range []string{"TopologyContext", "OutcomeSignal"} {
+		if !strings.Contains(events, want) {
+			t.Errorf("the recorded PULSE events lack %s: %q", want, events)
+		}
+	}
 	if got := s.text("#view-url"); got != page {
 		t.Errorf("the body's view shows %q, want %s", got, page)
 	}
@@ -136,6 +142,10 @@ func TestTeachScenarioToSavedSkill(t *testing.T) {
 	}
 	if sk.BundleHash != b.ContentHash {
 		t.Errorf("skill record names bundle %s, stored %s", sk.BundleHash, b.ContentHash)
+	}
+	// The key taught with went to the proxy only: it is in no stored record.
+	if dump := eval[string](s, storageDump); strings.Contains(dump, s.OR.Key) {
+		t.Error("the OpenRouter key was found in IndexedDB, localStorage, cookies or caches after teaching")
 	}
 }
 
