@@ -59,6 +59,24 @@ func (p *skillPage) renderAudit() app.UI {
 			app.Td().Body(app.Code().Class("hash").Text(c.ResponseHash)),
 		)
 	}
+	turns := make([]app.UI, len(p.bundle.Evidence.Transcript))
+	for i, tr := range p.bundle.Evidence.Transcript {
+		// Model output is untrusted: it is shown as text, never as HTML.
+		var content app.UI
+		switch {
+		case tr.Content != nil:
+			content = app.P().Class("model-text").Text(*tr.Content)
+		case tr.Redacted:
+			content = app.P().Class("muted").Text("(redacted)")
+		default:
+			content = app.P().Class("muted").Text("(no content)")
+		}
+		turns[i] = app.Tr().Body(
+			app.Td().Text(strconv.Itoa(tr.Turn)),
+			app.Td().Text(tr.Role),
+			app.Td().Body(content),
+		)
+	}
 	scope := make([]app.UI, 0, 2*len(a.Scope))
 	for _, kv := range a.Scope {
 		scope = append(scope, app.Dt().Text(kv.Key), app.Dd().Body(app.Code().Text(kv.Value)))
@@ -74,6 +92,8 @@ func (p *skillPage) renderAudit() app.UI {
 			[]string{"Edge", "Server", "Tool", "Request hash", "Response hash"}, calls),
 		auditTable("audit-events", "PULSE events (CloudEvents), in the order recorded",
 			[]string{"#", "Type", "Time", "Data"}, events),
+		auditTable("audit-transcript", "Transcript: every LLM turn, as text (redacted turns say so)",
+			[]string{"Turn", "Role", "Content"}, turns),
 	)
 }
 

@@ -102,6 +102,9 @@ func TestSkillConformancePanel(t *testing.T) {
 		s.waitText("#audit-tools", tc.RequestHash)
 		s.waitText("#audit-tools", tc.ResponseHash)
 	}
+	if n := s.countOf("#audit-transcript tbody tr"); n != len(b.Evidence.Transcript) {
+		t.Errorf("%d transcript rows for %d turns", n, len(b.Evidence.Transcript))
+	}
 	if n := s.countOf("#audit-auth tbody tr"); n < len(b.Trace.Edges) {
 		t.Errorf("%d authorization rows for %d edges", n, len(b.Trace.Edges))
 	}
