@@ -378,3 +378,37 @@ func TestSkillExportKeepsStoredRedaction(t *testing.T) {
 		t.Error("the downloaded bundle's header does not record transcript_pii")
 	}
 }
+
+// The states the route-level axe check does not reach — the export dialog,
+// the audit tables, a halted replay with its surprise, an input error —
+// have no serious or critical axe-core violation either.
+func TestSkillStatesAccessible(t *testing.T) {
+	src := axeSource(t)
+	file := teachBundle(t, fixtures.ReplayFidelity, fidelitySteps...)
+	s := newSession(t)
+	id := s.importBundle(file)
+	check := func(state string) {
+		t.Helper()
+		for _, v := range s.axeRun(src) {
+			t.Errorf("%s: %s", state, v)
+		}
+	}
+	s.openSkill(id)
+	s.click("#export-open")
+	s.waitVisible("#export-dialog")
+	check("export dialog")
+	s.click("#tab-audit")
+	s.waitVisible("#audit-transcript")
+	check("audit tab")
+
+	s.open("/skills/" + id + "/replay")
+	s.waitVisible("#replay-form")
+	s.setValue("#replay-input-repo_url", "https://git.workbench.test/acme/nothing", "input")
+	s.click("#replay-run")
+	s.waitVisible("#replay-outcome")
+	check("halted replay")
+	s.setValue("#replay-input-repo_url", "nope", "input")
+	s.click("#replay-run")
+	s.waitVisible("#replay-input-repo_url-error")
+	check("replay input error")
+}
