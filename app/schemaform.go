@@ -227,7 +227,7 @@ func (c *schemaForm) renderObject(fl *schemaform.Field) app.UI {
 	body = append(body, c.notes(fl)...)
 	if fl.Collapsed {
 		body = append(body, app.Button().Type("button").Class("secondary").ID(c.id(fl.Path, "expand")).
-			Text("Fill in "+fl.Label).OnClick(c.onExpand(fl.Path)))
+			Attr("data-ptr", fl.Path).Text("Fill in "+fl.Label).OnClick(c.onExpand))
 	} else {
 		body = append(body, c.renderChildren(fl)...)
 	}
@@ -242,7 +242,7 @@ func (c *schemaForm) renderEntries(fl *schemaform.Field) app.UI {
 		row := []app.UI{
 			app.Div().Class("sf-field").Body(
 				app.Label().For(keyID).Text("Name"),
-				app.Input().Type("text").ID(keyID).Value(e.Key).OnInput(c.onKey(fl.Path, i)),
+				app.Input().Type("text").ID(keyID).Value(e.Key).Attr("data-ptr", fl.Path).Attr("data-index", i).OnInput(c.onKey),
 				app.If(e.KeyError != "", func() app.UI { return app.P().Class("sf-error").Text(e.KeyError) }),
 			),
 		}
@@ -250,11 +250,11 @@ func (c *schemaForm) renderEntries(fl *schemaform.Field) app.UI {
 			row = append(row, c.renderField(e.Value))
 		}
 		row = append(row, app.Button().Type("button").Class("secondary sf-remove").
-			Aria("label", "Remove property "+strconv.Quote(e.Key)).Text("Remove").OnClick(c.onRemoveEntry(fl.Path, i)))
+			Aria("label", "Remove property "+strconv.Quote(e.Key)).Attr("data-ptr", fl.Path).Attr("data-index", i).Text("Remove").OnClick(c.onRemoveEntry))
 		rows = append(rows, app.Div().Class("sf-entry").Body(row...))
 	}
 	rows = append(rows, app.Button().Type("button").Class("secondary sf-add").ID(c.id(fl.Path, "add-entry")).
-		Text("Add property").OnClick(c.onAddEntry(fl.Path)))
+		Attr("data-ptr", fl.Path).Text("Add property").OnClick(c.onAddEntry))
 	return app.Div().Class("sf-entries").Body(rows...)
 }
 
@@ -267,7 +267,7 @@ func (c *schemaForm) renderArray(fl *schemaform.Field) app.UI {
 			c.renderField(it),
 			app.Button().Type("button").Class("secondary sf-remove").ID(c.id(it.Path, "remove")).
 				Aria("label", fmt.Sprintf("Remove item %d of %s", i+1, fl.Label)).Text("Remove").
-				OnClick(c.onRemoveItem(it.Path)),
+				Attr("data-ptr", it.Path).OnClick(c.onRemoveItem),
 		))
 	}
 	if len(items) > 0 {
@@ -278,7 +278,7 @@ func (c *schemaForm) renderArray(fl *schemaform.Field) app.UI {
 	full := fl.Constraints.MaxItems != nil && len(fl.Fields) >= *fl.Constraints.MaxItems
 	body = append(body,
 		app.Button().Type("button").Class("secondary sf-add").ID(c.id(fl.Path, "add")).Disabled(full).
-			Text("Add item").Aria("label", "Add an item to "+fl.Label).OnClick(c.onAddItem(fl.Path)),
+			Text("Add item").Aria("label", "Add an item to "+fl.Label).Attr("data-ptr", fl.Path).OnClick(c.onAddItem),
 		c.errorLine(fl),
 	)
 	return app.FieldSet().Class(c.fieldClass(fl, "sf-group sf-array")).ID(c.id(fl.Path, "group")).Body(body...)
@@ -297,7 +297,7 @@ func (c *schemaForm) renderVariant(fl *schemaform.Field) app.UI {
 	body = append(body, c.notes(fl)...)
 	body = append(body, app.Div().Class("sf-field").Body(
 		app.Label().For(id).Text("Kind of value"),
-		app.Select().ID(id).Body(opts...).OnChange(c.onChoose(fl.Path)),
+		app.Select().ID(id).Attr("data-ptr", fl.Path).Body(opts...).OnChange(c.onChoose),
 	))
 	if fl.Chosen >= 0 && len(fl.Fields) == 1 {
 		ch := fl.Fields[0]
@@ -347,7 +347,7 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 	disabled := fl.Null
 	switch fl.Widget {
 	case schemaform.WidgetText:
-		in := app.Input().Type(inputType(fl)).ID(id).Value(fl.Raw).Disabled(disabled).OnInput(c.onSet(fl.Path))
+		in := app.Input().Type(inputType(fl)).ID(id).Value(fl.Raw).Disabled(disabled).Attr("data-ptr", fl.Path).OnInput(c.onSet)
 		in = c.aria(in, fl, desc)
 		control = in
 	case schemaform.WidgetNumber, schemaform.WidgetInteger:
@@ -355,14 +355,14 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 		if fl.Widget == schemaform.WidgetInteger {
 			mode = "numeric"
 		}
-		in := app.Input().Type("text").Attr("inputmode", mode).ID(id).Value(fl.Raw).Disabled(disabled).OnInput(c.onSet(fl.Path))
+		in := app.Input().Type("text").Attr("inputmode", mode).ID(id).Value(fl.Raw).Disabled(disabled).Attr("data-ptr", fl.Path).OnInput(c.onSet)
 		control = c.aria(in, fl, desc)
 	case schemaform.WidgetTextArea, schemaform.WidgetJSON:
 		cl := "sf-text"
 		if fl.Widget == schemaform.WidgetJSON {
 			cl = "sf-json"
 		}
-		ta := app.Textarea().ID(id).Class(cl).Rows(4).Attr("value", fl.Raw).Disabled(disabled).OnInput(c.onSet(fl.Path))
+		ta := app.Textarea().ID(id).Class(cl).Rows(4).Attr("value", fl.Raw).Disabled(disabled).Attr("data-ptr", fl.Path).OnInput(c.onSet)
 		if fl.Widget == schemaform.WidgetJSON {
 			ta = ta.Attr("spellcheck", "false")
 		}
@@ -387,7 +387,7 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 				opts = append(opts, app.Option().Value(o.Label).Selected(fl.Raw == o.Label).Text(o.Label))
 			}
 		}
-		sel := app.Select().ID(id).Disabled(disabled).Body(opts...).OnChange(c.onSet(fl.Path))
+		sel := app.Select().ID(id).Disabled(disabled).Attr("data-ptr", fl.Path).Body(opts...).OnChange(c.onSet)
 		if desc != "" {
 			sel = sel.Aria("describedby", desc)
 		}
@@ -407,7 +407,7 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 	if fl.Nullable {
 		nid := c.id(fl.Path, "null")
 		body = append(body, app.Div().Class("choice").Body(
-			app.Input().Type("checkbox").ID(nid).Checked(fl.Null).OnChange(c.onNull(fl.Path)),
+			app.Input().Type("checkbox").ID(nid).Checked(fl.Null).Attr("data-ptr", fl.Path).OnChange(c.onNull),
 			app.Label().For(nid).Text("Send null"),
 		))
 	}
@@ -454,76 +454,77 @@ func constText(v any) string {
 	return fmt.Sprint(v)
 }
 
-func (c *schemaForm) onSet(pointer string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if err := c.Form.Set(pointer, ctx.JSSrc().Get("value").String()); err == nil {
-			c.changed(ctx)
-		}
+// The handlers read the field's pointer (and an entry's index) from the
+// element's data attributes rather than from a closure: go-app keeps an
+// element's old handler when the new one has the same code, so a closure
+// over a pointer would go stale when items move or a variant changes.
+
+// ptr is the pointer in the event source's data-ptr.
+func ptr(ctx app.Context) string {
+	return ctx.JSSrc().Call("getAttribute", "data-ptr").String()
+}
+
+// index is the entry index in the event source's data-index.
+func index(ctx app.Context) int {
+	i, err := strconv.Atoi(ctx.JSSrc().Call("getAttribute", "data-index").String())
+	if err != nil {
+		return -1
+	}
+	return i
+}
+
+func (c *schemaForm) onSet(ctx app.Context, e app.Event) {
+	if err := c.Form.Set(ptr(ctx), ctx.JSSrc().Get("value").String()); err == nil {
+		c.changed(ctx)
 	}
 }
 
-func (c *schemaForm) onNull(pointer string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if err := c.Form.SetNull(pointer, ctx.JSSrc().Get("checked").Bool()); err == nil {
-			c.changed(ctx)
-		}
+func (c *schemaForm) onNull(ctx app.Context, e app.Event) {
+	if err := c.Form.SetNull(ptr(ctx), ctx.JSSrc().Get("checked").Bool()); err == nil {
+		c.changed(ctx)
 	}
 }
 
-func (c *schemaForm) onChoose(pointer string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		i, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
-		if err == nil && c.Form.Choose(pointer, i) == nil {
-			c.changed(ctx)
-		}
+func (c *schemaForm) onChoose(ctx app.Context, e app.Event) {
+	i, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
+	if err == nil && c.Form.Choose(ptr(ctx), i) == nil {
+		c.changed(ctx)
 	}
 }
 
-func (c *schemaForm) onAddItem(pointer string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if _, err := c.Form.AddItem(pointer); err == nil {
-			c.changed(ctx)
-		}
+func (c *schemaForm) onAddItem(ctx app.Context, e app.Event) {
+	if _, err := c.Form.AddItem(ptr(ctx)); err == nil {
+		c.changed(ctx)
 	}
 }
 
-func (c *schemaForm) onRemoveItem(pointer string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if err := c.Form.RemoveItem(pointer); err == nil {
-			c.changed(ctx)
-		}
+func (c *schemaForm) onRemoveItem(ctx app.Context, e app.Event) {
+	if err := c.Form.RemoveItem(ptr(ctx)); err == nil {
+		c.changed(ctx)
 	}
 }
 
-func (c *schemaForm) onAddEntry(pointer string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if err := c.Form.AddEntry(pointer); err == nil {
-			c.changed(ctx)
-		}
+func (c *schemaForm) onAddEntry(ctx app.Context, e app.Event) {
+	if err := c.Form.AddEntry(ptr(ctx)); err == nil {
+		c.changed(ctx)
 	}
 }
 
-func (c *schemaForm) onKey(pointer string, i int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if err := c.Form.SetKey(pointer, i, ctx.JSSrc().Get("value").String()); err == nil {
-			c.changed(ctx)
-		}
+func (c *schemaForm) onKey(ctx app.Context, e app.Event) {
+	if err := c.Form.SetKey(ptr(ctx), index(ctx), ctx.JSSrc().Get("value").String()); err == nil {
+		c.changed(ctx)
 	}
 }
 
-func (c *schemaForm) onRemoveEntry(pointer string, i int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if err := c.Form.RemoveEntry(pointer, i); err == nil {
-			c.changed(ctx)
-		}
+func (c *schemaForm) onRemoveEntry(ctx app.Context, e app.Event) {
+	if err := c.Form.RemoveEntry(ptr(ctx), index(ctx)); err == nil {
+		c.changed(ctx)
 	}
 }
 
-func (c *schemaForm) onExpand(pointer string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if err := c.Form.Expand(pointer); err == nil {
-			c.changed(ctx)
-		}
+func (c *schemaForm) onExpand(ctx app.Context, e app.Event) {
+	if err := c.Form.Expand(ptr(ctx)); err == nil {
+		c.changed(ctx)
 	}
 }
 
