@@ -25,7 +25,8 @@ import (
 )
 
 // session is one test's workbench: a `workbench serve` process, the
-// OpenRouter stand-in behind it, and a fresh Chromium profile with one tab.
+// OpenRouter stand-in behind it, and one tab in a browser context of its
+// own (the shared Chromium's equivalent of a fresh profile).
 type session struct {
 	t    testing.TB
 	base string // http://127.0.0.1:<port>, the only origin the browser may reach
@@ -105,25 +106,11 @@ func newSession(t testing.TB, opts ...option) *session {
 	}
 	go io.Copy(io.Discard, stdout)
 
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(setup.chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	tab, cancelTab := chromedp.NewContext(alloc, chromedp.WithListener(s.listen))
+	// A browser context of its own: empty storage, cache and cookies.
+	tab, cancelTab := chromedp.NewContext(setup.browser, chromedp.WithNewBrowserContext(), chromedp.WithListener(s.listen))
 	ctx, cancelTimeout := context.WithTimeout(tab, 3*time.Minute)
 	s.ctx = ctx
-	t.Cleanup(func() { cancelTimeout(); cancelTab(); cancelAlloc() })
+	t.Cleanup(func() { cancelTimeout(); cancelTab() })
 	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspProbe})
 		return err

@@ -1,17 +1,24 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // setup is what TestMain found: the module root, the built site, the
 // workbench binary it built and the Chromium to drive.
 var setup struct {
 	root, site, workbench, chromium string
+	// browser is the one Chromium all tests share; each test opens its
+	// own browser context in it (separate storage, cache and cookies, like
+	// a fresh profile).
+	browser context.Context
 }
 
 func TestMain(m *testing.M) {
@@ -24,7 +31,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
 	}
+	stop, err := startBrowser()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
 	code = m.Run()
+	stop()
 	os.RemoveAll(filepath.Dir(setup.workbench))
 	os.Exit(code)
 }
@@ -62,4 +75,36 @@ func prepare() (int, error) {
 		return 1, fmt.Errorf("building cmd/workbench: %w", err)
 	}
 	return 0, nil
+}
+
+// startBrowser starts the shared Chromium (flags from the platform notes:
+// no sandbox as root, no background networking on the closed network).
+func startBrowser() (stop func(), err error) {
+	profile, err := os.MkdirTemp("", "workbench-e2e-profile-")
+	if err != nil {
+		return nil, err
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(setup.chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(profile),
+	)
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	stop = func() { cancelBrowser(); cancelAlloc(); os.RemoveAll(profile) }
+	if err := chromedp.Do(browser); err != nil {
+		stop()
+		return nil, fmt.Errorf("starting Chromium: %w", err)
+	}
+	setup.browser = browser
+	return stop, nil
 }

@@ -5,7 +5,7 @@
 TEST_LAYERS += test-e2e
 
 test-e2e: chromium build
-	WORKBENCH_E2E=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 20m ./e2e/
+	WORKBENCH_E2E=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 45m ./e2e/
 
 # Screenshots of the routes, written by the e2e run to docs/screenshots/.
 .PHONY: screenshots
