@@ -20,6 +20,12 @@
 // JSON.stringify, numbers in ECMAScript's Number.prototype.toString form. The
 // output is byte-identical to github.com/gowebpki/jcs, which the tests hold
 // it to; this encoder exists because it is several times faster.
+// AppendCanonicalAnew writes the same bytes by a second, independent route,
+// for checks that want two serializations to agree.
+//
+// A Document is read in place through Values, decoded into Go values with
+// Decode, or turned into the generic form schema validators take with
+// Generic.
 package canonjson
 
 import (
