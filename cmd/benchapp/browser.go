@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/cdproto/systeminfo"
 	"github.com/chromedp/chromedp"
 )
 
@@ -85,10 +85,7 @@ func newBrowser(ctx context.Context, chromium string) (*browser, error) {
 	)
 	tab, cancelTab := chromedp.NewContext(alloc)
 	// Start the browser now, so its launch is not part of a measurement.
-	if err := chromedp.Do(tab, chromedp.Navigate("about:blank"), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := cdp.Call(ctx, t, performance.Enable, performance.EnableParams{})
-		return err
-	})); err != nil {
+	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
 		cancelTab()
 		cancelAlloc()
 		os.RemoveAll(dir)
@@ -156,24 +153,23 @@ func (b *browser) addInitScript(src string) error {
 	}))
 }
 
-// mainThreadTime is the renderer main thread's busy time so far, in
-// milliseconds (Performance.getMetrics TaskDuration): the CPU the page
-// needed, which other load on the machine inflates far less than wall
-// time.
-func (b *browser) mainThreadTime() (float64, error) {
-	var ms float64
-	err := chromedp.Do(b.tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		res, err := cdp.Call(ctx, t, performance.GetMetrics, cdp.Empty{})
-		if err != nil {
-			return err
-		}
-		for _, m := range res.Metrics {
-			if m.Name == "TaskDuration" {
-				ms = m.Value * 1000
-				return nil
-			}
-		}
-		return fmt.Errorf("no TaskDuration metric")
-	}))
-	return ms, err
+// cpuTime is the CPU time Chromium's processes have used so far (browser,
+// renderers, utilities such as the network service; SystemInfo
+// getProcessInfo), in milliseconds. Unlike wall time it barely changes
+// with other load on the machine, so it tells what a measurement costs
+// when the machine is busy.
+func (b *browser) cpuTime() (float64, error) {
+	c := chromedp.FromContext(b.tab)
+	if c == nil || c.Browser == nil {
+		return 0, fmt.Errorf("no browser")
+	}
+	res, err := cdp.Call(b.tab, c.Browser, systeminfo.GetProcessInfo, cdp.Empty{})
+	if err != nil {
+		return 0, fmt.Errorf("SystemInfo.getProcessInfo: %w", err)
+	}
+	total := 0.0
+	for _, p := range res.ProcessInfo {
+		total += p.CPUTime
+	}
+	return total * 1000, nil
 }
