@@ -22,29 +22,43 @@ import (
 	"time"
 )
 
-// update regenerates testdata/corpus from the real servers:
+// The corpus comes from the real servers:
 //
-//	go test ./pkg/schemaform -run TestUpdateCorpus -update
+//	go test ./pkg/schemaform -run TestCorpus -update        regenerate it
+//	go test ./pkg/schemaform -run TestCorpus -check-corpus  compare it with them
 //
-// It starts @modelcontextprotocol/server-everything and @playwright/mcp
-// (every capability switched on, so every tool is listed) from the
-// project's node_modules and writes each tool's input schema, as the
-// server sent it, to testdata/corpus/<server>.<tool>.json.
-var update = flag.Bool("update", false, "regenerate testdata/corpus from the real MCP servers")
+// TestCorpus starts @modelcontextprotocol/server-everything and
+// @playwright/mcp (every capability switched on, so every tool is listed)
+// from the project's node_modules and writes each tool's input schema, as
+// the server sent it, to testdata/corpus/<server>.<tool>.json.
+var (
+	update      = flag.Bool("update", false, "regenerate testdata/corpus from the real MCP servers")
+	checkCorpus = flag.Bool("check-corpus", false, "compare testdata/corpus with what the real MCP servers list")
+)
 
-func TestUpdateCorpus(t *testing.T) {
-	if !*update {
-		t.Skip("corpus is committed; pass -update to regenerate it from the servers")
+func TestCorpus(t *testing.T) {
+	if !*update && !*checkCorpus {
+		t.Skip("corpus is committed; -update regenerates it from the servers, -check-corpus compares")
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join("testdata", "corpus")
-	old, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, f := range old {
-		os.Remove(f)
+	committed := filepath.Join("testdata", "corpus")
+	dir := committed
+	if *update {
+		old, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		for _, f := range old {
+			os.Remove(f)
+		}
+	} else {
+		dir = t.TempDir()
 	}
+	defer func() {
+		if *checkCorpus && !t.Failed() {
+			compareDirs(t, committed, dir)
+		}
+	}()
 
 	port := freePort(t)
 	everything := exec.Command(filepath.Join(root, "node_modules", ".bin", "mcp-server-everything"), "streamableHttp")
@@ -58,6 +72,32 @@ func TestUpdateCorpus(t *testing.T) {
 		"--caps", "vision,pdf,devtools", "--allowed-hosts", "*", "--output-dir", filepath.Join(tmp, "out"))
 	playwright.Dir = tmp
 	dump(t, "playwright", playwright, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), dir)
+}
+
+// compareDirs fails on every schema file that differs between the
+// committed corpus and a fresh dump.
+func compareDirs(t *testing.T, committed, fresh string) {
+	t.Helper()
+	names := map[string]bool{}
+	for _, d := range []string{committed, fresh} {
+		files, _ := filepath.Glob(filepath.Join(d, "*.json"))
+		for _, f := range files {
+			names[filepath.Base(f)] = true
+		}
+	}
+	for name := range names {
+		a, errA := os.ReadFile(filepath.Join(committed, name))
+		b, errB := os.ReadFile(filepath.Join(fresh, name))
+		switch {
+		case errA != nil:
+			t.Errorf("%s: the servers list it, the corpus lacks it (run -update)", name)
+		case errB != nil:
+			t.Errorf("%s: in the corpus, no longer listed by the servers (run -update)", name)
+		case !bytes.Equal(a, b):
+			t.Errorf("%s: the servers' schema changed (run -update)", name)
+		}
+	}
+	t.Logf("%d schemas compared", len(names))
 }
 
 func freePort(t *testing.T) int {
