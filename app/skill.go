@@ -83,12 +83,11 @@ func (p *skillPage) OnNav(ctx app.Context) {
 
 // loaded is everything the page reads when it opens.
 type loaded struct {
-	sk      store.Skill
-	stored  store.StoredBundle
-	bundle  *skill.Bundle
-	report  *verify.Report
-	advice  export.Advice
-	schemas *schemas.Validator
+	sk     store.Skill
+	stored store.StoredBundle
+	bundle *skill.Bundle
+	report *verify.Report
+	advice export.Advice
 }
 
 // loadSkill reads skill id's newest bundle from the library and verifies
@@ -128,10 +127,6 @@ func (p *skillPage) load(ctx app.Context) {
 		if err == nil {
 			l.advice, err = export.Advise(l.bundle)
 		}
-		if err == nil {
-			// The manifest form checks every keystroke against the schema.
-			l.schemas, err = schemas.New()
-		}
 		ctx.Dispatch(func(ctx app.Context) {
 			p.loading = false
 			if errors.Is(err, store.ErrNotFound) {
@@ -143,11 +138,25 @@ func (p *skillPage) load(ctx app.Context) {
 				p.loadErr = err
 				return
 			}
-			p.sk, p.stored, p.bundle, p.report, p.advice, p.schemas = l.sk, l.stored, l.bundle, l.report, l.advice, l.schemas
+			p.sk, p.stored, p.bundle, p.report, p.advice = l.sk, l.stored, l.bundle, l.report, l.advice
 			p.panel = skillpage.Conformance(l.report)
 			p.edit = newManifestEdit(l.bundle.Manifest)
 			p.exp = newExportState(l.advice, l.bundle.Evidence.RedactionProfile)
 			ctx.Page().SetTitle(l.bundle.Manifest.Name + " · Skill Workbench")
+		})
+		if err != nil {
+			return
+		}
+		// The manifest form checks every keystroke against the schema.
+		// Compiling it takes a moment in the browser, so it happens after
+		// the page is shown; an edit made meanwhile is checked when it is
+		// ready, and cannot be saved before.
+		sv, serr := schemas.New()
+		ctx.Dispatch(func(app.Context) {
+			p.schemas, p.edit.schemaErr = sv, serr
+			if p.edit.edited {
+				p.checkEdit()
+			}
 		})
 	})
 }

@@ -18,11 +18,13 @@ import (
 // a user may change (spec §2.1, §4.4), the schema's verdict on every
 // keystroke, and the save of the edit as a new version.
 type manifestEdit struct {
-	edit     assemble.Edit
-	problems teach.DraftProblems
-	checkErr error
-	saving   bool
-	saveErr  error
+	edit      assemble.Edit
+	edited    bool  // the user changed a field
+	schemaErr error // the manifest schema could not be compiled
+	problems  teach.DraftProblems
+	checkErr  error
+	saving    bool
+	saveErr   error
 }
 
 func newManifestEdit(m skill.Manifest) manifestEdit {
@@ -38,6 +40,10 @@ func (f manifestEdit) changed(m skill.Manifest) bool {
 func (p *skillPage) checkEdit() {
 	m := p.bundle.Manifest
 	m.Name, m.Slug, m.Description = p.edit.edit.Name, p.edit.edit.Slug, p.edit.edit.Description
+	if p.schemas == nil {
+		p.edit.problems, p.edit.checkErr = nil, p.edit.schemaErr
+		return
+	}
 	p.edit.problems, p.edit.checkErr = teach.CheckDraft(p.schemas, m)
 }
 
@@ -52,7 +58,7 @@ func (p *skillPage) onEditField(field string) app.EventHandler {
 		case "description":
 			p.edit.edit.Description = v
 		}
-		p.edit.saveErr = nil
+		p.edit.saveErr, p.edit.edited = nil, true
 		p.checkEdit()
 	}
 }
@@ -64,7 +70,7 @@ func (p *skillPage) onEditSave(ctx app.Context, e app.Event) {
 	// go-app drops updates dispatched through an unmounted element.
 	ctx = p.nav
 	p.checkEdit()
-	if !p.edit.problems.Valid() || p.edit.checkErr != nil || p.edit.saving {
+	if p.schemas == nil || !p.edit.problems.Valid() || p.edit.checkErr != nil || p.edit.saving {
 		return
 	}
 	p.edit.saving, p.edit.saveErr = true, nil
@@ -104,7 +110,7 @@ func (p *skillPage) renderManifest() app.UI {
 		text = []byte("the manifest cannot be shown: " + err.Error())
 	}
 	f := p.edit
-	canSave := f.changed(m) && f.problems.Valid() && f.checkErr == nil && !f.saving
+	canSave := p.schemas != nil && f.changed(m) && f.problems.Valid() && f.checkErr == nil && !f.saving
 	return app.Div().Body(
 		app.H2().Text("Manifest"),
 		app.Form().ID("manifest-form").OnSubmit(p.onEditSave).Body(
@@ -114,6 +120,9 @@ func (p *skillPage) renderManifest() app.UI {
 			p.editField("description", "Description", true, f.edit.Description),
 			app.If(len(f.problems[""]) > 0, func() app.UI {
 				return app.P().Class("field-error").Role("alert").Text("Manifest: " + strings.Join(f.problems[""], "; "))
+			}),
+			app.If(p.schemas == nil && f.schemaErr == nil, func() app.UI {
+				return app.P().Class("muted").ID("manifest-schema-loading").Text("Loading the manifest schema; edits are checked as soon as it is ready.")
 			}),
 			app.If(f.checkErr != nil, func() app.UI {
 				return app.P().Class("status status-error").Role("alert").Text("The manifest could not be checked: " + f.checkErr.Error())
