@@ -76,7 +76,7 @@ func BenchmarkImport10MB(b *testing.B) {
 func BenchmarkSkills1000(b *testing.B) {
 	const count = 1000
 	v := benchVerifier(b)
-	s := newSession(b)
+	s := newSession(b, withTimeout(30*time.Minute))
 	dir := b.TempDir()
 	paths := make([]string, count)
 	for i := range paths {

@@ -41,8 +41,9 @@ type session struct {
 
 // options adjusts a session.
 type options struct {
-	or    []openroutertest.Option
-	serve []string // extra `workbench serve` flags
+	or      []openroutertest.Option
+	serve   []string      // extra `workbench serve` flags
+	timeout time.Duration // the whole session's; 3 minutes by default
 }
 
 type option func(*options)
@@ -50,6 +51,12 @@ type option func(*options)
 // withServeFlags adds flags to `workbench serve`, e.g. --mcp name=URL.
 func withServeFlags(flags ...string) option {
 	return func(o *options) { o.serve = append(o.serve, flags...) }
+}
+
+// withTimeout bounds the whole session (a benchmark's setup may need
+// more than the default 3 minutes).
+func withTimeout(d time.Duration) option {
+	return func(o *options) { o.timeout = d }
 }
 
 // withOpenRouter configures the OpenRouter stand-in.
@@ -108,7 +115,10 @@ func newSession(t testing.TB, opts ...option) *session {
 
 	// A browser context of its own: empty storage, cache and cookies.
 	tab, cancelTab := chromedp.NewContext(setup.browser, chromedp.WithNewBrowserContext(), chromedp.WithListener(s.listen))
-	ctx, cancelTimeout := context.WithTimeout(tab, 3*time.Minute)
+	if o.timeout == 0 {
+		o.timeout = 3 * time.Minute
+	}
+	ctx, cancelTimeout := context.WithTimeout(tab, o.timeout)
 	s.ctx = ctx
 	t.Cleanup(func() { cancelTimeout(); cancelTab() })
 	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
