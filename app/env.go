@@ -32,6 +32,10 @@ type env struct {
 
 	verdicts map[string]verdictCheck // re-derived verdicts by content hash
 
+	// palette is the capability workbench's state across pages (see
+	// palette_state.go).
+	palette paletteShared
+
 	verifierOnce sync.Once
 	verifier     *verify.Verifier
 	verifierErr  error

@@ -39,7 +39,9 @@ func main() {
 	e := newEnv()
 	for _, p := range pages {
 		newPage := p.new
-		factory := func() app.Composer { return newPage(e) }
+		// Every route is wrapped in the shell, which mounts the capability
+		// workbench beside the page.
+		factory := func() app.Composer { return &shell{env: e, Page: newPage(e)} }
 		if p.pattern != "" {
 			app.RouteWithRegexp(p.pattern, factory)
 		} else {
@@ -48,7 +50,7 @@ func main() {
 	}
 	// Last, so every route above wins: go-app's own not-found page ignores
 	// app.NotFound and has no navigation.
-	app.RouteWithRegexp("^/", func() app.Composer { return &notFoundPage{} })
+	app.RouteWithRegexp("^/", func() app.Composer { return &shell{env: e, Page: &notFoundPage{}} })
 	app.RunWhenOnBrowser()
 	// Only reached off the browser: RunWhenOnBrowser never returns there.
 	generate()

@@ -1,0 +1,739 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/capability"
+	"workbench/pkg/schemaform"
+)
+
+// paletteShown bounds the entries the list renders at once; the search
+// narrows the rest (the count says how many match).
+const paletteShown = 50
+
+// palette is the capability workbench (spec/capability-workbench.txt,
+// DESIGN §8), mounted beside every page by the shell. Ctrl/Cmd+K opens it
+// as a modal dialog without navigating; Esc closes it and gives focus back
+// to where it was; Tab stays inside while it is open.
+//
+// Its parts each fail on their own: the catalog, the selected
+// capability's descriptor, the preflight preview and the invocation show
+// their own error in their own place, and the approvals and runs panels
+// (their own components) theirs. It holds no result of its own making:
+// every decision, run and result it shows came from the backend.
+type palette struct {
+	app.Compo
+
+	env *env
+
+	open        bool
+	returnFocus app.Value
+	keyFn       app.Func
+	route       string
+	path        string
+
+	// The backend: gen changes when the user switches, so that answers
+	// for the previous backend are dropped.
+	gen         int
+	backendName string
+	backendURL  string
+	backendErr  string
+
+	// The catalog.
+	caps      []capability.Capability
+	index     *capability.Index
+	failures  []*capability.SourceError
+	catErr    string
+	catLoad   bool
+	query     string
+	results   []int
+	active    int
+	loadedGen int
+
+	// The selected capability.
+	selID      string
+	desc       *capability.Capability
+	descErr    string
+	form       *schemaform.Form
+	formErr    string
+	preview    *capability.Preview
+	previewErr string
+	previewSeq int
+	confirmed  bool
+	invokeErr  string
+	invoking   bool
+	started    string // "run … started"
+	pending    *capability.Pending
+	pendState  string // the pending approval's state as last seen
+	discarded  bool   // an edit discarded the pending approval
+
+	runSelect      string
+	approvalsNonce int
+}
+
+var routeSkill = regexp.MustCompile(`^/skills/([0-9a-f-]{36})(/replay)?$`)
+
+// contextFor is the page context for path: the route in its pattern form
+// and the skill id a skill route names, merged with what the page itself
+// published (env.setPageContext).
+func (p *palette) contextFor(path string) schemaform.Context {
+	route, skill := path, ""
+	if m := routeSkill.FindStringSubmatch(path); m != nil {
+		route, skill = "/skills/{id}"+m[2], m[1]
+	}
+	c := p.env.pageContext(route)
+	if c.SkillID == "" {
+		c.SkillID = skill
+	}
+	return c
+}
+
+func (p *palette) OnMount(ctx app.Context) {
+	p.path = ctx.Page().URL().Path
+	p.keyFn = app.FuncOf(func(this app.Value, args []app.Value) any {
+		ev := args[0]
+		k := strings.ToLower(ev.Get("key").String())
+		if k == "k" && (ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool()) && !ev.Get("altKey").Bool() {
+			ev.Call("preventDefault")
+			ctx.Dispatch(func(ctx app.Context) {
+				if p.open {
+					focusID("pal-search")
+					return
+				}
+				p.show(ctx)
+			})
+		}
+		return nil
+	})
+	app.Window().Call("addEventListener", "keydown", p.keyFn)
+}
+
+func (p *palette) OnDismount() {
+	if p.keyFn != nil {
+		app.Window().Call("removeEventListener", "keydown", p.keyFn)
+		p.keyFn.Release()
+		p.keyFn = nil
+	}
+}
+
+func (p *palette) OnNav(ctx app.Context) {
+	p.path = ctx.Page().URL().Path
+}
+
+func focusID(id string) {
+	if el := app.Window().GetElementByID(id); el.Truthy() {
+		el.Call("focus")
+	}
+}
+
+// show opens the dialog: it remembers the focused element, shows the
+// dialog modally, focuses the search and reads the catalog again (it is
+// live: availability changes).
+func (p *palette) show(ctx app.Context) {
+	p.open = true
+	p.returnFocus = app.Window().Get("document").Get("activeElement")
+	ctx.Defer(func(ctx app.Context) {
+		if d := app.Window().GetElementByID("pal-dialog"); d.Truthy() && !d.Get("open").Bool() {
+			d.Call("showModal")
+		}
+		focusID("pal-search")
+	})
+	p.loadCatalog(ctx)
+}
+
+func (p *palette) onLauncher(ctx app.Context, e app.Event) { p.show(ctx) }
+
+// hide closes the dialog and gives focus back.
+func (p *palette) hide(ctx app.Context) {
+	if !p.open {
+		return
+	}
+	p.open = false
+	if d := app.Window().GetElementByID("pal-dialog"); d.Truthy() && d.Get("open").Bool() {
+		d.Call("close")
+	}
+	if f := p.returnFocus; f != nil && f.Truthy() && f.Get("isConnected").Bool() {
+		f.Call("focus")
+	} else {
+		focusID("pal-launcher")
+	}
+	p.returnFocus = nil
+}
+
+func (p *palette) onClose(ctx app.Context, e app.Event) { p.hide(ctx) }
+
+// onDialogKey closes on Esc and keeps Tab inside the dialog.
+func (p *palette) onDialogKey(ctx app.Context, e app.Event) {
+	switch e.Get("key").String() {
+	case "Escape":
+		e.PreventDefault()
+		p.hide(ctx)
+	case "Tab":
+		d := app.Window().GetElementByID("pal-dialog")
+		list := d.Call("querySelectorAll", `button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex="0"]`)
+		n := list.Length()
+		if n == 0 {
+			return
+		}
+		first, last := list.Index(0), list.Index(n-1)
+		active := app.Window().Get("document").Get("activeElement")
+		shift := e.Get("shiftKey").Bool()
+		switch {
+		case shift && (active.Equal(first) || !d.Call("contains", active).Bool()):
+			e.PreventDefault()
+			last.Call("focus")
+		case !shift && (active.Equal(last) || !d.Call("contains", active).Bool()):
+			e.PreventDefault()
+			first.Call("focus")
+		}
+	}
+}
+
+// onNativeClose keeps the state right when the browser closed the dialog
+// itself (its own Esc handling).
+func (p *palette) onNativeClose(ctx app.Context, e app.Event) {
+	if p.open {
+		p.open = false
+		if f := p.returnFocus; f != nil && f.Truthy() && f.Get("isConnected").Bool() {
+			f.Call("focus")
+		}
+		p.returnFocus = nil
+	}
+}
+
+// --- backend -------------------------------------------------------------
+
+func (p *palette) onBackendURL(ctx app.Context, e app.Event) {
+	p.backendURL = ctx.JSSrc().Get("value").String()
+}
+
+func (p *palette) switchBackend(ctx app.Context, raw string) {
+	if err := p.env.connectBackend(raw); err != nil {
+		p.backendErr = "Not connected: " + err.Error()
+		return
+	}
+	p.backendErr = ""
+	p.gen++
+	p.caps, p.index, p.results, p.failures, p.catErr = nil, nil, nil, nil, ""
+	p.clearSelection()
+	p.loadCatalog(ctx)
+}
+
+func (p *palette) onConnect(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	raw := strings.TrimSpace(p.backendURL)
+	if raw == "" {
+		p.backendErr = "Enter the backend's URL (this site's origin)."
+		return
+	}
+	p.switchBackend(ctx, raw)
+}
+
+func (p *palette) onLocal(ctx app.Context, e app.Event) { p.switchBackend(ctx, "") }
+
+// --- catalog -------------------------------------------------------------
+
+func (p *palette) loadCatalog(ctx app.Context) {
+	gen := p.gen
+	p.catLoad = true
+	ctx.Async(func() {
+		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var l capability.Listing
+		be, name, err := p.env.capabilityBackend(c)
+		if err == nil {
+			l, err = be.Catalog(c)
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			if gen != p.gen {
+				return
+			}
+			p.catLoad, p.backendName = false, name
+			if err != nil {
+				p.caps, p.index, p.results, p.failures = nil, nil, nil, nil
+				p.catErr = "The catalog could not be read: " + describeErr(err)
+				return
+			}
+			p.catErr, p.loadedGen = "", gen
+			p.caps, p.failures = l.Capabilities, l.Failures
+			p.index = capability.NewIndex(l.Capabilities)
+			p.filter()
+		})
+	})
+}
+
+func (p *palette) filter() {
+	if p.index == nil {
+		p.results = nil
+		return
+	}
+	p.results = p.index.Filter(p.query)
+	p.active = 0
+	p.skipDisabled(1)
+}
+
+func (p *palette) onQuery(ctx app.Context, e app.Event) {
+	p.query = ctx.JSSrc().Get("value").String()
+	p.filter()
+}
+
+// skipDisabled moves the active entry off unavailable ones in dir.
+func (p *palette) skipDisabled(dir int) {
+	n := min(len(p.results), paletteShown)
+	for tries := 0; tries < n; tries++ {
+		if p.index.Capability(p.results[p.active]).Availability != capability.Unavailable {
+			return
+		}
+		p.active = (p.active + dir + n) % n
+	}
+}
+
+func (p *palette) onSearchKey(ctx app.Context, e app.Event) {
+	n := min(len(p.results), paletteShown)
+	if n == 0 {
+		return
+	}
+	switch e.Get("key").String() {
+	case "ArrowDown":
+		e.PreventDefault()
+		p.active = (p.active + 1) % n
+		p.skipDisabled(1)
+	case "ArrowUp":
+		e.PreventDefault()
+		p.active = (p.active - 1 + n) % n
+		p.skipDisabled(-1)
+	case "Enter":
+		e.PreventDefault()
+		c := p.index.Capability(p.results[p.active])
+		if c.Availability != capability.Unavailable {
+			p.selectCap(ctx, c.ID)
+		}
+	}
+}
+
+func (p *palette) onPick(id string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) { p.selectCap(ctx, id) }
+}
+
+// --- selection, form, preflight -------------------------------------------
+
+func (p *palette) clearSelection() {
+	p.selID, p.desc, p.descErr, p.form, p.formErr = "", nil, "", nil, ""
+	p.preview, p.previewErr, p.confirmed, p.invokeErr, p.started = nil, "", false, "", ""
+	p.pending, p.pendState, p.discarded = nil, "", false
+}
+
+// selectCap refreshes the descriptor (GET /api/capabilities/{id} on an
+// HTTP backend), builds the form from its schema, prefills it from the
+// page context and asks for a preview.
+func (p *palette) selectCap(ctx app.Context, id string) {
+	p.clearSelection()
+	p.selID = id
+	gen := p.gen
+	pc := p.contextFor(p.path)
+	ctx.Async(func() {
+		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var d capability.Capability
+		be, _, err := p.env.capabilityBackend(c)
+		if err == nil {
+			d, err = be.Describe(c, id)
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			if gen != p.gen || p.selID != id {
+				return
+			}
+			if err != nil {
+				p.descErr = "The descriptor could not be refreshed: " + describeErr(err)
+				return
+			}
+			p.desc = &d
+			f, ferr := schemaform.Compile(d.InputSchema)
+			if ferr != nil {
+				p.formErr = "No form for this input schema: " + ferr.Error()
+				return
+			}
+			f.Prefill(pc)
+			p.form = f
+			p.schedulePreflight(ctx, 0)
+			ctx.Defer(func(app.Context) { focusID("pal-detail-h") })
+		})
+	})
+}
+
+// proposal is what the form proposes now. The target is the first field
+// the form marks as a target, when it holds a value: it is shown in the
+// form, never hidden.
+func (p *palette) proposal() (capability.Proposal, bool) {
+	if p.desc == nil || p.form == nil {
+		return capability.Proposal{}, false
+	}
+	in, errs := p.form.JSON()
+	if len(errs) > 0 && in == nil {
+		return capability.Proposal{}, false
+	}
+	target := ""
+	p.form.Walk(func(fl *schemaform.Field) bool {
+		if target == "" && fl.Target && fl.Raw != "" && len(fl.Fields) == 0 {
+			target = fl.Raw
+		}
+		return target == ""
+	})
+	return capability.Proposal{CapabilityID: p.desc.ID, Input: in, Target: target, Confirmed: p.confirmed}, true
+}
+
+func (p *palette) onFormChange(ctx app.Context, f *schemaform.Form) {
+	p.invokeErr, p.started = "", ""
+	if q, ok := p.proposal(); ok && p.pending != nil && p.pending.Edited(q) {
+		p.pending, p.pendState, p.discarded = nil, "", true
+	}
+	p.schedulePreflight(ctx, 250*time.Millisecond)
+}
+
+// schedulePreflight asks for a preview after delay; an edit in between
+// makes the earlier request moot.
+func (p *palette) schedulePreflight(ctx app.Context, delay time.Duration) {
+	p.previewSeq++
+	seq, gen := p.previewSeq, p.gen
+	p.preview, p.previewErr = nil, ""
+	ctx.After(delay, func(ctx app.Context) {
+		if seq != p.previewSeq || gen != p.gen {
+			return
+		}
+		q, ok := p.proposal()
+		if !ok {
+			return
+		}
+		q.Confirmed = false
+		ctx.Async(func() {
+			c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			var pv capability.Preview
+			be, _, err := p.env.capabilityBackend(c)
+			if err == nil {
+				pv, err = be.Preflight(c, capability.Proposal{CapabilityID: q.CapabilityID, Input: q.Input, Target: q.Target})
+			}
+			ctx.Dispatch(func(ctx app.Context) {
+				if seq != p.previewSeq || gen != p.gen {
+					return
+				}
+				if err != nil {
+					p.previewErr = "The preflight preview failed: " + describeErr(err)
+					return
+				}
+				p.preview = &pv
+			})
+		})
+	})
+}
+
+func (p *palette) onConfirm(ctx app.Context, e app.Event) {
+	p.confirmed = ctx.JSSrc().Get("checked").Bool()
+}
+
+// --- invoke and approvals -------------------------------------------------
+
+// invokeLabel names what the button does now.
+func (p *palette) invokeLabel() string {
+	switch {
+	case p.pending != nil && p.pendState == capability.ApprovalGranted:
+		return "Resume approved action"
+	case p.pending != nil:
+		return "Request approval"
+	case p.preview != nil && p.preview.ApprovalRequired:
+		return "Request approval"
+	}
+	return "Invoke"
+}
+
+// invokeBlocked says why the button is disabled, or "".
+func (p *palette) invokeBlocked() string {
+	switch {
+	case p.invoking:
+		return "Submitting…"
+	case p.desc != nil && p.desc.Availability == capability.Unavailable:
+		return "Unavailable: " + strings.Join(p.desc.Reasons, "; ")
+	case p.pending != nil && p.pendState == capability.ApprovalPending:
+		return "Waiting for the approval to be granted in Approvals."
+	case p.pending != nil && p.pendState == capability.ApprovalDenied:
+		return "The approval was denied."
+	case p.preview == nil:
+		return "Waiting for the preflight preview."
+	case len(p.preview.Problems) > 0:
+		return "The input is invalid."
+	case p.preview.Decision == "deny":
+		return "Denied by the policy."
+	case !p.preview.Executable:
+		return "Not executable now."
+	case p.preview.NeedsConfirmation && !p.confirmed:
+		return "Confirm the " + string(p.preview.SideEffect) + " side effect first."
+	}
+	return ""
+}
+
+func (p *palette) onInvoke(ctx app.Context, e app.Event) {
+	e.PreventDefault()
+	if p.invokeBlocked() != "" {
+		return
+	}
+	q, ok := p.proposal()
+	if !ok {
+		return
+	}
+	if p.pending != nil && p.pendState == capability.ApprovalGranted {
+		q = p.pending.Resume()
+		q.Confirmed = p.confirmed || q.Confirmed
+	}
+	p.invoking, p.invokeErr, p.started, p.discarded = true, "", "", false
+	gen := p.gen
+	ctx.Async(func() {
+		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var rc capability.Receipt
+		be, _, err := p.env.capabilityBackend(c)
+		if err == nil {
+			rc, err = be.Invoke(c, q)
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			if gen != p.gen {
+				return
+			}
+			p.invoking = false
+			if err != nil {
+				p.invokeErr = "The invocation failed: " + describeErr(err)
+				if p.pending != nil {
+					// The backend discarded or refused the approval: it
+					// must be requested again.
+					p.pending, p.pendState = nil, ""
+					p.approvalsNonce++
+				}
+				return
+			}
+			switch rc.Status {
+			case capability.StatusApprovalRequired:
+				p.pending = &capability.Pending{Proposal: q, Receipt: rc}
+				p.pendState = capability.ApprovalPending
+				p.started = fmt.Sprintf("Approval %s requested; run %s waits for it.", rc.ApprovalID, rc.RunID)
+				p.approvalsNonce++
+			default:
+				p.pending, p.pendState = nil, ""
+				p.started = fmt.Sprintf("Run %s started (%s).", rc.RunID, rc.Status)
+				p.approvalsNonce++
+			}
+			p.runSelect = string(rc.RunID)
+		})
+	})
+}
+
+// onDecided hears the approvals panel: a decision on the pending
+// approval changes what the invoke button offers.
+func (p *palette) onDecided(ctx app.Context, a capability.Approval) {
+	if p.pending != nil && p.pending.Receipt.ApprovalID == a.ID {
+		p.pendState = a.State
+	}
+}
+
+// --- rendering -------------------------------------------------------------
+
+func availabilityBadge(a capability.Availability) app.UI {
+	return app.Span().Class("pal-badge pal-badge-" + string(a)).Text(string(a))
+}
+
+func (p *palette) Render() app.UI {
+	launcher := app.Button().ID("pal-launcher").Class("pal-launcher secondary").
+		Aria("keyshortcuts", "Control+K Meta+K").OnClick(p.onLauncher).Text("Capabilities (Ctrl/⌘ K)")
+	dialog := app.Dialog().ID("pal-dialog").Class("pal-dialog").Aria("labelledby", "pal-title").
+		OnKeyDown(p.onDialogKey).On("close", p.onNativeClose)
+	if !p.open {
+		return app.Div().Class("pal-mount").Body(launcher, dialog)
+	}
+	return app.Div().Class("pal-mount").Body(launcher, dialog.Body(
+		app.Div().Class("pal-top").Body(
+			app.H2().ID("pal-title").Text("Capability workbench"),
+			p.renderBackend(),
+			app.Button().ID("pal-close").Class("secondary").Aria("label", "Close the capability workbench").OnClick(p.onClose).Text("Close"),
+		),
+		app.Div().Class("pal-body").Body(
+			p.renderCatalog(),
+			p.renderDetail(),
+		),
+		app.Div().Class("pal-panels").Body(
+			&approvalsPanel{env: p.env, Nonce: p.approvalsNonce, Gen: p.gen, OnDecided: p.onDecided},
+			&runsPanel{env: p.env, Select: p.runSelect, Gen: p.gen},
+		),
+	))
+}
+
+func (p *palette) renderBackend() app.UI {
+	name := p.backendName
+	if name == "" {
+		name = "…"
+	}
+	return app.Form().Class("pal-backend").OnSubmit(p.onConnect).Body(
+		app.Span().ID("pal-backend-name").Text("Backend: "+name),
+		app.Label().For("pal-backend-url").Text("HTTP backend"),
+		app.Input().ID("pal-backend-url").Type("url").Placeholder(p.env.origin()).Value(p.backendURL).OnInput(p.onBackendURL),
+		app.Button().Type("submit").Class("secondary").ID("pal-connect").Text("Connect"),
+		app.Button().Type("button").Class("secondary").ID("pal-local").OnClick(p.onLocal).Text("Use local"),
+		app.If(p.backendErr != "", func() app.UI {
+			return app.P().Class("pal-error").ID("pal-backend-error").Role("alert").Text(p.backendErr)
+		}),
+	)
+}
+
+func (p *palette) renderCatalog() app.UI {
+	n := min(len(p.results), paletteShown)
+	opts := make([]app.UI, n)
+	for j := 0; j < n; j++ {
+		c := p.index.Capability(p.results[j])
+		disabled := c.Availability == capability.Unavailable
+		li := app.Li().ID(fmt.Sprintf("pal-opt-%d", j)).Role("option").Class("pal-opt").
+			DataSet("cap", c.ID).Aria("selected", fmt.Sprint(j == p.active)).Aria("disabled", fmt.Sprint(disabled))
+		if !disabled {
+			li = li.OnClick(p.onPick(c.ID))
+		}
+		var why app.UI = app.Span()
+		if len(c.Reasons) > 0 || len(c.Missing) > 0 {
+			parts := append([]string(nil), c.Reasons...)
+			if len(c.Missing) > 0 {
+				parts = append(parts, "missing: "+strings.Join(c.Missing, ", "))
+			}
+			why = app.Span().Class("pal-why").Text(strings.Join(parts, "; "))
+		}
+		opts[j] = li.Body(
+			app.Span().Class("pal-opt-title").Text(c.Title),
+			availabilityBadge(c.Availability),
+			app.Span().Class("pal-opt-id muted").Text(c.ID),
+			why,
+		)
+	}
+	active := ""
+	if n > 0 {
+		active = fmt.Sprintf("pal-opt-%d", p.active)
+	}
+	status := fmt.Sprintf("%d of %d capabilities", len(p.results), len(p.caps))
+	if len(p.results) > n {
+		status += fmt.Sprintf(" (first %d shown; type to narrow)", n)
+	}
+	if p.catLoad && p.index == nil {
+		status = "Reading the catalog…"
+	}
+	body := []app.UI{
+		app.Label().For("pal-search").Text("Search capabilities"),
+		app.Input().ID("pal-search").Type("search").Role("combobox").AutoComplete(false).
+			Aria("controls", "pal-list").Aria("expanded", "true").Aria("autocomplete", "list").
+			Aria("activedescendant", active).Value(p.query).OnInput(p.onQuery).OnKeyDown(p.onSearchKey),
+		app.P().ID("pal-count").Class("muted").Aria("live", "polite").Text(status),
+	}
+	if p.catErr != "" {
+		body = append(body, app.P().Class("pal-error").ID("pal-catalog-error").Role("alert").Text(p.catErr))
+	}
+	for _, f := range p.failures {
+		body = append(body, app.P().Class("pal-error pal-source-error").DataSet("source", f.Source).Text("Source "+f.Source+" failed: "+describeErr(f.Err)))
+	}
+	body = append(body, app.Ul().ID("pal-list").Role("listbox").Aria("label", "Capabilities").Class("pal-list").Body(opts...))
+	return app.Div().Class("pal-catalog").Body(body...)
+}
+
+func (p *palette) renderDetail() app.UI {
+	if p.selID == "" {
+		return app.Div().Class("pal-detail").Body(app.P().Class("muted").Text("Choose a capability: type to search, arrows to move, Enter to open."))
+	}
+	body := []app.UI{app.H3().ID("pal-detail-h").TabIndex(-1).Text(p.selID)}
+	if p.descErr != "" {
+		return app.Div().Class("pal-detail").Body(append(body, app.P().Class("pal-error").ID("pal-describe-error").Role("alert").Text(p.descErr))...)
+	}
+	if p.desc == nil {
+		return app.Div().Class("pal-detail").Body(append(body, app.P().Class("muted").Text("Refreshing the descriptor…"))...)
+	}
+	d := p.desc
+	body[0] = app.H3().ID("pal-detail-h").TabIndex(-1).Text(d.Title)
+	facts := []app.UI{
+		app.Dt().Text("Id"), app.Dd().ID("pal-desc-id").Text(d.ID),
+		app.Dt().Text("Availability"), app.Dd().Body(availabilityBadge(d.Availability)),
+		app.Dt().Text("Side effect"), app.Dd().ID("pal-desc-effect").Text(string(d.Effect)),
+		app.Dt().Text("Render hint"), app.Dd().ID("pal-desc-hint").Text(d.RenderHint),
+		app.Dt().Text("Policy capability"), app.Dd().Text(d.PolicyCapability),
+	}
+	if len(d.Reasons) > 0 {
+		facts = append(facts, app.Dt().Text("Reasons"), app.Dd().Class("pal-why").Text(strings.Join(d.Reasons, "; ")))
+	}
+	if len(d.Missing) > 0 {
+		facts = append(facts, app.Dt().Text("Missing"), app.Dd().Class("pal-why").Text(strings.Join(d.Missing, ", ")))
+	}
+	body = append(body, app.If(d.Description != "", func() app.UI { return app.P().Text(d.Description) }), app.Dl().Class("pal-facts").Body(facts...))
+	if p.formErr != "" {
+		body = append(body, app.P().Class("pal-error").Role("alert").Text(p.formErr))
+	}
+	if p.form != nil {
+		body = append(body, app.Div().Class("pal-form").ID("pal-form").Body(
+			&schemaForm{Form: p.form, OnChange: p.onFormChange, IDPrefix: "pal"},
+		))
+	}
+	body = append(body, p.renderPreview(), p.renderInvoke())
+	return app.Div().Class("pal-detail").Body(body...)
+}
+
+func (p *palette) renderPreview() app.UI {
+	if p.previewErr != "" {
+		return app.P().Class("pal-error").ID("pal-preflight-error").Role("alert").Text(p.previewErr)
+	}
+	pv := p.preview
+	if pv == nil {
+		return app.P().Class("muted").ID("pal-preview").Text("Preflight preview pending…")
+	}
+	items := []app.UI{
+		app.Dt().Text("Decision"), app.Dd().ID("pal-pv-decision").Text(pv.Decision),
+		app.Dt().Text("Reason"), app.Dd().ID("pal-pv-reason").Text(pv.Reason),
+		app.Dt().Text("Approval required"), app.Dd().ID("pal-pv-approval").Text(fmt.Sprint(pv.ApprovalRequired)),
+		app.Dt().Text("Side effect"), app.Dd().ID("pal-pv-effect").Text(string(pv.SideEffect)),
+	}
+	if pv.Rule != "" {
+		items = append(items, app.Dt().Text("Rule"), app.Dd().Text(pv.Rule))
+	}
+	if len(pv.Problems) > 0 {
+		items = append(items, app.Dt().Text("Input problems"), app.Dd().ID("pal-pv-problems").Class("pal-why").Text(strings.Join(pv.Problems, "; ")))
+	}
+	if pv.SchemaError != "" {
+		items = append(items, app.Dt().Text("Schema"), app.Dd().Text("not checked here: "+pv.SchemaError))
+	}
+	return app.Section().Class("pal-preview").ID("pal-preview").Aria("label", "Preflight preview").Body(
+		app.P().Class("muted").Text("Preflight is a non-authoritative preview: the policy decides again when the action is submitted."),
+		app.Dl().Class("pal-facts").Body(items...),
+	)
+}
+
+func (p *palette) renderInvoke() app.UI {
+	var body []app.UI
+	if pv := p.preview; pv != nil && pv.NeedsConfirmation {
+		body = append(body, app.Div().Class("pal-confirm").Body(
+			app.Input().Type("checkbox").ID("pal-confirm").Checked(p.confirmed).OnChange(p.onConfirm),
+			app.Label().For("pal-confirm").Text("I confirm this action: its side effect is "+string(pv.SideEffect)+"."),
+		))
+	}
+	if p.pending != nil {
+		body = append(body, app.P().Class("pal-pending").ID("pal-pending").Role("status").Text(
+			fmt.Sprintf("Pending approval %s (%s). Grant it in Approvals, then resume; editing the form discards it.", p.pending.Receipt.ApprovalID, p.pendState)))
+	}
+	if p.discarded {
+		body = append(body, app.P().Class("pal-pending").ID("pal-discarded").Role("status").Text("The form changed: the pending approval was discarded. Request approval again."))
+	}
+	blocked := p.invokeBlocked()
+	body = append(body,
+		app.Button().ID("pal-invoke").Disabled(blocked != "").Aria("describedby", "pal-invoke-why").OnClick(p.onInvoke).Text(p.invokeLabel()),
+		app.Span().ID("pal-invoke-why").Class("muted").Text(" "+blocked),
+	)
+	if p.invokeErr != "" {
+		body = append(body, app.P().Class("pal-error").ID("pal-invoke-error").Role("alert").Text(p.invokeErr))
+	}
+	if p.started != "" {
+		body = append(body, app.P().ID("pal-started").Role("status").Text(p.started))
+	}
+	return app.Div().Class("pal-invoke").Body(body...)
+}

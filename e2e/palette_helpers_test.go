@@ -1,0 +1,253 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"workbench/pkg/body"
+	"workbench/pkg/capability"
+	"workbench/pkg/capability/httpapi/contracttest"
+)
+
+// openPalette presses Ctrl+K (or Meta+K) and waits for the dialog.
+func (s *session) openPalette(mod chromedp.Modifier) {
+	s.t.Helper()
+	s.do(chromedp.KeyEvent("k", chromedp.KeyModifiers(mod)))
+	s.waitJS(`!!document.querySelector("#pal-dialog[open]") && document.activeElement.id === "pal-search"`)
+}
+
+// closePalette presses Esc and waits for the dialog to close.
+func (s *session) closePalette() {
+	s.t.Helper()
+	s.do(chromedp.KeyEvent(kb.Escape))
+	s.waitJS(`!document.querySelector("#pal-dialog[open]")`)
+}
+
+// pickCapability searches for query and opens the entry id.
+func (s *session) pickCapability(query, id string) {
+	s.t.Helper()
+	s.setValue("#pal-search", query, "input")
+	sel := `#pal-list [data-cap=` + jsQuote(id) + `]`
+	s.waitVisible(sel)
+	s.click(sel)
+	s.waitJS(`(document.querySelector("#pal-desc-id")||{}).textContent === ` + jsQuote(id))
+}
+
+// field is the element id schemaForm gives the control at a JSON pointer
+// in the palette's form.
+func field(pointer string) string {
+	var b strings.Builder
+	b.WriteString("#pal-f")
+	for _, r := range pointer {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "_%x", r)
+		}
+	}
+	return b.String()
+}
+
+// recorder is a capability source of the test process: it lists the
+// schemas it was given as trusted read-only tools and records the input
+// each invocation received, so a test can check that the form sent what
+// was typed. "slow" reports progress a few times before answering, so
+// that a run can be followed while it runs.
+type recorder struct {
+	schemas map[string]json.RawMessage
+
+	mu     sync.Mutex
+	inputs map[string][]json.RawMessage
+}
+
+func (r *recorder) Source() string { return "mcp/corpus" }
+
+func (r *recorder) List(ctx context.Context) ([]capability.Capability, error) {
+	yes := true
+	out := make([]capability.Capability, 0, len(r.schemas))
+	for name, sch := range r.schemas {
+		out = append(out, capability.Capability{
+			ID: capability.ID(r.Source(), name), Title: name, Source: r.Source(), Name: name,
+			InputSchema: sch, Effect: "read", Annotations: body.Annotations{ReadOnlyHint: &yes}, Trusted: true,
+			PolicyCapability: "&mcp.corpus", RenderHint: capability.HintJSON, Availability: capability.Available,
+		})
+	}
+	return out, nil
+}
+
+func (r *recorder) Describe(ctx context.Context, id string) (capability.Capability, error) {
+	all, _ := r.List(ctx)
+	for _, c := range all {
+		if c.ID == id {
+			return c, nil
+		}
+	}
+	return capability.Capability{}, &capability.NotFoundError{ID: id}
+}
+
+func (r *recorder) Invoke(ctx context.Context, id string, input json.RawMessage) (capability.Result, error) {
+	r.mu.Lock()
+	if r.inputs == nil {
+		r.inputs = map[string][]json.RawMessage{}
+	}
+	r.inputs[id] = append(r.inputs[id], append(json.RawMessage(nil), input...))
+	r.mu.Unlock()
+	if strings.HasSuffix(id, ":slow") {
+		for i := 1; i <= 6; i++ {
+			select {
+			case <-ctx.Done():
+				return capability.Result{}, ctx.Err()
+			case <-time.After(400 * time.Millisecond):
+			}
+			capability.ReportProgress(ctx, map[string]int{"step": i})
+		}
+	}
+	return capability.Result{Value: json.RawMessage(`{"received":` + string(input) + `}`)}, nil
+}
+
+// last returns the last input capability id received.
+func (r *recorder) last(id string) json.RawMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	in := r.inputs[id]
+	if len(in) == 0 {
+		return nil
+	}
+	return in[len(in)-1]
+}
+
+// corpusSchemas reads schemas of pkg/schemaform/testdata/corpus by name.
+func corpusSchemas(t *testing.T, names ...string) map[string]json.RawMessage {
+	t.Helper()
+	out := map[string]json.RawMessage{
+		"slow": json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"}}}`),
+	}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(setup.root, "pkg", "schemaform", "testdata", "corpus", n+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = b
+	}
+	return out
+}
+
+// contractSession is a session whose origin also serves the capability
+// workbench's HTTP contract: a reverse proxy in the test process sends
+// /api/capabilities, /api/runs and /api/approvals to the conformance
+// server (package contracttest, over a real Governor of the test's
+// sources) and everything else to `workbench serve`. The browser sees one
+// origin, which the CSP (connect-src 'self') requires, and production code
+// has no test-only route. The proxy gives the relay the Origin it allows.
+func contractSession(t *testing.T, providers ...capability.Provider) (*session, *contracttest.Server) {
+	t.Helper()
+	s := newSession(t)
+	cat, err := capability.NewCatalog(providers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gov := capability.NewGovernor(context.Background(), cat, capability.GovernorOptions{})
+	cs := contracttest.Start(t, capability.Local{Governor: gov})
+	serveURL, _ := url.Parse(s.base)
+	contractURL, _ := url.Parse(cs.URL)
+	var front *httptest.Server
+	front = httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		p := r.In.URL.Path
+		if strings.HasPrefix(p, "/api/capabilities") || strings.HasPrefix(p, "/api/runs") || strings.HasPrefix(p, "/api/approvals") {
+			r.SetURL(contractURL)
+		} else {
+			r.SetURL(serveURL)
+			if r.In.Header.Get("Origin") == front.URL {
+				r.Out.Header.Set("Origin", s.base)
+			}
+		}
+		r.Out.Host = r.Out.URL.Host
+	}, FlushInterval: -1})
+	t.Cleanup(front.Close)
+	s.base = front.URL
+	return s, cs
+}
+
+// connectContract opens the palette on / and connects it to the page's
+// origin as its HTTP backend.
+func (s *session) connectContract() {
+	s.t.Helper()
+	s.open("/")
+	s.openPalette(chromedp.ModifierCtrl)
+	s.setValue("#pal-backend-url", s.base, "input")
+	s.click("#pal-connect")
+	s.waitText("#pal-backend-name", s.base)
+	s.waitVisible(`#pal-list [data-cap="mcp/corpus:slow"]`)
+}
+
+// sameJSON compares two JSON texts as values.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// everythingServer starts the reference MCP server, server-everything,
+// from the project's node_modules (make test-e2e installs it) on a free
+// loopback port and returns its streamable-HTTP endpoint.
+func everythingServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(setup.root, "node_modules", ".bin", "mcp-server-everything")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("server-everything is not installed (%v); run make node-deps", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &lockedWriter{w: &logs}, &lockedWriter{w: &logs}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server-everything output:\n%s", logs.String())
+		}
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything did not listen: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "http://" + addr + "/mcp"
+}
