@@ -63,7 +63,7 @@ func (p *replayPage) OnNav(ctx app.Context) {
 	*p = replayPage{Compo: p.Compo, nav: ctx, env: p.env, id: skillIDOf(ctx.Page().URL().Path)}
 	id := p.id
 	ctx.Async(func() {
-		l, err := p.env.loadSkill(ctx, id, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
+		l, err := p.env.loadSkill(ctx, id, 0, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
 		ctx.Dispatch(func(ctx app.Context) {
 			switch {
 			case errors.Is(err, store.ErrNotFound):

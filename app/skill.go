@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -31,18 +32,20 @@ type skillPage struct {
 	// dispatches its results through it (see onEditSave).
 	nav     app.Context
 	id      string
+	version int // the version asked for (?v=N); 0 for the newest
 	loading bool
 	loadErr error
 	missing bool // no skill with this id in the library
 	blocked bool
 
-	sk      store.Skill
-	stored  store.StoredBundle
-	bundle  *skill.Bundle
-	report  *verify.Report
-	panel   skillpage.Panel
-	advice  export.Advice
-	schemas *schemas.Validator
+	sk       store.Skill
+	versions []store.StoredBundle
+	stored   store.StoredBundle
+	bundle   *skill.Bundle
+	report   *verify.Report
+	panel    skillpage.Panel
+	advice   export.Advice
+	schemas  *schemas.Validator
 
 	tab string
 
@@ -71,28 +74,39 @@ func skillIDOf(path string) string {
 
 func (p *skillPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Skill · Skill Workbench")
-	id := skillIDOf(ctx.Page().URL().Path)
+	u := ctx.Page().URL()
+	id := skillIDOf(u.Path)
+	// ?v=N shows version N; without it, or with anything but a positive
+	// number, the newest.
+	version, err := strconv.Atoi(u.Query().Get("v"))
+	if err != nil || version < 1 {
+		version = 0
+	}
 	p.nav = ctx
-	if id == p.id && p.bundle != nil {
+	if id == p.id && version == p.version && p.bundle != nil {
 		return
 	}
 	// Reset the page's state, keeping go-app's own (the embedded Compo).
-	*p = skillPage{Compo: p.Compo, nav: ctx, env: p.env, id: id, tab: "manifest"}
+	*p = skillPage{Compo: p.Compo, nav: ctx, env: p.env, id: id, version: version, tab: "manifest"}
 	p.load(ctx)
 }
 
 // loaded is everything the page reads when it opens.
 type loaded struct {
-	sk     store.Skill
-	stored store.StoredBundle
-	bundle *skill.Bundle
-	report *verify.Report
-	advice export.Advice
+	sk       store.Skill
+	versions []store.StoredBundle // every stored version, oldest first
+	stored   store.StoredBundle   // the one shown
+	bundle   *skill.Bundle
+	report   *verify.Report
+	advice   export.Advice
 }
 
-// loadSkill reads skill id's newest bundle from the library and verifies
-// it. It blocks: call it from a goroutine.
-func (e *env) loadSkill(ctx context.Context, id string, blocked func()) (*loaded, error) {
+// errNoVersion: the skill is stored, but not the version asked for.
+var errNoVersion = errors.New("this skill has no such version in the library")
+
+// loadSkill reads version of skill id (0 for the newest) from the library
+// and verifies it. It blocks: call it from a goroutine.
+func (e *env) loadSkill(ctx context.Context, id string, version int, blocked func()) (*loaded, error) {
 	st, err := e.store(ctx, blocked)
 	if err != nil {
 		return nil, err
@@ -102,9 +116,32 @@ func (e *env) loadSkill(ctx context.Context, id string, blocked func()) (*loaded
 		e.dropStore(err)
 		return nil, err
 	}
-	if l.stored, err = st.Bundle(ctx, l.sk.BundleHash); err != nil {
+	if l.versions, err = st.Bundles(ctx, id); err != nil {
 		e.dropStore(err)
 		return nil, err
+	}
+	want := l.sk.BundleHash
+	if version > 0 {
+		want = ""
+		for _, b := range l.versions {
+			if b.SkillVersion == version {
+				want = b.ContentHash
+			}
+		}
+		if want == "" {
+			return nil, fmt.Errorf("version %d: %w", version, errNoVersion)
+		}
+	}
+	for _, b := range l.versions {
+		if b.ContentHash == want {
+			l.stored = b
+		}
+	}
+	if l.stored.ContentHash == "" {
+		if l.stored, err = st.Bundle(ctx, want); err != nil {
+			e.dropStore(err)
+			return nil, err
+		}
 	}
 	v, err := e.verify()
 	if err != nil {
@@ -121,9 +158,9 @@ func (e *env) loadSkill(ctx context.Context, id string, blocked func()) (*loaded
 
 func (p *skillPage) load(ctx app.Context) {
 	p.loading = true
-	id := p.id
+	id, version := p.id, p.version
 	ctx.Async(func() {
-		l, err := p.env.loadSkill(ctx, id, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
+		l, err := p.env.loadSkill(ctx, id, version, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
 		if err == nil {
 			l.advice, err = export.Advise(l.bundle)
 		}
@@ -138,7 +175,7 @@ func (p *skillPage) load(ctx app.Context) {
 				p.loadErr = err
 				return
 			}
-			p.sk, p.stored, p.bundle, p.report, p.advice = l.sk, l.stored, l.bundle, l.report, l.advice
+			p.sk, p.versions, p.stored, p.bundle, p.report, p.advice = l.sk, l.versions, l.stored, l.bundle, l.report, l.advice
 			p.panel = skillpage.Conformance(l.report)
 			p.edit = newManifestEdit(l.bundle.Manifest)
 			p.exp = newExportState(l.advice, l.bundle.Evidence.RedactionProfile)
@@ -258,6 +295,7 @@ func (p *skillPage) renderHeader() app.UI {
 			app.Dt().Text("Body"), app.Dd().Text(b.Manifest.BodyChoice),
 			app.Dt().Text("Replays"), app.Dd().ID("skill-replays").Text(strconv.Itoa(p.sk.ReplayCount)),
 		),
+		p.renderVersions(),
 		app.If(p.saveMsg != "", func() app.UI {
 			return app.P().Class("status status-ok").ID("skill-saved").Role("status").Text(p.saveMsg)
 		}),
@@ -265,6 +303,39 @@ func (p *skillPage) renderHeader() app.UI {
 			app.A().Class("button").ID("skill-replay").Href("/skills/"+p.id+"/replay").Text("Replay with a new input"),
 			app.Button().Type("button").ID("export-open").Class("secondary").Text("Export bundle…").OnClick(p.onExportOpen),
 		),
+	)
+}
+
+// newest reports whether the version shown is the skill's newest: edits
+// and comparisons are saved as the version after the newest, so they are
+// made from it.
+func (p *skillPage) newest() bool { return p.stored.ContentHash == p.sk.BundleHash }
+
+// renderVersions links every stored version of the skill.
+func (p *skillPage) renderVersions() app.UI {
+	if len(p.versions) < 2 {
+		return app.Text("")
+	}
+	items := make([]app.UI, len(p.versions))
+	for i, v := range p.versions {
+		label := "v" + strconv.Itoa(v.SkillVersion)
+		href := "/skills/" + p.id + "?v=" + strconv.Itoa(v.SkillVersion)
+		if v.ContentHash == p.sk.BundleHash {
+			label += " (newest)"
+			href = "/skills/" + p.id
+		}
+		a := app.A().Href(href).Text(label)
+		if v.ContentHash == p.stored.ContentHash {
+			a = a.Aria("current", "page")
+		}
+		items[i] = app.Li().Body(a)
+	}
+	return app.Nav().Class("versions").ID("skill-versions").Aria("label", "Versions of this skill").Body(
+		app.Span().Class("versions-label").Text("Versions:"),
+		app.Ul().Body(items...),
+		app.If(!p.newest(), func() app.UI {
+			return app.P().Class("status").ID("skill-old-version").Text("You are viewing an older version. Edits and comparisons are saved as the next version, so they are made from the newest.")
+		}),
 	)
 }
 

@@ -223,7 +223,7 @@ func (p *skillPage) renderComparison(c *compare.Comparison) app.UI {
 		app.Div().Class("compare-grid").Body(cards...),
 		app.H3().Text("Divergence"),
 		app.Ul().ID("compare-summary").Body(summary...),
-		app.If(c.Final != nil, func() app.UI {
+		app.If(c.Final != nil && p.newest(), func() app.UI {
 			return app.Div().Class("field-row").Body(
 				app.Button().Type("button").ID("compare-save").Disabled(p.cmp.saving).
 					Text("Save as new version v"+strconv.Itoa(c.Final.SkillVersion)).OnClick(p.onCompareSave),

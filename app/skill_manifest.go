@@ -70,7 +70,7 @@ func (p *skillPage) onEditSave(ctx app.Context, e app.Event) {
 	// go-app drops updates dispatched through an unmounted element.
 	ctx = p.nav
 	p.checkEdit()
-	if p.schemas == nil || !p.edit.problems.Valid() || p.edit.checkErr != nil || p.edit.saving {
+	if !p.newest() || p.schemas == nil || !p.edit.problems.Valid() || p.edit.checkErr != nil || p.edit.saving {
 		return
 	}
 	p.edit.saving, p.edit.saveErr = true, nil
@@ -110,7 +110,7 @@ func (p *skillPage) renderManifest() app.UI {
 		text = []byte("the manifest cannot be shown: " + err.Error())
 	}
 	f := p.edit
-	canSave := p.schemas != nil && f.changed(m) && f.problems.Valid() && f.checkErr == nil && !f.saving
+	canSave := p.newest() && p.schemas != nil && f.changed(m) && f.problems.Valid() && f.checkErr == nil && !f.saving
 	return app.Div().Body(
 		app.H2().Text("Manifest"),
 		app.Form().ID("manifest-form").OnSubmit(p.onEditSave).Body(

@@ -168,6 +168,23 @@ func TestSkillManifestEdit(t *testing.T) {
 	if got := s.text("#skill-slug"); got != "read-widget-readme" {
 		t.Errorf("slug %q", got)
 	}
+
+	// Both versions stay; the older one is shown on asking, read-only.
+	if n := s.countOf("#skill-versions a"); n != 2 {
+		t.Fatalf("%d versions listed, want 2", n)
+	}
+	s.click(`#skill-versions a[href$="?v=` + version + `"]`)
+	s.waitText("#skill-version", version)
+	s.waitVisible("#skill-old-version")
+	if got := s.text("#skill-name"); got == "Read the widget README" {
+		t.Error("the older version shows the edited name")
+	}
+	s.setValue("#edit-name", "Another name", "input")
+	if !s.isDisabled("#manifest-save") {
+		t.Error("an older version's manifest can be saved over the newest")
+	}
+	s.open("/skills/" + id + "?v=9")
+	s.waitText("#skill-error", "no such version")
 }
 
 // A skill id that is not in this browser's library says so.
