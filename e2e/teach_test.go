@@ -376,3 +376,39 @@ func TestTeachModelErrorsShownLiterally(t *testing.T) {
 		t.Errorf("%d skills stored after failed demonstrations", len(l.Skills))
 	}
 }
+
+// The destructive-mode switch reaches the policy: with it off a host
+// write is refused and the file never appears; with it on the same write
+// is allowed and the body's view lists the new file.
+func TestTeachDestructiveMode(t *testing.T) {
+	write := openroutertest.ToolCall("file_write", map[string]any{"path": "/home/user/note.txt", "content": "hello"})
+	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{
+		write, openroutertest.Answer("refused"),
+		write, openroutertest.Answer("written"),
+	}}
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(script)))
+	s.startTeaching()
+	s.setField("#teach-scenario", "freeform", "change")
+	s.waitVisible("#teach-task")
+	s.setField("#teach-task", "Write hello to /home/user/note.txt.", "input")
+	s.setField("#teach-world", "status-and-host", "change")
+	for _, tc := range []struct {
+		on       bool
+		decision string
+		file     bool
+	}{{false, "deny", false}, {true, "allow", true}} {
+		if eval[bool](s, `document.querySelector("#teach-destructive").checked`) != tc.on {
+			s.click("#teach-destructive")
+		}
+		s.click("#teach-start")
+		s.waitVisible("#teach-outcome")
+		if got := s.text("#timeline-steps .edge .decision"); got != tc.decision {
+			t.Errorf("destructive mode %v: decision %q, want %q (%s)", tc.on, got, tc.decision, s.text("#timeline-steps .edge .edge-auth"))
+		}
+		if got := strings.Contains(s.text("#view-host"), "/home/user/note.txt"); got != tc.file {
+			t.Errorf("destructive mode %v: the file is there: %v, want %v", tc.on, got, tc.file)
+		}
+		s.click("#teach-again")
+		s.waitVisible("#teach-form")
+	}
+}
