@@ -115,6 +115,9 @@ func (p *importPage) importOne(ctx app.Context, f pickedFile) importResult {
 	}
 	res, err := library.Import(ctx, st, v, f.name, data)
 	p.env.dropStore(err)
+	if res.Report != nil {
+		p.env.keepVerdict(res.Report.ContentHash, verdictCheck{verdict: res.Report.Verdict})
+	}
 	return importResult{res: res, err: err}
 }
 

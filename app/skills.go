@@ -24,9 +24,15 @@ type skillsPage struct {
 	skills   []store.Skill
 	verified map[string]verdictCheck // by bundle content hash
 	filter   string
+	limit    int // rows shown; grows by pageSize with "Show more"
 	clearErr error
 	cleared  bool
 }
+
+// pageSize is how many rows the table shows at first and adds per "Show
+// more": a library of thousands stays quick to open, and the filter
+// searches all of it.
+const pageSize = 100
 
 // verdictCheck is the re-verification of one stored bundle.
 type verdictCheck struct {
@@ -36,6 +42,7 @@ type verdictCheck struct {
 
 func (p *skillsPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Skills · Skill Workbench")
+	p.limit = pageSize
 	p.load(ctx)
 }
 
@@ -111,6 +118,11 @@ func (p *skillsPage) reverify(ctx app.Context, st store.Store, skills []store.Sk
 
 func (p *skillsPage) onFilter(ctx app.Context, e app.Event) {
 	p.filter = ctx.JSSrc().Get("value").String()
+	p.limit = pageSize
+}
+
+func (p *skillsPage) onMore(ctx app.Context, e app.Event) {
+	p.limit += pageSize
 }
 
 func (p *skillsPage) onAskClear(ctx app.Context, e app.Event) {
@@ -195,10 +207,18 @@ func (p *skillsPage) renderList() app.UI {
 			app.Text("No skills yet. "), app.A().Href("/teach").Text("Teach one"),
 			app.Text(" or "), app.A().Href("/import").Text("import a bundle"), app.Text("."))
 	}
-	shown := p.visible()
+	matching := p.visible()
+	shown := matching
+	if len(shown) > p.limit {
+		shown = shown[:p.limit]
+	}
 	rows := make([]app.UI, 0, len(shown))
 	for _, s := range shown {
 		rows = append(rows, p.renderRow(s))
+	}
+	count := fmt.Sprintf("%d of %d skills", len(matching), len(p.skills))
+	if len(shown) < len(matching) {
+		count = fmt.Sprintf("%d of %d skills (newest %d shown)", len(matching), len(p.skills), len(shown))
 	}
 	return app.Div().Body(
 		app.Div().Class("field").Body(
@@ -206,8 +226,7 @@ func (p *skillsPage) renderList() app.UI {
 			app.Input().Type("search").ID("skills-filter").Value(p.filter).
 				Placeholder("name, slug or description").OnInput(p.onFilter),
 		),
-		app.P().ID("skills-count").Class("muted").Aria("live", "polite").
-			Text(fmt.Sprintf("%d of %d skills", len(shown), len(p.skills))),
+		app.P().ID("skills-count").Class("muted").Aria("live", "polite").Text(count),
 		app.Table().ID("skills-table").Class("list").Body(
 			app.THead().Body(app.Tr().Body(
 				app.Th().Scope("col").Text("Skill"),
@@ -219,6 +238,10 @@ func (p *skillsPage) renderList() app.UI {
 			)),
 			app.TBody().Body(rows...),
 		),
+		app.If(len(shown) < len(matching), func() app.UI {
+			return app.Button().Type("button").ID("skills-more").Class("secondary").
+				Text(fmt.Sprintf("Show %d more", min(pageSize, len(matching)-len(shown)))).OnClick(p.onMore)
+		}),
 	)
 }
 
