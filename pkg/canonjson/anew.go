@@ -171,6 +171,7 @@ func appendStringified(dst []byte, s string) []byte {
 // they are. Each term sets a byte's high bit only where that byte is below
 // 0x20, or equal to '"' or '\\', so the test is exact.
 func quiet(s string) bool {
+	_ = s[7] // one bounds check for the eight loads, which combine into one
 	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 	q := x ^ (ones * '"')
