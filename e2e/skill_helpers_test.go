@@ -101,8 +101,11 @@ func (s *session) allowDownloads() string {
 	s.t.Helper()
 	dir := s.t.TempDir()
 	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		// The session's tab lives in a browser context of its own; the
+		// behaviour is set for that context.
 		_, err := cdp.Call(ctx, tt, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 			Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir,
+			BrowserContextID: chromedp.FromContext(ctx).BrowserContextID,
 		})
 		return err
 	}))
