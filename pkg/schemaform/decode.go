@@ -14,7 +14,7 @@ import (
 func decode(data []byte) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
-	v, err := decodeValue(d)
+	v, _, err := decodeOrdered(d, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -24,13 +24,14 @@ func decode(data []byte) (any, error) {
 	return v, nil
 }
 
-func decodeValue(d *json.Decoder) (any, error) {
-	v, _, err := decodeOrdered(d)
-	return v, err
-}
+// maxDepth is encoding/json's own nesting limit.
+const maxDepth = 10000
 
 // decodeOrdered returns a value and, for an object, its keys in order.
-func decodeOrdered(d *json.Decoder) (any, []string, error) {
+func decodeOrdered(d *json.Decoder, depth int) (any, []string, error) {
+	if depth > maxDepth {
+		return nil, nil, fmt.Errorf("offset %d: nested more than %d deep", d.InputOffset(), maxDepth)
+	}
 	tok, err := d.Token()
 	if err != nil {
 		return nil, nil, fmt.Errorf("offset %d: %w", d.InputOffset(), err)
@@ -51,7 +52,7 @@ func decodeOrdered(d *json.Decoder) (any, []string, error) {
 				if _, dup := m[k]; dup {
 					return nil, nil, fmt.Errorf("offset %d: duplicate member %q", d.InputOffset(), k)
 				}
-				v, sub, err := decodeOrdered(d)
+				v, sub, err := decodeOrdered(d, depth+1)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -71,7 +72,7 @@ func decodeOrdered(d *json.Decoder) (any, []string, error) {
 		case '[':
 			a := []any{}
 			for d.More() {
-				v, err := decodeValue(d)
+				v, _, err := decodeOrdered(d, depth+1)
 				if err != nil {
 					return nil, nil, err
 				}

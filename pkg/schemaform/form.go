@@ -22,8 +22,9 @@ type Form struct {
 	schema *jsonschema.Schema
 	root   *node
 
-	raw     bool
-	rawText string
+	raw       bool
+	rawText   string
+	loadDepth int // how deep the running Load is
 }
 
 // Field is one value of the input, at a JSON pointer of the instance.
@@ -73,8 +74,10 @@ type Field struct {
 	// Collapsed: a recursive object not built yet (Expand builds it).
 	Collapsed bool
 
-	n       *node
-	touched bool // the user (or Load) set Raw; an untouched default is only a suggestion
+	n        *node
+	touched  bool   // the user (or Load) set Raw; an untouched default is only a suggestion
+	branchKw string // a nullable oneOf/anyOf pair: the keyword and
+	branch   int    // the index of the non-null branch
 }
 
 // Option is one choice of a select.
@@ -188,6 +191,9 @@ func (refuseLoader) Load(u string) (any, error) {
 // nodes being built above it: meeting one again is recursion, and that
 // object stays collapsed until the user expands it.
 func (f *Form) build(n *node, path, name string, required bool, ancestors []*node) *Field {
+	if n.inner != nil {
+		return f.buildWrapped(n, path, name, required, ancestors)
+	}
 	fl := &Field{
 		Path: path, Name: name, Label: name, Description: n.desc, Widget: n.widget,
 		Required: required, ReadOnly: n.readOnly, Default: n.def, HasDefault: n.hasDef,
@@ -227,7 +233,12 @@ func (f *Form) build(n *node, path, name string, required bool, ancestors []*nod
 		}
 	case WidgetVariant:
 		fl.Variants = append([]string(nil), n.varLabels...)
-		if required && len(n.variants) > 0 {
+		recursive := false
+		for _, a := range ancestors {
+			recursive = recursive || a == n
+		}
+		ancestors = append(ancestors, n)
+		if required && len(n.variants) > 0 && !recursive {
 			f.choose(fl, 0, ancestors)
 		}
 		if n.hasDef {
@@ -245,6 +256,43 @@ func (f *Form) build(n *node, path, name string, required bool, ancestors []*nod
 			} else {
 				fl.Raw = display(n.def)
 			}
+		}
+	}
+	return fl
+}
+
+// buildWrapped builds the field of a wrapper node: its inner node's
+// field, made nullable and described as the wrapper says.
+func (f *Form) buildWrapped(n *node, path, name string, required bool, ancestors []*node) *Field {
+	// Refs that only point at each other ($defs A: {$ref: B}, B: {$ref:
+	// A}) describe no value at all: raw JSON, saying so.
+	seen := map[*node]bool{}
+	for w := n; w.inner != nil; w = w.inner {
+		if seen[w] {
+			return &Field{Path: path, Name: name, Label: name, Widget: WidgetJSON, Required: required, Chosen: -1,
+				Fallback: "the schema's references only lead back to themselves", Target: isTarget(name),
+				n: &node{widget: WidgetJSON}}
+		}
+		seen[w] = true
+	}
+	fl := f.build(n.inner, path, name, required, ancestors)
+	fl.Nullable = fl.Nullable || n.nullable
+	if n.branchKw != "" {
+		fl.branchKw, fl.branch = n.branchKw, n.branch
+	}
+	if n.title != "" {
+		fl.Label = n.title
+	}
+	if n.desc != "" {
+		fl.Description = n.desc
+	}
+	if n.hasDef {
+		fl.Default, fl.HasDefault = n.def, true
+		switch {
+		case n.def == nil && fl.Nullable:
+			fl.Null, fl.Raw = true, ""
+		case fl.Widget != WidgetObject && fl.Widget != WidgetArray && fl.Widget != WidgetVariant:
+			fl.Raw = display(n.def)
 		}
 	}
 	return fl
@@ -474,6 +522,7 @@ func (f *Form) Expand(pointer string) error {
 		fl.Collapsed = false
 		f.buildProps(fl, []*node{fl.n})
 	}
+	fl.Null = false // filling it in is choosing a value over null
 	return nil
 }
 

@@ -109,9 +109,10 @@ type node struct {
 	fallback    string // why the value is raw JSON (WidgetJSON only)
 	readOnly    bool
 
-	// nullable: the value may also be null. branchKw/branch name the
-	// anyOf/oneOf branch that holds the non-null schema, so validation
-	// errors of the null branch can be told apart.
+	// nullable: the value may also be null. branchKw/branch (on a
+	// wrapper, see inner) name the anyOf/oneOf branch that holds the
+	// non-null schema, so validation errors of the null branch can be
+	// told apart.
 	nullable bool
 	branchKw string
 	branch   int
@@ -126,6 +127,11 @@ type node struct {
 	varLabels  []string
 	multipleTy bool   // variants are the types of a type array
 	origin     string // the $ref this node was compiled from: one schema, however described
+
+	// inner: this node is inner, made nullable (nullable, branchKw,
+	// branch) or described (title, desc, def) by the schema around it,
+	// or an alias of another ref's node. Fields are built from inner.
+	inner *node
 }
 
 type prop struct {
@@ -138,7 +144,13 @@ type prop struct {
 type compiler struct {
 	root  map[string]any
 	byRef map[string]*node
+	nodes int // compiled so far, against schemas that multiply through $ref
 }
+
+// maxNodes bounds the work one schema may ask for. A schema from an MCP
+// server is not trusted: variants that refer back to their own root
+// (oneOf: [{$ref: "#"}, {$ref: "#"}]) would otherwise unroll without end.
+const maxNodes = 20000
 
 // maxMerge bounds $ref/allOf merging, against refs that only point at
 // each other.
@@ -156,6 +168,10 @@ var unsupported = []struct{ kw, why string }{
 }
 
 func (c *compiler) compile(m map[string]any, at string, depth int) (*node, error) {
+	c.nodes++
+	if c.nodes > maxNodes {
+		return nil, fmt.Errorf("schemaform: %s: the schema asks for more than %d fields", at, maxNodes)
+	}
 	if ref, ok := m["$ref"].(string); ok {
 		// Every $ref compiles once per (target, sibling keywords), and is
 		// registered before its body compiles, so a recursive reference
@@ -182,7 +198,13 @@ func (c *compiler) compile(m map[string]any, at string, depth int) (*node, error
 		if err != nil {
 			return nil, err
 		}
-		*n = *got
+		if _, chained := flat["$ref"]; chained {
+			// got is another ref's node, perhaps still being compiled
+			// (a cycle of refs): point at it rather than copy it.
+			n.inner = got
+		} else {
+			*n = *got
+		}
 		n.origin = strings.SplitN(key, "\x00", 2)[0]
 		return n, nil
 	}
@@ -219,7 +241,7 @@ func (c *compiler) compile(m map[string]any, at string, depth int) (*node, error
 			continue
 		}
 		base := without(m, kw)
-		var alts []map[string]any
+		var alts, raws []map[string]any
 		var idx []int
 		nullAt := -1
 		for i, s := range list {
@@ -238,7 +260,7 @@ func (c *compiler) compile(m map[string]any, at string, depth int) (*node, error
 				nullAt = i
 				continue
 			}
-			alts = append(alts, rs)
+			alts, raws = append(alts, rs), append(raws, sm)
 			idx = append(idx, i)
 		}
 		switch {
@@ -246,25 +268,25 @@ func (c *compiler) compile(m map[string]any, at string, depth int) (*node, error
 			n.widget = WidgetNull
 			return n, nil
 		case len(alts) == 1:
-			sub, err := c.compile(merge(base, alts[0]), fmt.Sprintf("%s/%s/%d", at, kw, idx[0]), depth+1)
+			sub, err := c.alternative(base, raws[0], alts[0], fmt.Sprintf("%s/%s/%d", at, kw, idx[0]), depth)
 			if err != nil {
 				return nil, err
 			}
-			cp := *sub
-			cp.nullable = cp.nullable || nullAt >= 0
-			cp.branchKw, cp.branch = kw, idx[0]
-			annotate(&cp, base)
-			return &cp, nil
+			// A wrapper, not a copy: sub may be a recursive ref's node
+			// that is still being compiled.
+			w := &node{inner: sub, nullable: nullAt >= 0, branchKw: kw, branch: idx[0]}
+			annotate(w, base)
+			return w, nil
 		}
 		n.widget, n.varKw = WidgetVariant, kw
-		for j, alt := range alts {
-			sub, err := c.compile(merge(base, alt), fmt.Sprintf("%s/%s/%d", at, kw, idx[j]), depth+1)
+		for j := range alts {
+			sub, err := c.alternative(base, raws[j], alts[j], fmt.Sprintf("%s/%s/%d", at, kw, idx[j]), depth)
 			if err != nil {
 				return nil, err
 			}
 			n.variants = append(n.variants, sub)
 			n.varIdx = append(n.varIdx, idx[j])
-			n.varLabels = append(n.varLabels, variantLabel(alt, sub, j))
+			n.varLabels = append(n.varLabels, variantLabel(alts[j], j))
 		}
 		if nullAt >= 0 {
 			n.variants = append(n.variants, &node{widget: WidgetNull})
@@ -678,26 +700,68 @@ func typeList(m map[string]any, at string) ([]string, error) {
 	return nil, fmt.Errorf("schemaform: %s/type: want a string or an array of strings", at)
 }
 
-func variantLabel(alt map[string]any, n *node, i int) string {
+// alternative compiles one branch of a oneOf/anyOf. When the schema
+// around the branches only describes them, the branch compiles as it is
+// written, so a branch that is a $ref reaches that ref's one node (and a
+// recursive one stays recursive rather than unrolling); otherwise the
+// surrounding keywords are merged into the branch.
+func (c *compiler) alternative(base, raw, flat map[string]any, at string, depth int) (*node, error) {
+	if annotationsOnly(base) {
+		return c.compile(raw, at, depth+1)
+	}
+	return c.compile(merge(base, flat), at, depth+1)
+}
+
+func annotationsOnly(m map[string]any) bool {
+	for k := range m {
+		switch k {
+		case "title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly",
+			"$schema", "$id", "$defs", "definitions", orderKey:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// variantLabel names a variant for the chooser: its title, else its
+// const discriminator ("kind: circle"), its const, its type, or its
+// position.
+func variantLabel(alt map[string]any, i int) string {
 	if t, ok := alt["title"].(string); ok && t != "" {
 		return t
 	}
-	// A const discriminator names the variant: "kind: circle".
-	for _, p := range n.props {
-		if p.n.widget == WidgetConst {
-			if s, ok := p.n.constVal.(string); ok {
-				return p.name + ": " + s
+	if props, ok := alt["properties"].(map[string]any); ok {
+		for _, name := range order(alt, props) {
+			if p, ok := props[name].(map[string]any); ok {
+				if s, ok := p["const"].(string); ok {
+					return name + ": " + s
+				}
 			}
 		}
 	}
-	if n.widget == WidgetConst {
-		return display(n.constVal)
+	if v, ok := alt["const"]; ok {
+		return display(clean(v))
 	}
-	switch n.widget {
-	case WidgetText, WidgetTextArea:
-		return "string"
-	case WidgetObject, WidgetArray, WidgetNumber, WidgetInteger, WidgetBoolean, WidgetNull:
-		return string(n.widget)
+	switch t := alt["type"].(type) {
+	case string:
+		return t
+	case []any:
+		var names []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				names = append(names, s)
+			}
+		}
+		return strings.Join(names, " or ")
+	}
+	switch {
+	case alt["properties"] != nil:
+		return "object"
+	case alt["items"] != nil:
+		return "array"
+	case alt["enum"] != nil:
+		return "choice"
 	}
 	return "option " + strconv.Itoa(i+1)
 }

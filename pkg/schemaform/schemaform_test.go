@@ -278,6 +278,18 @@ var cases = map[string][]tcase{
 			want: `{"tree":{"label":"t"},"again":{"tree":{"label":"inner"}}}`},
 		{name: "label required", ops: []string{"add /tree/children"}, errs: map[string]string{"/tree/label": "required", "/tree/children/0/label": "required"}},
 	},
+	"hard/recursive_nullable.json": {
+		{name: "default null next", ops: []string{"set /list/value 1"}, want: `{"list":{"value":1,"next":null}}`},
+		{name: "linked list", ops: []string{"set /list/value 1", "expand /list/next", "set /list/next/value 2"},
+			want: `{"list":{"value":1,"next":{"value":2,"next":null}}}`},
+		{name: "expression tree", ops: []string{"set /list/value 0", "choose /expr 1", "set /expr/op +", "add /expr/args",
+			"set /expr/args/0 2", "add /expr/args", "choose /expr/args/1 1", "set /expr/args/1/op *", "add /expr/args/1/args", "set /expr/args/1/args/0 3"},
+			want: `{"list":{"value":0,"next":null},"expr":{"op":"+","args":[2,{"op":"*","args":[3]}]}}`},
+		{name: "ref chain", ops: []string{"set /list/value 0", "set /chain/x a", "expand /chain/again", "set /chain/again/x b"},
+			want: `{"list":{"value":0,"next":null},"chain":{"x":"a","again":{"x":"b"}}}`},
+		{name: "variant of itself", ops: []string{"set /list/value 0", "choose /self 1", "set /self s"},
+			want: `{"list":{"value":0,"next":null},"self":"s"}`},
+	},
 	"hard/nullable.json": {
 		{name: "nulls and values", ops: []string{"null /a", "set /b 2", "set /c/x 1"}, want: `{"a":null,"b":2,"c":{"x":1},"d":null}`},
 		{name: "values", ops: []string{"set /a abc", "null /b", "set /d dark"}, want: `{"a":"abc","b":null,"d":"dark"}`},
@@ -558,6 +570,15 @@ func TestFieldModel(t *testing.T) {
 	f = compileFile(t, "hard/recursive_ref.json")
 	if next := f.Field("/tree/next"); !next.Collapsed || next.Description != "the node after this one" {
 		t.Errorf("recursive ref %+v", next)
+	}
+
+	loop, err := schemaform.Compile(json.RawMessage(`{"properties": {"loop": {"$ref": "#/$defs/L"}},
+		"$defs": {"L": {"$ref": "#/$defs/M"}, "M": {"$ref": "#/$defs/L"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fl := loop.Field("/loop"); fl.Widget != schemaform.WidgetJSON || !strings.Contains(fl.Fallback, "lead back to themselves") {
+		t.Errorf("ref loop %+v", fl)
 	}
 
 	f = compileFile(t, "hard/bounds_formats.json")

@@ -360,7 +360,7 @@ func (f *Form) branchCauses(at, kw string, e *jsonschema.ValidationError) []*jso
 	branch := -1
 	var fl *Field
 	walk(f.Root, func(c *Field) bool {
-		if c.Path == at && fl == nil && (c.Widget == WidgetVariant || c.n.branchKw == kw) {
+		if c.Path == at && fl == nil && (c.Widget == WidgetVariant || c.branchKw == kw) {
 			fl = c
 		}
 		return strings.HasPrefix(at, c.Path)
@@ -369,8 +369,8 @@ func (f *Form) branchCauses(at, kw string, e *jsonschema.ValidationError) []*jso
 	case fl == nil:
 	case fl.Widget == WidgetVariant && fl.n.varKw == kw && fl.Chosen >= 0:
 		branch = fl.n.varIdx[fl.Chosen]
-	case fl.n.branchKw == kw:
-		branch = fl.n.branch
+	case fl.branchKw == kw:
+		branch = fl.branch
 	}
 	if branch < 0 {
 		return e.Causes
@@ -494,12 +494,21 @@ func (e *LoadError) Error() string {
 	return "value does not fit the form at " + at + ": " + e.Msg
 }
 
+// maxLoad bounds how deep load goes: a value is finite, but variants
+// of a recursive schema can choose each other in turn for the same one.
+const maxLoad = 2000
+
 // load sets fl (and its subtree) to v.
 func (f *Form) load(fl *Field, v any) error {
 	fail := func(format string, a ...any) error {
 		return &LoadError{Pointer: fl.Path, Msg: fmt.Sprintf(format, a...)}
 	}
-	fl.touched = true
+	f.loadDepth++
+	defer func() { f.loadDepth-- }()
+	if f.loadDepth > maxLoad {
+		return fail("nested more than %d deep", maxLoad)
+	}
+	fl.touched, fl.Null = true, false
 	if v == nil && fl.Nullable && fl.Widget != WidgetVariant {
 		fl.Null, fl.Raw = true, ""
 		return nil
@@ -632,17 +641,33 @@ func empty(fl *Field) {
 // fitting is the first variant of n whose shape v has, or -1: the type,
 // and for objects the required properties and const discriminators.
 func fitting(n *node, v any) int {
+	// n itself is not an answer: a variant that is its own variant
+	// (oneOf: [{$ref: itself}, …]) would be chosen without end.
+	return fittingSeen(n, v, map[*node]bool{n: true})
+}
+
+// fittingSeen and fits look at one value through variants of variants
+// and wrappers; seen holds the nodes already asked about this value, so
+// a recursive schema is asked once per node.
+func fittingSeen(n *node, v any, seen map[*node]bool) int {
 	for i, vn := range n.variants {
-		if fits(vn, v) {
+		if fits(vn, v, seen) {
 			return i
 		}
 	}
 	return -1
 }
 
-func fits(n *node, v any) bool {
+func fits(n *node, v any, seen map[*node]bool) bool {
+	if seen[n] {
+		return false
+	}
+	seen[n] = true
 	if v == nil && n.nullable {
 		return true
+	}
+	if n.inner != nil {
+		return fits(n.inner, v, seen)
 	}
 	switch n.widget {
 	case WidgetObject:
@@ -700,7 +725,7 @@ func fits(n *node, v any) bool {
 	case WidgetNull:
 		return v == nil
 	case WidgetVariant:
-		return fitting(n, v) >= 0
+		return fittingSeen(n, v, seen) >= 0
 	}
 	return true // raw JSON takes anything
 }
