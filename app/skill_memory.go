@@ -5,11 +5,13 @@ import (
 	"slices"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/services"
 )
 
-// graphonomousServer is the MCP relay name under which a Graphonomous
-// server would be configured (workbench serve --mcp graphonomous=URL).
-const graphonomousServer = "graphonomous"
+// graphonomousServer is the relay name of the server that plays memory by
+// convention (workbench serve --mcp graphonomous=URL; package services).
+const graphonomousServer = string(services.RoleMemory)
 
 // memoryState is what the Memory tab learned from the MCP relay.
 type memoryState struct {
