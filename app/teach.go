@@ -7,9 +7,11 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"workbench/pkg/body"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/policy"
+	"workbench/pkg/policy/delegatic"
 	"workbench/pkg/pulse"
 	"workbench/pkg/session"
 	"workbench/pkg/skill"
@@ -33,7 +35,16 @@ type teachPage struct {
 
 	hasKey   bool
 	choice   session.Body
-	bodyErr  error  // the chosen body cannot be used in this build
+	bodyErr  error  // the chosen body cannot be used in this deployment
+	checking bool   // asking the relay whether the chosen MCP body is configured
+	mcp      mcpSettings
+
+	// authErr is why delegatic-mcp cannot authorize the next run (spec
+	// OQ-2); useLocal is the user's explicit word to run it under the
+	// local policy engine instead, for that one run.
+	authErr  error
+	useLocal bool
+	starting bool // the body is being connected and the authorizer chosen
 	storeErr string // sessionStorage refused a read or write
 
 	form teachForm
@@ -66,6 +77,9 @@ type teachRun struct {
 	plan     *teach.Plan
 	modelID  string
 	stop     chan struct{}
+	authName string // the authorizer that decides every action of the run
+	fallback bool   // the local engine decides because the user confirmed it
+	authErr  error  // why delegatic-mcp did not, when fallback
 	stopping bool // Stop was pressed; the run ends at the next step
 	cancel   context.CancelFunc
 
@@ -132,9 +146,21 @@ func (p *teachPage) readSession(ctx app.Context) {
 	if p.choice, err = s.Body(); err != nil {
 		p.storeErr = err.Error()
 	}
-	p.bodyErr = nil
+	p.mcp = readMCPSettings(ctx)
+	p.bodyErr, p.checking = nil, false
 	if p.choice != session.Simulator {
-		_, _, p.bodyErr = p.env.body(ctx, p.choice, nil)
+		// Whether the relay names the body's server, asked without
+		// connecting to it: the connection is made by Start.
+		p.checking = true
+		choice := p.choice
+		ctx.Async(func() {
+			err := p.env.checkBody(ctx, choice)
+			ctx.Dispatch(func(app.Context) {
+				if p.choice == choice {
+					p.bodyErr, p.checking = err, false
+				}
+			})
+		})
 	}
 }
 
@@ -148,13 +174,13 @@ func (p *teachPage) OnDismount() {
 func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 	e.PreventDefault()
 	ui := p.ui
-	if p.run != nil && p.run.stage == stageRunning {
+	if p.starting || p.run != nil && p.run.stage == stageRunning {
 		return
 	}
 	p.readSession(ctx)
 	f := &p.form
 	f.planErr = nil
-	plan, err := f.plan(ctx)
+	plan, err := f.plan(ctx, p.choice)
 	if err != nil {
 		f.planErr = err
 		return
@@ -178,22 +204,63 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 		f.planErr = err
 		return
 	}
-	bd, trusted, err := p.env.body(ctx, p.choice, plan.World)
-	if err != nil {
-		p.bodyErr = err
-		return
-	}
 	if err := ctx.SessionStorage().Set(modelItem, f.modelID); err != nil {
 		p.storeErr = err.Error()
 	}
+	// Connecting to an MCP body and to delegatic-mcp waits on the
+	// network, so it happens off the event handler.
+	p.starting, p.bodyErr = true, nil
+	choice, set, useLocal := p.choice, p.mcp, p.useLocal
+	ui.Async(func() {
+		bd, trusted, err := p.env.body(ui, choice, plan.World, set)
+		var auth delegatic.Choice
+		var authErr error
+		if err == nil {
+			auth, authErr = p.env.authorizer(ui, string(choice), skill.DefaultPolicyID)
+		}
+		ui.Dispatch(func(app.Context) {
+			p.starting = false
+			if err != nil {
+				p.bodyErr = err
+				return
+			}
+			authorizer, fallback := auth.Authorizer, false
+			if authErr != nil {
+				p.authErr = authErr
+				if !useLocal || auth.Fallback == nil {
+					// The local engine only on the user's explicit say-so.
+					closeBody(bd)
+					closeChoice(auth)
+					return
+				}
+				authorizer, fallback = auth.Fallback, true
+			} else {
+				p.authErr = nil
+			}
+			p.useLocal = false // the confirmation is for one run
+			p.begin(ui, plan, f.modelID, model, bd, trusted, authorizer, auth, fallback)
+		})
+	})
+}
 
+// begin runs the demonstration on a connected body under the chosen
+// authorizer.
+func (p *teachPage) begin(ui app.Context, plan *teach.Plan, modelID string, model *openrouter.Client,
+	bd body.Body, trusted bool, authorizer policy.Authorizer, auth delegatic.Choice, fallback bool) {
+	f := &p.form
+	name := auth.Name
+	if fallback {
+		name = "local:" + skill.DefaultPolicyID
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	r := &teachRun{stage: stageRunning, plan: plan, modelID: f.modelID, stop: make(chan struct{}), cancel: cancel,
-		reached: map[pulse.Phase]bool{}}
-	r.view, r.viewErr = teach.Observe(runCtx, bd)
+	r := &teachRun{stage: stageRunning, plan: plan, modelID: modelID, stop: make(chan struct{}), cancel: cancel,
+		reached: map[pulse.Phase]bool{}, authName: name, fallback: fallback}
+	if fallback {
+		r.authErr = p.authErr
+	}
 	p.run = r
 	opts := teach.Options{
-		Model: model, ModelID: f.modelID, Body: bd, Authorizer: policy.Default(),
+		Model: model, ModelID: modelID, Body: bd, Authorizer: authorizer,
 		DestructiveMode: f.destructive, TrustedServer: trusted, Stop: r.stop,
 		Progress: func(pr demonstrate.Progress) {
 			// On the demonstration's goroutine: look at the body after
@@ -217,7 +284,17 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 		},
 	}
 	ui.Async(func() {
+		// The first look at the body: an MCP body answers over the
+		// network, so not on the event loop.
+		view, viewErr := teach.Observe(runCtx, bd)
+		ui.Dispatch(func(app.Context) {
+			if len(r.steps) == 0 {
+				r.view, r.viewErr = view, viewErr
+			}
+		})
 		res, err := teach.Demonstrate(runCtx, plan, opts)
+		closeBody(bd)
+		closeChoice(auth)
 		ui.Dispatch(func(app.Context) {
 			p.finished(r, res, err)
 		})

@@ -56,7 +56,7 @@ func TestTeachFormPlans(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &teachForm{values: map[string]string{}, modelID: defaultModel}
 			tc.form(f)
-			p, err := f.plan(ctx)
+			p, err := f.plan(ctx, session.Simulator)
 			f.planErr = err
 			if tc.errField == "" {
 				if err != nil {
@@ -107,7 +107,8 @@ func TestTeachFormPick(t *testing.T) {
 }
 
 // The body is chosen in one place: the simulator from the plan's world;
-// browser and host say plainly that this build cannot drive them.
+// an MCP body the relay does not name is said to be not configured, with
+// the relay name to give it.
 func TestEnvBody(t *testing.T) {
 	ctx := context.Background()
 	e := &env{}
@@ -115,18 +116,67 @@ func TestEnvBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, trusted, err := e.body(ctx, session.Simulator, world)
+	b, trusted, err := e.body(ctx, session.Simulator, world, mcpSettings{})
 	if err != nil || b.Kind() != "simulator" || !trusted {
 		t.Fatalf("simulator: %v %v %v", b, trusted, err)
 	}
-	for _, c := range []session.Body{session.Browser, session.Host} {
-		b, _, err := e.body(ctx, c, world)
-		if b != nil || err == nil || !strings.Contains(err.Error(), "the "+string(c)+" body is not available yet in this build") {
-			t.Errorf("%s: %v, %v", c, b, err)
+	if _, _, err := e.body(ctx, session.Simulator, []byte(`{}`), mcpSettings{}); err == nil {
+		t.Error("a world that is not one loaded")
+	}
+	for _, tc := range []struct {
+		err  errBodyNotConfigured
+		want string
+	}{
+		{errBodyNotConfigured{choice: session.Browser}, `the browser body is not configured: this workbench's MCP relay has no server named "browser" (it has: none); start it with workbench serve --mcp browser=URL`},
+		{errBodyNotConfigured{choice: session.Host, known: []string{"browser", "prism"}}, `no server named "host" (it has: browser, prism); start it with workbench serve --mcp host=URL`},
+	} {
+		if got := tc.err.Error(); !strings.Contains(got, tc.want) {
+			t.Errorf("%q, want it to contain %q", got, tc.want)
 		}
 	}
-	if _, _, err := e.body(ctx, session.Simulator, []byte(`{}`)); err == nil {
-		t.Error("a world that is not one loaded")
+}
+
+// The MCP settings: nothing is trusted unless named; the host's perceive
+// arguments must be a JSON object, and a bad one is an error naming them.
+func TestMCPSettings(t *testing.T) {
+	s := mcpSettings{Trusted: []string{"host"}, Perceive: "list_files", PerceiveArgs: `{"path": "/tmp"}`}
+	if !s.trusts("host") || s.trusts("browser") {
+		t.Errorf("trusts: %+v", s)
+	}
+	tool, args, err := s.perceive()
+	if err != nil || tool != "list_files" || args["path"] != "/tmp" {
+		t.Errorf("perceive: %q %v %v", tool, args, err)
+	}
+	s.PerceiveArgs = `[1]`
+	if _, _, err := s.perceive(); err == nil || !strings.Contains(err.Error(), `perceive arguments "[1]" are not a JSON object`) {
+		t.Errorf("bad arguments: %v", err)
+	}
+}
+
+// On an MCP body a task is freeform: its placeholders become string
+// inputs, the body's capability is granted, and no simulator world is
+// planned; a fixture scenario is refused with the reason.
+func TestPlanMCP(t *testing.T) {
+	f := teachForm{values: map[string]string{"site": "http://127.0.0.1:8080/"}}
+	f.pick("skill.nope")
+	f.pick(freeformOption)
+	f.task = "Open {site} and read the heading"
+	p, err := f.plan(context.Background(), session.Browser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Task.BodyChoice != "browser" || p.Task.Description != "Open http://127.0.0.1:8080/ and read the heading" ||
+		p.World != nil || len(p.Declared) != 1 || p.Declared[0] != skill.CapabilityBrowser || len(p.Inputs) != 1 || p.Inputs[0].Type != "string" {
+		t.Errorf("plan: %+v", p)
+	}
+	f.values = map[string]string{}
+	if _, err := f.plan(context.Background(), session.Host); err == nil || !strings.Contains(err.Error(), "{site}") {
+		t.Errorf("missing value: %v", err)
+	}
+	g := teachForm{}
+	g.pick(teach.ScenarioIDs()[0])
+	if _, err := g.plan(context.Background(), session.Browser); err == nil || !strings.Contains(err.Error(), "run on the simulator") {
+		t.Errorf("scenario on a browser: %v", err)
 	}
 }
 

@@ -8,7 +8,10 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/fixtures"
+	"workbench/pkg/crystallize"
+	"workbench/pkg/demonstrate"
 	"workbench/pkg/session"
+	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 )
 
@@ -72,8 +75,13 @@ func (f *teachForm) pick(id string) {
 	f.freeform, f.scenario, f.fields = false, id, fields
 }
 
-// plan makes the demonstration's plan from the form.
-func (f *teachForm) plan(ctx context.Context) (*teach.Plan, error) {
+// plan makes the demonstration's plan from the form, for a body of
+// choice. Scenarios and worlds are the simulator's; on an MCP body the
+// task is freeform and starts wherever the body is.
+func (f *teachForm) plan(ctx context.Context, choice session.Body) (*teach.Plan, error) {
+	if choice != session.Simulator {
+		return f.planMCP(choice)
+	}
 	if !f.freeform {
 		given := make([]teach.Value, len(f.fields))
 		for i, fl := range f.fields {
@@ -90,6 +98,34 @@ func (f *teachForm) plan(ctx context.Context) (*teach.Plan, error) {
 		given = append(given, teach.Value{Name: name, Raw: v})
 	}
 	return teach.Freeform(ctx, f.task, f.world, given, nil)
+}
+
+// planMCP plans the freeform task on an MCP body: each {placeholder}
+// becomes a string input, and the body's own capability is granted.
+func (f *teachForm) planMCP(choice session.Body) (*teach.Plan, error) {
+	if !f.freeform {
+		return nil, &teach.InputError{Field: teach.FieldTask, Msg: "the fixture scenarios run on the simulator; on the " + string(choice) + " body pick \"Freeform\" and describe the task"}
+	}
+	if strings.TrimSpace(f.task) == "" {
+		return nil, &teach.InputError{Field: teach.FieldTask, Msg: "describe the task"}
+	}
+	p := &teach.Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: string(choice)}}
+	values := map[string]any{}
+	for _, name := range teach.Placeholders(f.task) {
+		v, ok := f.values[name]
+		if !ok || strings.TrimSpace(v) == "" {
+			return nil, &teach.InputError{Field: teach.FieldInput, Name: name, Msg: "the task mentions {" + name + "}: give it a value"}
+		}
+		values[name] = v
+		p.Inputs = append(p.Inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: name, Type: "string", Required: true}, Value: v})
+	}
+	desc, err := teach.Fill(f.task, values)
+	if err != nil {
+		return nil, err
+	}
+	p.Task.Description, p.Task.Inputs = desc, values
+	p.Declared = []string{map[session.Body]string{session.Browser: skill.CapabilityBrowser, session.Host: skill.CapabilityOS}[choice]}
+	return p, nil
 }
 
 // errorFor returns the plan error that belongs beside a field, or "".
@@ -199,7 +235,7 @@ func (p *teachPage) renderForm() app.UI {
 		task = p.renderScenario()
 	}
 	modelErr := f.errorFor(fieldModel, "")
-	startDisabled := !p.hasKey || p.bodyErr != nil
+	startDisabled := !p.hasKey || p.bodyErr != nil || p.checking || p.starting
 	return app.Form().ID("teach-form").Class("panel").OnSubmit(p.onStart).Body(
 		app.H2().Text("Task"),
 		app.Div().Class("field").Body(
@@ -245,11 +281,39 @@ func (p *teachPage) renderBodyChoice() app.UI {
 			app.Text("Body: "+labels[p.choice]+" · "),
 			app.A().Href("/").Text("change on the home page"),
 		),
+		app.If(p.checking, func() app.UI {
+			return app.P().ID("teach-body-checking").Class("status status-pending").Text("Asking the MCP relay whether this body is configured…")
+		}),
+		app.If(p.starting, func() app.UI {
+			return app.P().ID("teach-starting").Class("status status-pending").Role("status").Text("Connecting to the body and the authorizer…")
+		}),
 		app.If(p.bodyErr != nil, func() app.UI {
 			return app.P().ID("teach-body-error").Class("status status-error").Role("alert").Body(
 				app.Span().Class("error-text").Text(p.bodyErr.Error()))
 		}),
+		app.If(p.authErr != nil, func() app.UI { return p.renderAuthFallback() }),
 	)
+}
+
+// renderAuthFallback shows why delegatic-mcp cannot authorize the run and
+// offers the local policy engine behind an explicit confirmation (spec
+// OQ-2, docs/services.md): never taken silently, and named in every
+// authorization block it writes.
+func (p *teachPage) renderAuthFallback() app.UI {
+	return app.Div().ID("teach-auth-error").Class("status status-error").Role("alert").Body(
+		app.P().Text("delegatic-mcp cannot authorize this run, so it did not start."),
+		app.P().Class("error-text").ID("teach-auth-error-text").Text(p.authErr.Error()),
+		app.Div().Class("choice").Body(
+			app.Input().Type("checkbox").ID("teach-use-local").Checked(p.useLocal).
+				Aria("describedby", "teach-use-local-note").OnChange(p.onUseLocal),
+			app.Label().For("teach-use-local").Text("Use the local policy engine for this run"),
+			app.Span().ID("teach-use-local-note").Class("choice-note").Text("Every authorization block will name local:"+skill.DefaultPolicyID+" as the authorizer, so the skill shows that delegatic-mcp did not decide. Press Start recording again to run."),
+		),
+	)
+}
+
+func (p *teachPage) onUseLocal(ctx app.Context, e app.Event) {
+	p.useLocal = ctx.JSSrc().Get("checked").Bool()
 }
 
 func (p *teachPage) renderScenario() app.UI {
@@ -292,11 +356,13 @@ func (p *teachPage) renderFreeform() app.UI {
 				Placeholder("Open the page at {page_url} and report its main heading.").Text(f.task).OnInput(p.onTask),
 			teachFieldError("teach-task-error", taskErr),
 		),
-		app.Div().Class("field").Body(
+	}
+	if p.choice == session.Simulator {
+		items = append(items, app.Div().Class("field").Body(
 			app.Label().For("teach-world").Text("Simulator world"),
 			app.Select().ID("teach-world").OnChange(p.onWorld).Body(worlds...),
 			teachFieldError("teach-world-error", worldErr),
-		),
+		))
 	}
 	for _, name := range teach.Placeholders(f.task) {
 		id := "teach-value-" + name
@@ -310,6 +376,13 @@ func (p *teachPage) renderFreeform() app.UI {
 	return app.Div().ID("teach-freeform").Body(items...)
 }
 
+func runBodyText(c session.Body, world string) string {
+	if c == session.Simulator {
+		return string(c) + " · world " + world
+	}
+	return string(c) + " over MCP (relay server " + bodyServer(c) + ")"
+}
+
 // renderTask shows the task of the running or finished demonstration.
 func (p *teachPage) renderTask() app.UI {
 	r := p.run
@@ -319,7 +392,13 @@ func (p *teachPage) renderTask() app.UI {
 		app.P().ID("teach-goal").Text(r.plan.Task.Description),
 		app.Dl().Class("facts").Body(
 			app.Dt().Text("Model"), app.Dd().Text(r.modelID),
-			app.Dt().Text("Body"), app.Dd().Text(string(p.choice)+" · world "+r.plan.WorldName),
+			app.Dt().Text("Body"), app.Dd().ID("teach-run-body").Text(runBodyText(p.choice, r.plan.WorldName)),
+			app.Dt().Text("Authorizer"), app.Dd().ID("teach-authorizer").Body(
+				app.Code().Text(r.authName),
+				app.If(r.fallback, func() app.UI {
+					return app.Span().Text(" — you chose it because delegatic-mcp could not be used: " + errText(r.authErr))
+				}),
+			),
 			app.Dt().Text("Capabilities granted"), app.Dd().Text(strings.Join(r.plan.Declared, ", ")),
 			app.Dt().Text("Destructive mode"), app.Dd().Text(map[bool]string{true: "on", false: "off"}[p.form.destructive]),
 		),

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/mcp"
+	"workbench/pkg/policy"
+	"workbench/pkg/policy/delegatic"
+	"workbench/pkg/services"
+	"workbench/pkg/session"
+)
+
+// The relay names the MCP bodies are found under, by the same convention
+// as pkg/services' roles: `workbench serve --mcp browser=URL` makes the
+// browser body, `--mcp host=URL` the host body (docs/app-bodies.md).
+const (
+	browserServer = "browser"
+	hostServer    = "host"
+)
+
+// bodyServer is the relay name of a body choice's MCP server; "" for the
+// simulator.
+func bodyServer(c session.Body) string {
+	switch c {
+	case session.Browser:
+		return browserServer
+	case session.Host:
+		return hostServer
+	}
+	return ""
+}
+
+// sessionStorage items of the MCP settings the user makes on /. They
+// live for the tab only, like the body choice.
+const (
+	trustedItem     = "workbench.trusted"      // JSON list of relay names the user trusts
+	perceiveItem    = "workbench.host.perceive" // the host body's perceive tool
+	perceiveArgItem = "workbench.host.perceive_args"
+)
+
+// defaultHostPerceive is the host body's perceive tool unless the user
+// names another: the reference filesystem server's tree (docs/bodies.md).
+const (
+	defaultHostPerceive     = "directory_tree"
+	defaultHostPerceiveArgs = `{"path": "."}`
+)
+
+// approvedBy is the principal delegatic-mcp is told approves the grants:
+// the person at this tab, who has no account (spec: no accounts in v0.1).
+const approvedBy = "workbench-user"
+
+// mcpSettings are the tab's MCP choices: which servers the user trusts
+// (DESIGN §7: default untrusted) and how the host body observes itself.
+type mcpSettings struct {
+	Trusted      []string
+	Perceive     string
+	PerceiveArgs string
+}
+
+// readMCPSettings reads the settings from the tab's sessionStorage, with
+// the defaults for what was never set.
+func readMCPSettings(ctx app.Context) mcpSettings {
+	var s mcpSettings
+	_ = ctx.SessionStorage().Get(trustedItem, &s.Trusted) // unset or unreadable: trust nothing
+	if err := ctx.SessionStorage().Get(perceiveItem, &s.Perceive); err != nil || strings.TrimSpace(s.Perceive) == "" {
+		s.Perceive = defaultHostPerceive
+	}
+	if err := ctx.SessionStorage().Get(perceiveArgItem, &s.PerceiveArgs); err != nil || strings.TrimSpace(s.PerceiveArgs) == "" {
+		s.PerceiveArgs = defaultHostPerceiveArgs
+	}
+	return s
+}
+
+// trusts reports whether the user marked the relay name trusted.
+func (s mcpSettings) trusts(name string) bool { return slices.Contains(s.Trusted, name) }
+
+// perceive is the host body's perceive call, or an error naming the field.
+func (s mcpSettings) perceive() (string, map[string]any, error) {
+	var args map[string]any
+	if err := json.Unmarshal([]byte(s.PerceiveArgs), &args); err != nil {
+		return "", nil, fmt.Errorf("the host body's perceive arguments %q are not a JSON object: %w", s.PerceiveArgs, err)
+	}
+	return s.Perceive, args, nil
+}
+
+// errBodyNotConfigured: the deployment's relay names no server for the
+// chosen MCP body. Said as it is, never replaced by the simulator.
+type errBodyNotConfigured struct {
+	choice session.Body
+	known  []string // the names the relay does have
+}
+
+func (e errBodyNotConfigured) Error() string {
+	known := "none"
+	if len(e.known) > 0 {
+		known = strings.Join(e.known, ", ")
+	}
+	return fmt.Sprintf("the %s body is not configured: this workbench's MCP relay has no server named %q (it has: %s); start it with workbench serve --mcp %s=URL, or pick the simulator on the home page",
+		e.choice, bodyServer(e.choice), known, bodyServer(e.choice))
+}
+
+// services returns the deployment's [&] services and MCP bodies: the
+// servers the same-origin relay forwards to. A workbench without a relay
+// has none, which is a valid configuration; a relay that answers with an
+// error is that error. It does not connect to any server.
+func (e *env) services(ctx context.Context) (services.Config, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	names, err := listMCPServers(ctx, e.origin())
+	switch {
+	case errors.Is(err, errNoRelay):
+		return services.Config{}, nil
+	case err != nil:
+		return services.Config{}, err
+	}
+	cfg := services.Relay(e.origin(), names...)
+	cfg.Timeout = 90 * time.Second
+	return cfg, nil
+}
+
+// relayNames are the configured names of cfg, sorted.
+func relayNames(cfg services.Config) []string {
+	names := make([]string, 0, len(cfg.Endpoints))
+	for n := range cfg.Endpoints {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// checkBody says whether choice can be used in this deployment without
+// connecting to anything: the simulator always, an MCP body when the relay
+// names its server.
+func (e *env) checkBody(ctx context.Context, choice session.Body) error {
+	name := bodyServer(choice)
+	if name == "" {
+		return nil
+	}
+	cfg, err := e.services(ctx)
+	if err != nil {
+		return fmt.Errorf("the %s body: %w", choice, err)
+	}
+	if _, ok := cfg.Endpoints[name]; !ok {
+		return errBodyNotConfigured{choice: choice, known: relayNames(cfg)}
+	}
+	return nil
+}
+
+// authorizer applies spec OQ-2 for a run on a body of kind: delegatic-mcp
+// when the relay names it (for every body), the local engine for the
+// simulator otherwise. When delegatic-mcp cannot be used, the error says
+// why and the Choice's Fallback is the local engine, which the caller may
+// use only after the user confirmed it for this run.
+func (e *env) authorizer(ctx context.Context, kind, policyID string) (delegatic.Choice, error) {
+	cfg, err := e.services(ctx)
+	if err != nil {
+		return delegatic.Choice{Fallback: policy.Default()}, fmt.Errorf("the authorizer could not be chosen: %w", err)
+	}
+	return delegatic.Choose(ctx, kind, cfg, policy.Default(), &mcp.Options{Timeout: 30 * time.Second},
+		delegatic.Options{PolicyID: policyID, ApprovedBy: approvedBy, CallTimeout: 30 * time.Second})
+}
+
+// closeChoice ends a delegatic-mcp session the choice opened, if any.
+func closeChoice(ch delegatic.Choice) {
+	if ch.Delegatic != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = ch.Delegatic.Close(ctx) // the run is over; a failed DELETE changes nothing recorded
+	}
+}
