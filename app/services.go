@@ -41,7 +41,7 @@ func bodyServer(c session.Body) string {
 // sessionStorage items of the MCP settings the user makes on /. They
 // live for the tab only, like the body choice.
 const (
-	trustedItem     = "workbench.trusted"      // JSON list of relay names the user trusts
+	trustedItem     = "workbench.trusted"       // JSON list of relay names the user trusts
 	perceiveItem    = "workbench.host.perceive" // the host body's perceive tool
 	perceiveArgItem = "workbench.host.perceive_args"
 )

@@ -35,8 +35,8 @@ type teachPage struct {
 
 	hasKey   bool
 	choice   session.Body
-	bodyErr  error  // the chosen body cannot be used in this deployment
-	checking bool   // asking the relay whether the chosen MCP body is configured
+	bodyErr  error // the chosen body cannot be used in this deployment
+	checking bool  // asking the relay whether the chosen MCP body is configured
 	mcp      mcpSettings
 
 	// authErr is why delegatic-mcp cannot authorize the next run (spec
@@ -44,7 +44,7 @@ type teachPage struct {
 	// local policy engine instead, for that one run.
 	authErr  error
 	useLocal bool
-	starting bool // the body is being connected and the authorizer chosen
+	starting bool   // the body is being connected and the authorizer chosen
 	storeErr string // sessionStorage refused a read or write
 
 	form teachForm
@@ -80,7 +80,7 @@ type teachRun struct {
 	authName string // the authorizer that decides every action of the run
 	fallback bool   // the local engine decides because the user confirmed it
 	authErr  error  // why delegatic-mcp did not, when fallback
-	stopping bool // Stop was pressed; the run ends at the next step
+	stopping bool   // Stop was pressed; the run ends at the next step
 	cancel   context.CancelFunc
 
 	steps    []demonstrate.Progress
