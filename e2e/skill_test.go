@@ -429,3 +429,17 @@ func TestSkillStatesAccessible(t *testing.T) {
 	s.waitVisible("#replay-input-repo_url-error")
 	check("replay input error")
 }
+
+// With a server named graphonomous on the relay, the Memory tab says it is
+// configured and that this build reads no nodes from it: nothing is shown
+// that was not read.
+func TestSkillMemoryConfigured(t *testing.T) {
+	s := newSession(t, withServeFlags("--mcp", "graphonomous=http://127.0.0.1:9/mcp"))
+	id := s.importBundle(fixturePath("valid-skill-bundle.v0.json"))
+	s.openSkill(id)
+	s.click("#tab-memory")
+	s.waitText("#memory-status", "An MCP server named graphonomous is configured")
+	if got := s.text("#memory-refs"); !strings.Contains(got, "records no Graphonomous nodes") {
+		t.Errorf("memory refs: %q", got)
+	}
+}
