@@ -178,60 +178,64 @@ func (c *schemaForm) legend(fl *schemaform.Field) app.UI {
 	)
 }
 
-func (c *schemaForm) notes(fl *schemaform.Field) []app.UI {
+// notes are a field's description, hints, fallback reason and inferred
+// source. scope tells apart the notes of a variant and of its chosen
+// field, which share a pointer.
+func (c *schemaForm) notes(fl *schemaform.Field, scope string) []app.UI {
 	var out []app.UI
 	if fl.Description != "" {
-		out = append(out, app.P().ID(c.id(fl.Path, "desc")).Class("sf-desc").Text(fl.Description))
+		out = append(out, app.P().ID(c.id(fl.Path, scope+"desc")).Class("sf-desc").Text(fl.Description))
 	}
 	if h := fl.Constraints.Hints(); len(h) > 0 {
-		out = append(out, app.P().ID(c.id(fl.Path, "hint")).Class("sf-hint").Text(strings.Join(h, " · ")))
+		out = append(out, app.P().ID(c.id(fl.Path, scope+"hint")).Class("sf-hint").Text(strings.Join(h, " · ")))
 	}
 	if fl.Fallback != "" {
-		out = append(out, app.P().ID(c.id(fl.Path, "why")).Class("sf-hint").Text("Raw JSON: "+fl.Fallback+"."))
+		out = append(out, app.P().ID(c.id(fl.Path, scope+"why")).Class("sf-hint").Text("Raw JSON: "+fl.Fallback+"."))
 	}
 	if fl.Inferred != nil {
-		out = append(out, app.P().ID(c.id(fl.Path, "inferred")).Class("sf-inferred").Text("prefilled from: "+fl.Inferred.Source))
+		out = append(out, app.P().ID(c.id(fl.Path, scope+"inferred")).Class("sf-inferred").Text("prefilled from: "+fl.Inferred.Source))
 	}
 	return out
 }
 
-func (c *schemaForm) errorLine(fl *schemaform.Field) app.UI {
+func (c *schemaForm) errorLine(fl *schemaform.Field, scope string) app.UI {
 	return app.If(fl.Error != "", func() app.UI {
-		return app.P().ID(c.id(fl.Path, "err")).Class("sf-error").Text(fl.Error)
+		return app.P().ID(c.id(fl.Path, scope+"err")).Class("sf-error").Text(fl.Error)
 	})
 }
 
-// describedBy lists the ids of a field's notes and error.
-func (c *schemaForm) describedBy(fl *schemaform.Field) string {
+// describedBy lists the ids of a field's notes and error (in scope, as
+// notes and errorLine name them).
+func (c *schemaForm) describedBy(fl *schemaform.Field, scope string) string {
 	var ids []string
 	if fl.Description != "" {
-		ids = append(ids, c.id(fl.Path, "desc"))
+		ids = append(ids, c.id(fl.Path, scope+"desc"))
 	}
 	if len(fl.Constraints.Hints()) > 0 {
-		ids = append(ids, c.id(fl.Path, "hint"))
+		ids = append(ids, c.id(fl.Path, scope+"hint"))
 	}
 	if fl.Fallback != "" {
-		ids = append(ids, c.id(fl.Path, "why"))
+		ids = append(ids, c.id(fl.Path, scope+"why"))
 	}
 	if fl.Inferred != nil {
-		ids = append(ids, c.id(fl.Path, "inferred"))
+		ids = append(ids, c.id(fl.Path, scope+"inferred"))
 	}
 	if fl.Error != "" {
-		ids = append(ids, c.id(fl.Path, "err"))
+		ids = append(ids, c.id(fl.Path, scope+"err"))
 	}
 	return strings.Join(ids, " ")
 }
 
 func (c *schemaForm) renderObject(fl *schemaform.Field) app.UI {
 	body := []app.UI{c.legend(fl)}
-	body = append(body, c.notes(fl)...)
+	body = append(body, c.notes(fl, "")...)
 	if fl.Collapsed {
 		body = append(body, app.Button().Type("button").Class("secondary").ID(c.id(fl.Path, "expand")).
 			Attr("data-ptr", fl.Path).Text("Fill in "+fl.Label).OnClick(c.onExpand))
 	} else {
 		body = append(body, c.renderChildren(fl)...)
 	}
-	body = append(body, c.errorLine(fl))
+	body = append(body, c.errorLine(fl, ""))
 	return app.FieldSet().Class(c.fieldClass(fl, "sf-group")).ID(c.id(fl.Path, "group")).Body(body...)
 }
 
@@ -260,7 +264,7 @@ func (c *schemaForm) renderEntries(fl *schemaform.Field) app.UI {
 
 func (c *schemaForm) renderArray(fl *schemaform.Field) app.UI {
 	body := []app.UI{c.legend(fl)}
-	body = append(body, c.notes(fl)...)
+	body = append(body, c.notes(fl, "")...)
 	items := []app.UI{}
 	for i, it := range fl.Fields {
 		items = append(items, app.Li().Class("sf-item").Body(
@@ -279,7 +283,7 @@ func (c *schemaForm) renderArray(fl *schemaform.Field) app.UI {
 	body = append(body,
 		app.Button().Type("button").Class("secondary sf-add").ID(c.id(fl.Path, "add")).Disabled(full).
 			Text("Add item").Aria("label", "Add an item to "+fl.Label).Attr("data-ptr", fl.Path).OnClick(c.onAddItem),
-		c.errorLine(fl),
+		c.errorLine(fl, ""),
 	)
 	return app.FieldSet().Class(c.fieldClass(fl, "sf-group sf-array")).ID(c.id(fl.Path, "group")).Body(body...)
 }
@@ -293,25 +297,31 @@ func (c *schemaForm) renderVariant(fl *schemaform.Field) app.UI {
 	for i, v := range fl.Variants {
 		opts = append(opts, app.Option().Value(strconv.Itoa(i)).Selected(fl.Chosen == i).Text(v))
 	}
+	sel := app.Select().ID(id).Attr("data-ptr", fl.Path).Body(opts...).OnChange(c.onChoose)
+	if d := c.describedBy(fl, "variant-"); d != "" {
+		sel = sel.Aria("describedby", d)
+	}
 	body := []app.UI{c.legend(fl)}
-	body = append(body, c.notes(fl)...)
+	body = append(body, c.notes(fl, "variant-")...)
 	body = append(body, app.Div().Class("sf-field").Body(
 		app.Label().For(id).Text("Kind of value"),
-		app.Select().ID(id).Attr("data-ptr", fl.Path).Body(opts...).OnChange(c.onChoose),
+		sel,
 	))
 	if fl.Chosen >= 0 && len(fl.Fields) == 1 {
 		ch := fl.Fields[0]
-		switch ch.Widget {
-		case schemaform.WidgetObject:
+		switch {
+		case ch.Widget == schemaform.WidgetObject && ch.Collapsed:
+			body = append(body, c.renderObject(ch))
+		case ch.Widget == schemaform.WidgetObject:
 			body = append(body, c.renderChildren(ch)...)
-			body = append(body, c.errorLine(ch))
-		case schemaform.WidgetArray, schemaform.WidgetVariant:
+			body = append(body, c.errorLine(ch, ""))
+		case ch.Widget == schemaform.WidgetArray || ch.Widget == schemaform.WidgetVariant:
 			body = append(body, c.renderField(ch))
 		default:
 			body = append(body, c.renderScalar(ch, false))
 		}
 	}
-	body = append(body, c.errorLine(fl))
+	body = append(body, c.errorLine(fl, "variant-"))
 	return app.FieldSet().Class(c.fieldClass(fl, "sf-group sf-variant")).ID(c.id(fl.Path, "group")).Body(body...)
 }
 
@@ -338,7 +348,7 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 	if !own {
 		label = "Value"
 	}
-	desc := c.describedBy(fl)
+	desc := c.describedBy(fl, "")
 	lab := app.Label().For(id).Body(
 		app.Text(label),
 		app.If(fl.Required && own, func() app.UI { return app.Span().Class("sf-req").Text(" (required)") }),
@@ -411,8 +421,8 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 			app.Label().For(nid).Text("Send null"),
 		))
 	}
-	body = append(body, c.notes(fl)...)
-	body = append(body, c.errorLine(fl))
+	body = append(body, c.notes(fl, "")...)
+	body = append(body, c.errorLine(fl, ""))
 	return app.Div().Class(c.fieldClass(fl, "sf-field")).Body(body...)
 }
 

@@ -227,6 +227,9 @@ func TestSchemaFormStates(t *testing.T) {
 	}
 	f = compileForm(t, "hard/oneof_discriminated.json")
 	f.Choose("/shape", 1)
+	f.Choose("/pick", 0) // a described variant whose field has a hint of its own
+	f.Set("/pick", "not a date")
+	f.Value()
 	doc = render(t, f)
 	checkA11y(t, doc)
 	sel := byID(doc, c.id("/shape", "variant"))
