@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -28,6 +29,7 @@ type homePage struct {
 	body   session.Body
 	relay  relayStatus
 	probes map[string]probe
+	mcp    mcpSettings // trust and the host's perceive tool (services.go)
 }
 
 // keyCheck is the state of the key check. Exactly one of the fields
@@ -76,7 +78,37 @@ func (p *homePage) OnNav(ctx app.Context) {
 	} else {
 		p.body = b
 	}
+	p.mcp = readMCPSettings(ctx)
 	p.loadRelay(ctx)
+}
+
+// onTrust marks a relayed server trusted or not for this tab (DESIGN §7:
+// untrusted by default); the bodies read it when they connect.
+func (p *homePage) onTrust(name string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		on := ctx.JSSrc().Get("checked").Bool()
+		t := slices.DeleteFunc(slices.Clone(p.mcp.Trusted), func(n string) bool { return n == name })
+		if on {
+			t = append(t, name)
+		}
+		if err := ctx.SessionStorage().Set(trustedItem, t); err != nil {
+			p.storeErr = err.Error()
+			return
+		}
+		p.mcp.Trusted = t
+	}
+}
+
+// onPerceive keeps the host body's perceive tool or its arguments.
+func (p *homePage) onPerceive(item string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		v := ctx.JSSrc().Get("value").String()
+		if err := ctx.SessionStorage().Set(item, v); err != nil {
+			p.storeErr = err.Error()
+			return
+		}
+		p.mcp = readMCPSettings(ctx)
+	}
 }
 
 // checkKey asks OpenRouter, through the same-origin proxy, about key.
@@ -265,8 +297,8 @@ func dollarsOrNone(v *float64, none string) string {
 func (p *homePage) renderBodies() app.UI {
 	notes := map[session.Body]app.UI{
 		session.Simulator: app.Span().Class("choice-note").Text("Always available: a deterministic world (web pages, files, a shell) running inside this page. No MCP server is called."),
-		session.Browser:   p.renderRelay("a browser"),
-		session.Host:      p.renderRelay("a sandboxed shell"),
+		session.Browser:   p.renderRelay("a browser", browserServer),
+		session.Host:      app.Span().Body(p.renderRelay("a sandboxed shell", hostServer), p.renderPerceive()),
 	}
 	labels := map[session.Body]string{session.Simulator: "Simulator", session.Browser: "Browser (MCP)", session.Host: "Host (MCP)"}
 	available := p.relay.loaded && p.relay.err == nil && len(p.relay.names) > 0
@@ -287,9 +319,20 @@ func (p *homePage) renderBodies() app.UI {
 	)
 }
 
+// renderPerceive is the host body's perceive call: the server's tool that
+// shows what a skill changes (docs/bodies.md).
+func (p *homePage) renderPerceive() app.UI {
+	return app.Span().Class("field-row").Body(
+		app.Label().For("host-perceive").Text("Host perceive tool"),
+		app.Input().Type("text").ID("host-perceive").Value(p.mcp.Perceive).Attr("spellcheck", "false").OnChange(p.onPerceive(perceiveItem)),
+		app.Label().For("host-perceive-args").Text("arguments (JSON)"),
+		app.Input().Type("text").ID("host-perceive-args").Value(p.mcp.PerceiveArgs).Attr("spellcheck", "false").OnChange(p.onPerceive(perceiveArgItem)),
+	)
+}
+
 // renderRelay shows what the relay listing and the handshakes actually
 // said; nothing is assumed.
-func (p *homePage) renderRelay(what string) app.UI {
+func (p *homePage) renderRelay(what, server string) app.UI {
 	r := p.relay
 	note := app.Span().Class("choice-note")
 	switch {
@@ -314,10 +357,18 @@ func (p *homePage) renderRelay(what string) app.UI {
 		default:
 			state = app.Text("reachable: answered the MCP handshake as " + pr.server + " (protocol " + pr.proto + ")")
 		}
-		items = append(items, app.Li().Body(app.Code().Text(n), app.Text(" — "), state))
+		items = append(items, app.Li().Body(app.Code().Text(n), app.Text(" — "), state,
+			app.If(n == server, func() app.UI {
+				id := "trust-" + n
+				return app.Span().Class("choice").Body(
+					app.Input().Type("checkbox").ID(id).Class("trust").Checked(p.mcp.trusts(n)).OnChange(p.onTrust(n)),
+					app.Label().For(id).Text("trust "+n+"'s tool annotations"),
+				)
+			}),
+		))
 	}
 	return note.Body(
-		app.Text("Configured MCP servers (one must give "+what+"):"),
+		app.Text("Configured MCP servers (the one named "+server+" gives "+what+"; a server is untrusted until you tick it, so its read-only claims do not count):"),
 		app.Ul().Body(items...),
 	)
 }
