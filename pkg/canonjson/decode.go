@@ -46,6 +46,11 @@ var (
 	numberType      = reflect.TypeFor[json.Number]()
 	genericMapType  = reflect.TypeFor[map[string]any]()
 	genericListType = reflect.TypeFor[[]any]()
+	stringType      = reflect.TypeFor[string]()
+	intType         = reflect.TypeFor[int]()
+	float64Type     = reflect.TypeFor[float64]()
+	boolType        = reflect.TypeFor[bool]()
+	anyType         = reflect.TypeFor[any]()
 )
 
 // Decode stores the document's value in the value v points to, following
@@ -240,6 +245,10 @@ func (dec *decoder) fail(i int32, want reflect.Type) error {
 // json.Unmarshaler and t is not an Extensible struct. The answer is cached
 // per type, as asking costs more than decoding most values.
 func (dec *decoder) unmarshals(t reflect.Type) bool {
+	switch t {
+	case stringType, intType, float64Type, boolType, anyType:
+		return false // predeclared types have no methods
+	}
 	u, ok := dec.custom[t]
 	if !ok {
 		u = reflect.PointerTo(t).Implements(unmarshalerType) && !(t.Kind() == reflect.Struct && dec.info(t).extensible)
