@@ -582,10 +582,6 @@ func escape(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
-func unescape(tok string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-}
-
 // display is the text a value shows as in a field: strings as they are,
 // everything else as JSON.
 func display(v any) string {

@@ -117,16 +117,15 @@ type node struct {
 	branchKw string
 	branch   int
 
-	props      []prop
-	extra      *node // schema of free entries; nil when none are offered
-	extraOK    bool  // free entries are offered
-	items      *node
-	variants   []*node
-	varKw      string // "oneOf" or "anyOf"
-	varIdx     []int  // the branch index of each variant
-	varLabels  []string
-	multipleTy bool   // variants are the types of a type array
-	origin     string // the $ref this node was compiled from: one schema, however described
+	props     []prop
+	extra     *node // schema of free entries; nil when none are offered
+	extraOK   bool  // free entries are offered
+	items     *node
+	variants  []*node
+	varKw     string // "oneOf" or "anyOf"
+	varIdx    []int  // the branch index of each variant
+	varLabels []string
+	origin    string // the $ref this node was compiled from: one schema, however described
 
 	// inner: this node is inner, made nullable (nullable, branchKw,
 	// branch) or described (title, desc, def) by the schema around it,
@@ -156,15 +155,26 @@ const maxNodes = 20000
 // each other.
 const maxMerge = 64
 
-// unsupported are keywords whose meaning the form cannot show as fields.
-// A schema using one is edited as raw JSON, with the reason.
-var unsupported = []struct{ kw, why string }{
-	{"if", "uses if/then/else"},
-	{"not", "uses not"},
-	{"patternProperties", "uses patternProperties"},
-	{"dependentSchemas", "uses dependentSchemas"},
-	{"dependencies", "uses dependencies"},
-	{"prefixItems", "is a tuple (prefixItems)"},
+// unsupported says why a schema cannot be shown as fields, or "": it
+// uses a keyword whose meaning fields cannot show. Such a schema is
+// edited as raw JSON, with the reason.
+func unsupported(m map[string]any) string {
+	for _, u := range [...]struct{ kw, why string }{
+		{"if", "uses if/then/else"},
+		{"not", "uses not"},
+		{"patternProperties", "uses patternProperties"},
+		{"dependentSchemas", "uses dependentSchemas"},
+		{"dependencies", "uses dependencies"},
+		{"prefixItems", "is a tuple (prefixItems)"},
+	} {
+		if _, ok := m[u.kw]; ok {
+			return u.why
+		}
+	}
+	if _, ok := m["items"].([]any); ok {
+		return "is a tuple (items is an array)"
+	}
+	return ""
 }
 
 func (c *compiler) compile(m map[string]any, at string, depth int) (*node, error) {
@@ -223,14 +233,8 @@ func (c *compiler) compile(m map[string]any, at string, depth int) (*node, error
 	}
 	n.readOnly, _ = m["readOnly"].(bool)
 	n.c = constraints(m)
-	for _, u := range unsupported {
-		if _, ok := m[u.kw]; ok {
-			n.widget, n.fallback = WidgetJSON, "the schema "+u.why
-			return n, nil
-		}
-	}
-	if _, ok := m["items"].([]any); ok {
-		n.widget, n.fallback = WidgetJSON, "the schema is a tuple (items is an array)"
+	if why := unsupported(m); why != "" {
+		n.widget, n.fallback = WidgetJSON, "the schema "+why
 		return n, nil
 	}
 
@@ -331,7 +335,7 @@ func (c *compiler) compile(m map[string]any, at string, depth int) (*node, error
 		return n, nil
 	}
 	if len(types) > 1 {
-		n.widget, n.varKw, n.multipleTy = WidgetVariant, "type", true
+		n.widget, n.varKw = WidgetVariant, "type"
 		for j, t := range types {
 			sub, err := c.compile(merge(m, map[string]any{"type": t}), at, depth+1)
 			if err != nil {
