@@ -8,7 +8,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/pkg/body/sim"
 	"workbench/pkg/compare"
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
@@ -46,6 +45,13 @@ type replayPage struct {
 	result  *compare.Result
 	runErr  error
 
+	// Authorization (spec OQ-2) and the opt-in judge (replay_mcp.go).
+	useLocal    bool          // the user confirmed the local engine for the next run
+	outcome     replayOutcome // who authorized the last run, what the judge said
+	prism       bool          // the relay names prism-eval
+	prismErr    error         // the relay could not be asked
+	judgeWanted bool          // "judge with PRISM" is ticked
+
 	saving  bool
 	saveErr error
 	saved   *store.Skill
@@ -62,6 +68,10 @@ func (p *replayPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Replay · Skill Workbench")
 	*p = replayPage{Compo: p.Compo, nav: ctx, env: p.env, id: skillIDOf(ctx.Page().URL().Path)}
 	id := p.id
+	ctx.Async(func() {
+		ok, err := p.env.prismConfigured(ctx)
+		ctx.Dispatch(func(app.Context) { p.prism, p.prismErr = ok, err })
+	})
 	ctx.Async(func() {
 		l, err := p.env.loadSkill(ctx, id, 0, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
 		ctx.Dispatch(func(ctx app.Context) {
@@ -117,7 +127,7 @@ func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 		return
 	}
 	b := p.bundle
-	setup, err := skillpage.Prepare(b, given, false)
+	setup, err := prepareReplay(b, given)
 	if err != nil {
 		var ie *teach.InputError
 		if errors.As(err, &ie) && ie.Field == teach.FieldInput && ie.Name != "" {
@@ -151,24 +161,21 @@ func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 		}
 		opt.Model = client
 	}
-	p.running = true
+	p.running, p.outcome = true, replayOutcome{}
+	set, useLocal, judged := readMCPSettings(ctx), p.useLocal, p.judgeWanted && p.prism
 	ctx.Async(func() {
-		var r compare.Result
+		var out replayOutcome
 		v, err := p.env.verify()
 		if err == nil {
-			var bd *sim.Sim
-			if bd, err = sim.New(setup.WorldData); err != nil {
-				err = fmt.Errorf("the simulator world %s: %w", setup.World, err)
-			} else {
-				r, err = compare.Replay(ctx, v, b, bd, model, opt)
-			}
+			out, err = p.env.runReplay(ctx, v, b, setup, model, opt, set, useLocal, judged)
 		}
 		ctx.Dispatch(func(app.Context) {
-			p.running, p.runErr = false, err
-			if err == nil {
-				p.result = &r
-				if r.Record != nil {
-					p.edges = r.Record.Edges
+			p.running, p.runErr, p.outcome = false, err, out
+			if out.result != nil {
+				p.useLocal = false // the confirmation is for one run
+				p.result = out.result
+				if out.result.Record != nil {
+					p.edges = out.result.Record.Edges
 				}
 			}
 		})
@@ -281,6 +288,8 @@ func (p *replayPage) renderForm() app.UI {
 			app.If(p.formErr != nil, func() app.UI {
 				return app.Div().Class("status status-error").Role("alert").ID("replay-form-error").Body(app.P().Class("error-text").Text(errText(p.formErr)))
 			}),
+			p.renderJudgeChoice(),
+			app.If(p.outcome.authErr != nil && p.outcome.result == nil, func() app.UI { return p.renderAuthFallback() }),
 			app.Button().Type("submit").ID("replay-run").Disabled(p.running).Text("Run replay"),
 		),
 	)
@@ -382,6 +391,18 @@ func (p *replayPage) renderOutcome() app.UI {
 			app.Dt().Text("Fidelity"), app.Dd().ID("replay-fidelity").Text(fmt.Sprintf("%s (%d of %d edges committed)", strconv.FormatFloat(rep.Fidelity, 'g', -1, 64), rep.EdgesCommitted, rep.EdgesAttempted)),
 			app.Dt().Text("Fidelity level"), app.Dd().ID("replay-level").Body(levelBadge(rep.FidelityLevel)),
 			app.Dt().Text("Expected level"), app.Dd().Text(r.Record.ExpectedLevel),
+			app.If(p.outcome.judged, func() app.UI {
+				return app.Dt().Text("Judge (PRISM)")
+			}),
+			app.If(p.outcome.judged, func() app.UI {
+				return app.Dd().ID("replay-judge").Text(orText(p.outcome.judge, "(no answer)"))
+			}),
+			app.Dt().Text("Authorizer"), app.Dd().ID("replay-authorizer").Body(
+				app.Code().Text(p.outcome.authName),
+				app.If(p.outcome.fallback, func() app.UI {
+					return app.Span().Text(" — you chose it because delegatic-mcp could not be used: " + errText(p.outcome.authErr))
+				}),
+			),
 			app.Dt().Text("Verdict of the new version"), app.Dd().ID("replay-verdict").Body(verdictBadge(r.Verdict())),
 			app.Dt().Text("Model used"), app.Dd().Text(rep.ModelUsed),
 			app.Dt().Text("Model calls · cost"), app.Dd().Text(fmt.Sprintf("%d · %s", r.ModelCalls, costText(r.CostUSD, r.CostKnown))),
