@@ -18,10 +18,14 @@ import (
 //
 // It is self-contained: the parent gives the Form and is told of every
 // change through OnChange (after the form has been updated). Errors show
-// once the user asks to check the form or the parent has called
-// Form.Value (which leaves them on the fields); from then on they follow
-// every edit. Optional fields with nothing in them fold under "More
-// options"; required, inferred and target fields never fold.
+// once the user asks to check the form, or when the parent sets
+// ShowErrors (e.g. after a failed submit); from then on they follow every
+// edit. Optional fields with nothing in them fold under "More options";
+// required, inferred and target fields never fold.
+//
+// go-app re-renders a component when a prop changes, and the Form is a
+// pointer that stays the same: a parent that changes the Form itself
+// (Prefill, Load, a new Context) bumps Revision to have it shown.
 type schemaForm struct {
 	app.Compo
 
@@ -31,13 +35,19 @@ type schemaForm struct {
 	OnChange func(ctx app.Context, f *schemaform.Form)
 	// IDPrefix makes element ids unique when several forms are on a page.
 	IDPrefix string
+	// ShowErrors shows the form's errors and keeps them current.
+	ShowErrors bool
+	// Revision is bumped by a parent that changed the Form itself.
+	Revision int
 
 	checked bool   // errors are shown and kept current
 	rawErr  string // why the raw JSON did not go back into the fields
 }
 
+func (c *schemaForm) showErrors() bool { return c.checked || c.ShowErrors }
+
 func (c *schemaForm) changed(ctx app.Context) {
-	if c.checked {
+	if c.showErrors() {
 		c.Form.Value()
 	}
 	if c.OnChange != nil {
@@ -69,6 +79,13 @@ func (c *schemaForm) id(pointer, part string) string {
 	return b.String()
 }
 
+// OnUpdate refreshes the errors a parent asked to see.
+func (c *schemaForm) OnUpdate(ctx app.Context) {
+	if c.ShowErrors && c.Form != nil {
+		c.Form.Value()
+	}
+}
+
 func (c *schemaForm) Render() app.UI {
 	f := c.Form
 	if f == nil {
@@ -89,7 +106,7 @@ func (c *schemaForm) Render() app.UI {
 			app.Button().Type("button").Class("secondary").ID(c.id("", "raw-toggle")).
 				Aria("pressed", strconv.FormatBool(f.RawMode())).Text(toggle).OnClick(c.onToggleRaw),
 			app.Button().Type("button").Class("secondary").ID(c.id("", "check")).Text("Check").OnClick(c.onCheck),
-			app.If(c.checked, func() app.UI { return c.renderSummary() }),
+			app.If(c.showErrors(), func() app.UI { return c.renderSummary() }),
 		),
 		body,
 	)
@@ -111,7 +128,7 @@ func (c *schemaForm) renderRaw() app.UI {
 	f := c.Form
 	id := c.id("", "raw")
 	var errText string
-	if c.checked {
+	if c.showErrors() {
 		if _, errs := f.Value(); len(errs) > 0 {
 			var lines []string
 			for _, e := range errs {

@@ -177,6 +177,23 @@ func TestSchemaFormInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("a parent's changes shown by revision", func(t *testing.T) {
+		f := loadForm(t, "hard/context_names.json")
+		e, _ := mount(t, f)
+		f.Prefill(schemaform.Context{SkillID: "checkout"})
+		if err := e.Load(&schemaForm{Form: f, IDPrefix: "w", Revision: 1, ShowErrors: true}); err != nil {
+			t.Fatal(err)
+		}
+		e.ConsumeAll()
+		if v := el(t, c.id("/skill_id", "input")).Get("value").String(); v != "checkout" {
+			t.Errorf("after a new revision, skill_id shows %q", v)
+		}
+		typeInto(t, e, c.id("/edge_index", "input"), "-1", "input")
+		if msg := el(t, c.id("/edge_index", "err")).Get("textContent").String(); msg == "" {
+			t.Errorf("ShowErrors: no error beside edge_index")
+		}
+	})
+
 	t.Run("free properties", func(t *testing.T) {
 		f := loadForm(t, "hard/additional.json")
 		e, _ := mount(t, f)
