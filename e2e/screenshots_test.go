@@ -53,7 +53,7 @@ func TestScreenshots(t *testing.T) {
 		}
 	}
 
-	shot("import", "")
+	shot("import", "#dropzone")
 
 	s.enterKey()
 	shot("home", "")

@@ -5,7 +5,8 @@
 #
 #   make bench-app      app.wasm brotli size, cold time to interactive,
 #                       10 MB import, /skills with 1,000 skills (a benchmark)
-#   make check-bench-app  one quick run of each measurement (a smoke test)
+#   make check-bench-app  one quick run of each measurement (a smoke test;
+#                       not a test layer: it takes over a minute)
 #   make screenshots    rewrite docs/screenshots/<route>.png from an e2e run
 
 BENCH_APP_RUNS ?= 5
