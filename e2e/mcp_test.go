@@ -1,0 +1,188 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"workbench/pkg/openrouter/openroutertest"
+)
+
+// Without an MCP server for the body, picking the browser says so on
+// /teach and Start recording stays disabled: the simulator is never put
+// in its place.
+func TestMCPBodyNotConfigured(t *testing.T) {
+	s := newSession(t)
+	s.keepKey(s.OR.Key)
+	// The radio is disabled on / without a relay; the tab's choice is set
+	// as a stale session would have it.
+	eval[bool](s, `(sessionStorage.setItem("workbench.body", "browser"), true)`)
+	s.open("/teach")
+	s.waitVisible("#teach-form")
+	got := s.waitText("#teach-body-error", "not configured")
+	for _, want := range []string{`the browser body is not configured`, `no server named "browser"`, "workbench serve --mcp browser=URL"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("body error %q lacks %q", got, want)
+		}
+	}
+	if !s.disabled("#teach-start") {
+		t.Error("Start recording is enabled for a body that is not configured")
+	}
+}
+
+// Teach and replay through Playwright MCP behind `workbench serve --mcp
+// browser=URL`, on a page served here, with a stand-in model that clicks
+// the reference it reads from what the body showed it. delegatic-mcp is
+// not configured, so each run on the browser needs the user's explicit
+// confirmation of the local engine, which then names itself as the
+// authorizer. After the docs page changes its layout, the replay halts at
+// the click (edge 1) and the page shows the surprise.
+func TestMCPBrowserTeachAndReplay(t *testing.T) {
+	pw := playwrightMCP(t)
+	var moved atomic.Bool
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Shop</title><h1>The shop</h1><a href="/docs">Docs</a>`)
+	})
+	mux.HandleFunc("GET /docs", func(w http.ResponseWriter, r *http.Request) {
+		if moved.Load() {
+			fmt.Fprint(w, `<!doctype html><title>Docs</title><ul><li>moved</li></ul>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Docs</title><h1>Getting started</h1>`)
+	})
+	site := httptest.NewServer(mux)
+	t.Cleanup(site.Close)
+	// Clicks the Docs link by the reference the body showed: in the last
+	// tool result while teaching, in the state on replay.
+	click := openroutertest.Func(func(r *openroutertest.ChatRequest) openroutertest.Step {
+		seen := ""
+		if m, ok := r.LastToolResult(); ok {
+			seen = m.Text()
+		} else if m, ok := r.LastUser(); ok {
+			seen = m.Text()
+		}
+		for _, marker := range []string{`link "Docs" [ref=`, `"link":"Docs","ref":"`} {
+			if _, rest, ok := strings.Cut(seen, marker); ok {
+				return openroutertest.ToolCall("browser_click", map[string]any{"element": "Docs link", "target": rest[:strings.IndexAny(rest, `]"`)]})
+			}
+		}
+		return openroutertest.Answer("I see no Docs link")
+	})
+	const replayer = "example/replayer"
+	s := newSession(t, withTimeout(10*time.Minute), withServeFlags("--mcp", "browser="+pw), withOpenRouter(openroutertest.WithScript(
+		openroutertest.Script{Model: teacher, CostPerCall: 0.001, Steps: []openroutertest.Step{
+			openroutertest.ToolCall("browser_navigate", map[string]any{"url": site.URL + "/"}), click, openroutertest.Answer("Getting started")}},
+		openroutertest.Script{Model: replayer, Steps: []openroutertest.Step{click, click}},
+	)))
+
+	// The MCP client tries protocol 2026-07-28 first; Playwright MCP
+	// answers 400 and the client falls back (pkg/mcp).
+	s.expectConsole("400 (Bad Request)")
+
+	// On /: the relay's browser server, trusted by the user, picked.
+	s.keepKey(s.OR.Key)
+	s.waitText("#body-browser-note", "reachable")
+	s.click("#trust-browser")
+	s.click("#body-browser")
+	if got := eval[string](s, `sessionStorage.getItem("workbench.trusted")`); got != `["browser"]` {
+		t.Errorf("sessionStorage workbench.trusted = %s", got)
+	}
+
+	s.open("/teach")
+	s.waitVisible("#teach-form")
+	s.setField("#teach-scenario", "freeform", "change")
+	s.waitVisible("#teach-task")
+	s.setField("#teach-task", "Open "+site.URL+"/ , follow the Docs link and read its heading.", "input")
+	s.setField("#teach-model", teacher, "input")
+	s.waitFor(`!document.querySelector("#teach-start").disabled`)
+	if s.text("#teach-body") == "" || eval[bool](s, present("#teach-world")) {
+		t.Error("the browser body offers a simulator world")
+	}
+
+	// No delegatic-mcp: the run does not start until the user confirms.
+	s.click("#teach-start")
+	s.waitLong(present("#teach-auth-error"))
+	if got := s.text("#teach-auth-error-text"); !strings.Contains(got, "delegatic-mcp is not configured") {
+		t.Errorf("authorizer error %q", got)
+	}
+	if eval[bool](s, present("#teach-goal")) {
+		t.Fatal("the demonstration started without delegatic-mcp or a confirmation")
+	}
+	s.click("#teach-use-local")
+	s.click("#teach-start")
+	s.waitLong(present("#teach-draft, #teach-outcome .status-error"))
+	if !eval[bool](s, present("#teach-draft")) {
+		t.Fatalf("no draft: %s", s.text("main"))
+	}
+	if got := s.text("#teach-authorizer"); !strings.Contains(got, "local:workbench-default-v1") || !strings.Contains(got, "delegatic-mcp") {
+		t.Errorf("authorizer %q: want the local engine and why", got)
+	}
+	timeline := s.text("#timeline-steps")
+	for _, want := range []string{"browser_navigate", "browser_click", "allow"} {
+		if !strings.Contains(timeline, want) {
+			t.Errorf("the timeline lacks %q:\n%s", want, timeline)
+		}
+	}
+	if got := s.text("#draft-edges"); got != "2" {
+		t.Errorf("the draft counts %q edges, want 2", got)
+	}
+	s.waitFor(`!document.querySelector("#teach-save").disabled`)
+	s.click("#teach-save")
+	s.waitLong(`location.pathname.startsWith("/skills/")`)
+	l := s.library()
+	bundles := s.storedBundles()
+	if len(bundles) != 1 || len(l.Skills) != 1 {
+		t.Fatalf("%d bundles stored", len(bundles))
+	}
+	b := bundles[0]
+	if b.Manifest.BodyChoice != "browser" {
+		t.Errorf("body_choice %q, want browser", b.Manifest.BodyChoice)
+	}
+	for i, e := range b.Trace.Edges {
+		if e.Authorization == nil || e.Authorization.Authorizer != "local:workbench-default-v1" {
+			t.Errorf("edge %d authorization %+v: want the local engine named", i, e.Authorization)
+		}
+	}
+
+	replayOnce := func() {
+		t.Helper()
+		s.setField("#replay-model", replayer, "input")
+		s.click("#replay-run")
+		s.waitLong(present("#replay-auth-error, #replay-outcome, #replay-error"))
+		if !eval[bool](s, present("#replay-auth-error")) {
+			t.Fatalf("the replay ran without delegatic-mcp or a confirmation: %s", s.text("main"))
+		}
+		s.click("#replay-use-local")
+		s.click("#replay-run")
+		s.waitLong(`!!document.querySelector("#replay-outcome, #replay-error") && !document.querySelector("#replay-run").disabled`)
+		if eval[bool](s, present("#replay-error")) {
+			t.Fatalf("replay error: %s", s.text("#replay-error"))
+		}
+	}
+	id := l.Skills[0].ID
+	s.open("/skills/" + id + "/replay")
+	s.waitVisible("#replay-form")
+	replayOnce()
+	if got := s.text("#replay-status"); got != "success" {
+		t.Errorf("replay on the unchanged page: status %q", got)
+	}
+	if got := s.text("#replay-authorizer"); !strings.Contains(got, "local:workbench-default-v1") {
+		t.Errorf("replay authorizer %q", got)
+	}
+
+	moved.Store(true) // the docs page now has another layout
+	s.open("/skills/" + id + "/replay")
+	s.waitVisible("#replay-form")
+	replayOnce()
+	if got := s.text("#replay-status"); !strings.Contains(got, "halted at edge 1") {
+		t.Errorf("replay after the change: status %q", got)
+	}
+	if got := s.text("#replay-surprises"); !strings.Contains(got, "state_hash_mismatch") {
+		t.Errorf("surprises %q", got)
+	}
+}
