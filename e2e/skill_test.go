@@ -431,8 +431,8 @@ func TestSkillStatesAccessible(t *testing.T) {
 }
 
 // With a server named graphonomous on the relay, the Memory tab says it is
-// configured and that this build reads no nodes from it: nothing is shown
-// that was not read.
+// configured and offers to sync and read; until it is asked, it shows no
+// node but the references the bundle itself recorded.
 func TestSkillMemoryConfigured(t *testing.T) {
 	s := newSession(t, withServeFlags("--mcp", "graphonomous=http://127.0.0.1:9/mcp"))
 	id := s.importBundle(fixturePath("valid-skill-bundle.v0.json"))
@@ -441,5 +441,8 @@ func TestSkillMemoryConfigured(t *testing.T) {
 	s.waitText("#memory-status", "An MCP server named graphonomous is configured")
 	if got := s.text("#memory-refs"); !strings.Contains(got, "records no Graphonomous nodes") {
 		t.Errorf("memory refs: %q", got)
+	}
+	if s.countOf("#memory-sync") != 1 || s.countOf("#memory-retrieve") != 1 {
+		t.Error("a configured Graphonomous offers no sync or read")
 	}
 }
