@@ -7,16 +7,23 @@
 #                       10 MB import, /skills with 1,000 skills (a benchmark)
 #   make check-bench-app  one quick run of each measurement (a smoke test;
 #                       not a test layer: it takes over a minute)
+#   make profile-app FLOW=tti|import|skills
+#                       one flow under Chromium's sampling profiler, on a
+#                       build of the app that keeps its function names
 #   make screenshots    rewrite docs/screenshots/<route>.png from an e2e run
 
 BENCH_APP_RUNS ?= 5
-.PHONY: bench-app check-bench-app screenshots
+FLOW ?= tti
+.PHONY: bench-app check-bench-app profile-app screenshots
 
 bench-app: chromium build
 	$(GO) run ./cmd/benchapp -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
 
 check-bench-app: chromium build
 	$(GO) run ./cmd/benchapp -check -chromium $(CHROMIUM)
+
+profile-app: chromium
+	$(GO) run ./cmd/benchapp -profile $(FLOW) -chromium $(CHROMIUM)
 
 screenshots: chromium build
 	WORKBENCH_E2E=1 WORKBENCH_SCREENSHOTS=1 CHROMIUM=$(CHROMIUM) \

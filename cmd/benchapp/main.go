@@ -20,6 +20,11 @@
 //
 //	benchapp [-runs 5] [-site build/site]   # benchmark; prints a Markdown table
 //	benchapp -check                         # one quick run of each, as a smoke test
+//	benchapp -profile tti|import|skills     # where the main thread's time goes
+//
+// -profile builds the app keeping its function names, runs one flow once
+// under Chromium's sampling profiler and prints the main thread's self
+// time by Go package and by function.
 //
 // -check runs every measurement once on smaller inputs (brotli quality 1,
 // a 1 MB bundle, 20 skills) and exits 1 if any fails; goals are not judged
@@ -49,6 +54,7 @@ func main() {
 	flag.StringVar(&cfg.site, "site", "", "the built site (default: build/site under the module root)")
 	flag.StringVar(&cfg.chromium, "chromium", "/usr/bin/chromium", "Chromium binary")
 	flag.DurationVar(&cfg.timeout, "timeout", 45*time.Minute, "give up after this long")
+	flag.StringVar(&cfg.profile, "profile", "", "instead of measuring, profile one flow: tti, import or skills")
 	flag.Parse()
 	if cfg.check {
 		cfg.runs, cfg.skills, cfg.bundleBytes = 1, 20, 1_000_000
@@ -77,6 +83,7 @@ type config struct {
 	qualities   []int
 	site        string
 	chromium    string
+	profile     string
 	timeout     time.Duration
 }
 
@@ -106,6 +113,14 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	root, err := moduleRoot(ctx)
 	if err != nil {
 		return setupError{err}
+	}
+	if cfg.profile != "" {
+		work, err := os.MkdirTemp("", "benchapp-")
+		if err != nil {
+			return setupError{err}
+		}
+		defer os.RemoveAll(work)
+		return profileFlow(ctx, cfg, root, work, out)
 	}
 	if cfg.site == "" {
 		cfg.site = filepath.Join(root, "build", "site")

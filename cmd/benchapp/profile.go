@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/profiler"
+	"github.com/chromedp/chromedp"
+)
+
+// profileFlow runs one flow ("tti", "import" or "skills") once under
+// Chromium's sampling profiler, on a build of the app that keeps its
+// function names, and writes where the page's main thread spent its time:
+// by Go package (or V8's own categories), then by function.
+func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writer) error {
+	wasm := filepath.Join(work, "app-names.wasm")
+	site := filepath.Join(work, "site-names")
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", wasm, "./app")
+	build.Dir = root
+	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if msg, err := build.CombinedOutput(); err != nil {
+		return setupError{fmt.Errorf("build the app with names: %v\n%s", err, msg)}
+	}
+	gen := exec.CommandContext(ctx, "go", "run", "./app", "-out", site, "-wasm", wasm, "-web", "static/web")
+	gen.Dir = root
+	if msg, err := gen.CombinedOutput(); err != nil {
+		return setupError{fmt.Errorf("write the site: %v\n%s", err, msg)}
+	}
+	workbench := filepath.Join(work, "workbench")
+	wb := exec.CommandContext(ctx, "go", "build", "-o", workbench, "./cmd/workbench")
+	wb.Dir = root
+	if msg, err := wb.CombinedOutput(); err != nil {
+		return setupError{fmt.Errorf("build cmd/workbench: %v\n%s", err, msg)}
+	}
+	srv, err := startServe(ctx, workbench, site)
+	if err != nil {
+		return setupError{err}
+	}
+	defer srv.stop()
+	b, err := newBrowser(ctx, cfg.chromium)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+
+	var wall float64
+	var prof *profiler.Profile
+	switch cfg.profile {
+	case "tti":
+		if err := b.addInitScript(ttiProbe); err != nil {
+			return err
+		}
+		// A document of the same site first, so the navigation keeps the
+		// renderer the profiler runs in.
+		if err := chromedp.Do(b.tab, chromedp.Navigate(srv.base+"/web/icon.svg")); err != nil {
+			return err
+		}
+		if err := b.startProfile(); err != nil {
+			return err
+		}
+		if err := chromedp.Do(b.tab, chromedp.Navigate(srv.base+"/")); err != nil {
+			return err
+		}
+		if err := b.waitFor(`!!(window.__tti && window.__tti.interactive)`, 2*time.Minute); err != nil {
+			return err
+		}
+		if prof, err = b.stopProfile(); err != nil {
+			return err
+		}
+		r, err := eval[ttiResult](b, `window.__tti`)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "/ cold: app.wasm received %.0f ms, instantiated %.0f ms, content %.0f ms, interactive %.0f ms\n",
+			r.Wasm, r.Instantiated, r.Content, r.Interactive)
+		wall = r.Interactive
+	case "import":
+		v, err := newVerifier()
+		if err != nil {
+			return err
+		}
+		data, _, err := bundleOfSize(ctx, v, cfg.bundleBytes)
+		if err != nil {
+			return err
+		}
+		file := filepath.Join(work, "large.skill.json")
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			return err
+		}
+		if err := b.open(srv.base, "/import"); err != nil {
+			return err
+		}
+		if _, err := eval[bool](b, importProbe); err != nil {
+			return err
+		}
+		if err := b.startProfile(); err != nil {
+			return err
+		}
+		if err := b.drop("#dropzone", file); err != nil {
+			return err
+		}
+		if err := b.waitFor(`!!window.__import.end`, 5*time.Minute); err != nil {
+			return err
+		}
+		if prof, err = b.stopProfile(); err != nil {
+			return err
+		}
+		r, err := eval[importResult](b, `window.__import`)
+		if err != nil {
+			return err
+		}
+		wall = r.End - r.Start
+		fmt.Fprintf(out, "import of %.1f MB: %s after %.0f ms\n", mb(len(data)), r.Status, wall)
+	case "skills":
+		v, err := newVerifier()
+		if err != nil {
+			return err
+		}
+		fixture, err := os.ReadFile(filepath.Join(root, "fixtures", "valid-skill-bundle.v0.json"))
+		if err != nil {
+			return err
+		}
+		seeds, err := librarySeed(v, fixture, cfg.skills)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(work, "seed")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return err
+		}
+		if err := seedLibrary(ctx, b, srv.base, dir, seeds); err != nil {
+			return err
+		}
+		if err := b.open(srv.base, "/import"); err != nil {
+			return err
+		}
+		if _, err := eval[bool](b, fmt.Sprintf("%s(%d)", listProbe, cfg.skills)); err != nil {
+			return err
+		}
+		if err := b.startProfile(); err != nil {
+			return err
+		}
+		if _, err := eval[bool](b, `document.querySelector('nav a[href="/skills"]').click(), true`); err != nil {
+			return err
+		}
+		if err := b.waitFor(`!!window.__list.end`, 2*time.Minute); err != nil {
+			return err
+		}
+		if prof, err = b.stopProfile(); err != nil {
+			return err
+		}
+		r, err := eval[listResult](b, `window.__list`)
+		if err != nil {
+			return err
+		}
+		wall = r.End - r.Start
+		fmt.Fprintf(out, "/skills: %d rows after %.0f ms\n", r.Rows, wall)
+	default:
+		return setupError{fmt.Errorf("-profile %q: want tti, import or skills", cfg.profile)}
+	}
+	writeProfile(out, prof)
+	return nil
+}
+
+func (b *browser) startProfile() error {
+	return chromedp.Do(b.tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, profiler.Enable, cdp.Empty{}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, t, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, profiler.Start, cdp.Empty{})
+		return err
+	}))
+}
+
+func (b *browser) stopProfile() (*profiler.Profile, error) {
+	var p *profiler.Profile
+	err := chromedp.Do(b.tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		r, err := cdp.Call(ctx, t, profiler.Stop, cdp.Empty{})
+		p = r.Profile
+		return err
+	}))
+	if err == nil && (p == nil || len(p.Samples) == 0) {
+		err = fmt.Errorf("the profile has no samples")
+	}
+	return p, err
+}
+
+// writeProfile writes the profile's self time by package and by function.
+func writeProfile(w io.Writer, p *profiler.Profile) {
+	each := (p.EndTime - p.StartTime) / float64(len(p.Samples)) / 1000 // ms per sample
+	byPkg, byFunc := map[string]int{}, map[string]int{}
+	total := 0
+	for _, n := range p.Nodes {
+		name := n.CallFrame.FunctionName
+		if name == "" {
+			name = "(anonymous " + n.CallFrame.URL + ")"
+		}
+		byFunc[name] += int(n.HitCount)
+		byPkg[goPackage(name)] += int(n.HitCount)
+		total += int(n.HitCount)
+	}
+	fmt.Fprintf(w, "\nmain thread: %d samples, %.0f ms\n", total, float64(total)*each)
+	for _, t := range []struct {
+		title string
+		m     map[string]int
+	}{{"self time by Go package (or V8 category)", byPkg}, {"self time by function", byFunc}} {
+		fmt.Fprintf(w, "\n| %s | ms | share |\n|---|---|---|\n", t.title)
+		keys, _ := top(t.m, 25)
+		for _, k := range keys {
+			fmt.Fprintf(w, "| %s | %.0f | %.1f %% |\n", k, float64(t.m[k])*each, 100*float64(t.m[k])/float64(total))
+		}
+	}
+}
