@@ -5,8 +5,9 @@
 #
 #   make bench-app      app.wasm brotli size, cold time to interactive,
 #                       10 MB import, /skills with 1,000 skills (a benchmark)
-#   make check-bench-app  one quick run of each measurement (a smoke test;
-#                       not a test layer: it takes over a minute)
+#   make check-bench-app  one quick run of each measurement on small inputs
+#                       (a smoke test and a test layer: ≈ 30 s on a quiet
+#                       machine; it judges no goal)
 #   make profile-app FLOW=tti|import|skills
 #                       one flow under Chromium's sampling profiler, on a
 #                       build of the app that keeps its function names
@@ -21,6 +22,8 @@ bench-app: chromium build
 
 check-bench-app: chromium build
 	$(GO) run ./cmd/benchapp -check -chromium $(CHROMIUM)
+
+TEST_LAYERS += check-bench-app
 
 profile-app: chromium
 	$(GO) run ./cmd/benchapp -profile $(FLOW) -chromium $(CHROMIUM)
