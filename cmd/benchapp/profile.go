@@ -160,7 +160,7 @@ func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writ
 			return err
 		}
 		wall = r.End - r.Start
-		fmt.Fprintf(out, "/skills: %d rows after %.0f ms\n", r.Rows, wall)
+		fmt.Fprintf(out, "/skills with %d skills: %d rows shown after %.0f ms\n", cfg.skills, r.Rows, wall)
 	default:
 		return setupError{fmt.Errorf("-profile %q: want tti, import or skills", cfg.profile)}
 	}
