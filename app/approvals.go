@@ -18,7 +18,9 @@ import (
 type approvalsPanel struct {
 	app.Compo
 
-	env       *env
+	env *env
+	// mctx is the component's own context (see palette.mctx).
+	mctx      app.Context
 	Nonce     int
 	Gen       int
 	OnDecided func(ctx app.Context, a capability.Approval)
@@ -31,6 +33,7 @@ type approvalsPanel struct {
 }
 
 func (a *approvalsPanel) OnMount(ctx app.Context) {
+	a.mctx = ctx
 	a.lastNonce, a.lastGen = a.Nonce, a.Gen
 	a.refresh(ctx)
 }
@@ -43,6 +46,7 @@ func (a *approvalsPanel) OnUpdate(ctx app.Context) {
 }
 
 func (a *approvalsPanel) refresh(ctx app.Context) {
+	ctx = a.mctx
 	ctx.Async(func() {
 		c, cancel := context.WithTimeout(context.Background(), 30e9)
 		defer cancel()
@@ -65,6 +69,7 @@ func (a *approvalsPanel) onRefresh(ctx app.Context, e app.Event) { a.refresh(ctx
 
 func (a *approvalsPanel) decide(id string, grant bool) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
+		ctx = a.mctx
 		if a.busy != "" {
 			return
 		}
@@ -106,8 +111,8 @@ func (a *approvalsPanel) Render() app.UI {
 		var actions app.UI = app.Span()
 		if ap.State == capability.ApprovalPending {
 			actions = app.Span().Class("pal-approval-actions").Body(
-				app.Button().Class("pal-grant").Disabled(a.busy != "").OnClick(a.decide(ap.ID, true)).Text("Grant"),
-				app.Button().Class("secondary pal-deny").Disabled(a.busy != "").OnClick(a.decide(ap.ID, false)).Text("Deny"),
+				app.Button().Class("pal-grant").Disabled(a.busy != "").OnClick(a.decide(ap.ID, true), app.EventScope(ap.ID)).Text("Grant"),
+				app.Button().Class("secondary pal-deny").Disabled(a.busy != "").OnClick(a.decide(ap.ID, false), app.EventScope(ap.ID)).Text("Deny"),
 			)
 		}
 		items = append(items, app.Li().Class("pal-approval").DataSet("approval", ap.ID).DataSet("state", ap.State).Body(

@@ -31,6 +31,10 @@ type palette struct {
 	app.Compo
 
 	env *env
+	// mctx is the component's own context, from OnMount: answers of
+	// asynchronous work dispatch through it, because an event's context
+	// dies with the element that fired it (a re-render may replace it).
+	mctx app.Context
 
 	open        bool
 	returnFocus app.Value
@@ -65,6 +69,7 @@ type palette struct {
 	preview    *capability.Preview
 	previewErr string
 	previewSeq int
+	proposed   *capability.Proposal // the proposal the preview is for
 	confirmed  bool
 	invokeErr  string
 	invoking   bool
@@ -95,11 +100,15 @@ func (p *palette) contextFor(path string) schemaform.Context {
 }
 
 func (p *palette) OnMount(ctx app.Context) {
+	p.mctx = ctx
 	p.path = ctx.Page().URL().Path
+	// One window listener, run synchronously by the browser, so that
+	// preventDefault takes effect: Ctrl/Cmd+K opens, and while the dialog
+	// is open Esc closes it and Tab wraps inside it (the focus trap).
 	p.keyFn = app.FuncOf(func(this app.Value, args []app.Value) any {
 		ev := args[0]
-		k := strings.ToLower(ev.Get("key").String())
-		if k == "k" && (ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool()) && !ev.Get("altKey").Bool() {
+		key := ev.Get("key").String()
+		if strings.ToLower(key) == "k" && (ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool()) && !ev.Get("altKey").Bool() {
 			ev.Call("preventDefault")
 			ctx.Dispatch(func(ctx app.Context) {
 				if p.open {
@@ -108,6 +117,18 @@ func (p *palette) OnMount(ctx app.Context) {
 				}
 				p.show(ctx)
 			})
+			return nil
+		}
+		d := app.Window().GetElementByID("pal-dialog")
+		if !d.Truthy() || !d.Get("open").Bool() {
+			return nil
+		}
+		switch key {
+		case "Escape":
+			ev.Call("preventDefault")
+			ctx.Dispatch(p.hide)
+		case "Tab":
+			trapTab(d, ev)
 		}
 		return nil
 	})
@@ -136,6 +157,7 @@ func focusID(id string) {
 // dialog modally, focuses the search and reads the catalog again (it is
 // live: availability changes).
 func (p *palette) show(ctx app.Context) {
+	ctx = p.mctx
 	p.open = true
 	p.returnFocus = app.Window().Get("document").Get("activeElement")
 	ctx.Defer(func(ctx app.Context) {
@@ -168,30 +190,27 @@ func (p *palette) hide(ctx app.Context) {
 
 func (p *palette) onClose(ctx app.Context, e app.Event) { p.hide(ctx) }
 
-// onDialogKey closes on Esc and keeps Tab inside the dialog.
-func (p *palette) onDialogKey(ctx app.Context, e app.Event) {
-	switch e.Get("key").String() {
-	case "Escape":
-		e.PreventDefault()
-		p.hide(ctx)
-	case "Tab":
-		d := app.Window().GetElementByID("pal-dialog")
-		list := d.Call("querySelectorAll", `button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex="0"]`)
-		n := list.Length()
-		if n == 0 {
-			return
-		}
-		first, last := list.Index(0), list.Index(n-1)
-		active := app.Window().Get("document").Get("activeElement")
-		shift := e.Get("shiftKey").Bool()
-		switch {
-		case shift && (active.Equal(first) || !d.Call("contains", active).Bool()):
-			e.PreventDefault()
+// trapTab keeps Tab and Shift+Tab inside the open dialog d: from its
+// last focusable element to its first, and back.
+func trapTab(d app.Value, ev app.Value) {
+	list := d.Call("querySelectorAll", `button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex="0"]`)
+	n := list.Length()
+	if n == 0 {
+		return
+	}
+	first, last := list.Index(0), list.Index(n-1)
+	active := app.Window().Get("document").Get("activeElement")
+	inside := d.Call("contains", active).Bool()
+	if ev.Get("shiftKey").Bool() {
+		if active.Equal(first) || !inside {
+			ev.Call("preventDefault")
 			last.Call("focus")
-		case !shift && (active.Equal(last) || !d.Call("contains", active).Bool()):
-			e.PreventDefault()
-			first.Call("focus")
 		}
+		return
+	}
+	if active.Equal(last) || !inside {
+		ev.Call("preventDefault")
+		first.Call("focus")
 	}
 }
 
@@ -214,6 +233,7 @@ func (p *palette) onBackendURL(ctx app.Context, e app.Event) {
 }
 
 func (p *palette) switchBackend(ctx app.Context, raw string) {
+	ctx = p.mctx
 	if err := p.env.connectBackend(raw); err != nil {
 		p.backendErr = "Not connected: " + err.Error()
 		return
@@ -240,6 +260,7 @@ func (p *palette) onLocal(ctx app.Context, e app.Event) { p.switchBackend(ctx, "
 // --- catalog -------------------------------------------------------------
 
 func (p *palette) loadCatalog(ctx app.Context) {
+	ctx = p.mctx
 	gen := p.gen
 	p.catLoad = true
 	ctx.Async(func() {
@@ -325,7 +346,7 @@ func (p *palette) onPick(id string) app.EventHandler {
 
 func (p *palette) clearSelection() {
 	p.selID, p.desc, p.descErr, p.form, p.formErr = "", nil, "", nil, ""
-	p.preview, p.previewErr, p.confirmed, p.invokeErr, p.started = nil, "", false, "", ""
+	p.preview, p.previewErr, p.confirmed, p.invokeErr, p.started, p.proposed = nil, "", false, "", "", nil
 	p.pending, p.pendState, p.discarded = nil, "", false
 }
 
@@ -333,6 +354,7 @@ func (p *palette) clearSelection() {
 // HTTP backend), builds the form from its schema, prefills it from the
 // page context and asks for a preview.
 func (p *palette) selectCap(ctx app.Context, id string) {
+	ctx = p.mctx
 	p.clearSelection()
 	p.selID = id
 	gen := p.gen
@@ -389,8 +411,14 @@ func (p *palette) proposal() (capability.Proposal, bool) {
 }
 
 func (p *palette) onFormChange(ctx app.Context, f *schemaform.Form) {
+	q, ok := p.proposal()
+	if ok && p.proposed != nil && p.proposed.Same(q) {
+		// Nothing the backend would see changed (a blur, a re-typed
+		// value): the preview and a pending approval still hold.
+		return
+	}
 	p.invokeErr, p.started = "", ""
-	if q, ok := p.proposal(); ok && p.pending != nil && p.pending.Edited(q) {
+	if ok && p.pending != nil && p.pending.Edited(q) {
 		p.pending, p.pendState, p.discarded = nil, "", true
 	}
 	p.schedulePreflight(ctx, 250*time.Millisecond)
@@ -399,9 +427,13 @@ func (p *palette) onFormChange(ctx app.Context, f *schemaform.Form) {
 // schedulePreflight asks for a preview after delay; an edit in between
 // makes the earlier request moot.
 func (p *palette) schedulePreflight(ctx app.Context, delay time.Duration) {
+	ctx = p.mctx
 	p.previewSeq++
 	seq, gen := p.previewSeq, p.gen
-	p.preview, p.previewErr = nil, ""
+	p.preview, p.previewErr, p.proposed = nil, "", nil
+	if q, ok := p.proposal(); ok {
+		p.proposed = &q
+	}
 	ctx.After(delay, func(ctx app.Context) {
 		if seq != p.previewSeq || gen != p.gen {
 			return
@@ -478,6 +510,7 @@ func (p *palette) invokeBlocked() string {
 }
 
 func (p *palette) onInvoke(ctx app.Context, e app.Event) {
+	ctx = p.mctx
 	e.PreventDefault()
 	if p.invokeBlocked() != "" {
 		return
@@ -549,7 +582,7 @@ func (p *palette) Render() app.UI {
 	launcher := app.Button().ID("pal-launcher").Class("pal-launcher secondary").
 		Aria("keyshortcuts", "Control+K Meta+K").OnClick(p.onLauncher).Text("Capabilities (Ctrl/⌘ K)")
 	dialog := app.Dialog().ID("pal-dialog").Class("pal-dialog").Aria("labelledby", "pal-title").
-		OnKeyDown(p.onDialogKey).On("close", p.onNativeClose)
+		On("close", p.onNativeClose)
 	if !p.open {
 		return app.Div().Class("pal-mount").Body(launcher, dialog)
 	}
@@ -596,7 +629,7 @@ func (p *palette) renderCatalog() app.UI {
 		li := app.Li().ID(fmt.Sprintf("pal-opt-%d", j)).Role("option").Class("pal-opt").
 			DataSet("cap", c.ID).Aria("selected", fmt.Sprint(j == p.active)).Aria("disabled", fmt.Sprint(disabled))
 		if !disabled {
-			li = li.OnClick(p.onPick(c.ID))
+			li = li.OnClick(p.onPick(c.ID), app.EventScope(c.ID)) // the scope makes go-app replace the handler when the entry at this position changes
 		}
 		var why app.UI = app.Span()
 		if len(c.Reasons) > 0 || len(c.Missing) > 0 {
@@ -718,7 +751,7 @@ func (p *palette) renderInvoke() app.UI {
 		))
 	}
 	if p.pending != nil {
-		body = append(body, app.P().Class("pal-pending").ID("pal-pending").Role("status").Text(
+		body = append(body, app.P().Class("pal-pending").ID("pal-pending").Role("status").DataSet("approval", p.pending.Receipt.ApprovalID).Text(
 			fmt.Sprintf("Pending approval %s (%s). Grant it in Approvals, then resume; editing the form discards it.", p.pending.Receipt.ApprovalID, p.pendState)))
 	}
 	if p.discarded {

@@ -30,6 +30,10 @@ type runsPanel struct {
 	app.Compo
 
 	env *env
+	// mctx is the component's own context, from OnMount: answers of
+	// asynchronous work dispatch through it, because an event's context
+	// dies with the element that fired it (a re-render may replace it).
+	mctx app.Context
 	// Select is a run to select and follow; Gen is the backend generation.
 	Select string
 	Gen    int
@@ -56,6 +60,7 @@ type runsPanel struct {
 }
 
 func (r *runsPanel) OnMount(ctx app.Context) {
+	r.mctx = ctx
 	r.reg = capability.NewRegistry(nil)
 	r.lastGen = r.Gen
 	r.refresh(ctx)
@@ -95,6 +100,7 @@ func (r *runsPanel) stop() {
 
 // refresh reads the run list.
 func (r *runsPanel) refresh(ctx app.Context) {
+	ctx = r.mctx
 	r.listing = true
 	ctx.Async(func() {
 		c, cancel := context.WithTimeout(context.Background(), 30e9)
@@ -125,6 +131,7 @@ func (r *runsPanel) onRefresh(ctx app.Context, e app.Event) { r.refresh(ctx) }
 // follow selects run: it replays the retained window into a fresh
 // timeline, then follows live unless the run is over.
 func (r *runsPanel) follow(ctx app.Context, run runs.RunID) {
+	ctx = r.mctx
 	r.stop()
 	chain := r.chain
 	c, cancel := context.WithCancel(context.Background())
@@ -218,7 +225,7 @@ func (r *runsPanel) Render() app.UI {
 	for _, x := range r.list {
 		items = append(items, app.Li().Body(
 			app.Button().Class("pal-run").Aria("pressed", fmt.Sprint(x.ID == r.sel)).
-				DataSet("run", string(x.ID)).OnClick(r.onSelect(x.ID)).Body(
+				DataSet("run", string(x.ID)).OnClick(r.onSelect(x.ID), app.EventScope(string(x.ID))).Body(
 				app.Span().Class("pal-run-title").Text(x.Title),
 				app.Span().Class("pal-state pal-state-"+string(x.State)).Text(string(x.State)),
 				app.Span().Class("muted").Text(" "+string(x.Kind)+" · "+x.StartedAt),

@@ -10,8 +10,8 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,11 +25,37 @@ import (
 	"workbench/pkg/capability/httpapi/contracttest"
 )
 
+// dumpPaletteOnFailure logs the palette's text when the test fails, while
+// the tab is still there.
+func (s *session) dumpPaletteOnFailure() {
+	s.t.Cleanup(func() {
+		if s.t.Failed() && s.ctx.Err() == nil {
+			txt, _ := chromedp.Run(s.ctx, chromedp.Evaluate[string](`(document.querySelector("#pal-dialog")||{}).innerText || "(no palette)"`))
+			s.t.Logf("palette:\n%s", txt)
+		}
+	})
+}
+
 // openPalette presses Ctrl+K (or Meta+K) and waits for the dialog.
 func (s *session) openPalette(mod chromedp.Modifier) {
 	s.t.Helper()
 	s.do(chromedp.KeyEvent("k", chromedp.KeyModifiers(mod)))
 	s.waitJS(`!!document.querySelector("#pal-dialog[open]") && document.activeElement.id === "pal-search"`)
+}
+
+// waitPresent waits (at most a minute) until an element matches sel.
+func (s *session) waitPresent(sel string) {
+	s.t.Helper()
+	s.waitJS(`!!document.querySelector(` + jsQuote(sel) + `)`)
+}
+
+// pendingApproval waits for the palette's pending approval and returns the
+// selector of its entry in the approvals panel.
+func (s *session) pendingApproval() string {
+	s.t.Helper()
+	s.waitPresent("#pal-pending")
+	id := eval[string](s, `document.querySelector("#pal-pending").dataset.approval`)
+	return `.pal-approval[data-approval=` + jsQuote(id) + `]`
 }
 
 // closePalette presses Esc and waits for the dialog to close.
@@ -49,7 +75,7 @@ func (s *session) pickCapability(query, id string) {
 	s.waitJS(`(document.querySelector("#pal-desc-id")||{}).textContent === ` + jsQuote(id))
 }
 
-// field is the element id schemaForm gives the control at a JSON pointer
+// field is the selector of the control schemaForm renders at a JSON pointer
 // in the palette's form.
 func field(pointer string) string {
 	var b strings.Builder
@@ -62,6 +88,7 @@ func field(pointer string) string {
 			fmt.Fprintf(&b, "_%x", r)
 		}
 	}
+	b.WriteString("-input")
 	return b.String()
 }
 
@@ -182,6 +209,7 @@ func contractSession(t *testing.T, providers ...capability.Provider) (*session, 
 	}, FlushInterval: -1})
 	t.Cleanup(front.Close)
 	s.base = front.URL
+	s.dumpPaletteOnFailure()
 	return s, cs
 }
 

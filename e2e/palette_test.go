@@ -30,7 +30,7 @@ func TestPaletteOpensOnEveryRoute(t *testing.T) {
 			for i := 0; i < 30; i++ {
 				s.do(chromedp.KeyEvent(kb.Tab))
 				if !eval[bool](s, `document.querySelector("#pal-dialog").contains(document.activeElement)`) {
-					t.Fatalf("%s: Tab %d left the open palette for %s", route, i+1, eval[string](s, `document.activeElement.outerHTML.slice(0, 80)`))
+					t.Fatalf("%s: Tab %d left the open palette for %s (dialog open: %v, children: %d)", route, i+1, eval[string](s, `document.activeElement.outerHTML.slice(0, 80)`), eval[bool](s, `!!document.querySelector("#pal-dialog[open]")`), eval[int](s, `document.querySelector("#pal-dialog").children.length`))
 				}
 			}
 			s.closePalette()
@@ -52,16 +52,20 @@ func TestPaletteOpensOnEveryRoute(t *testing.T) {
 func TestPaletteEverythingEchoApproval(t *testing.T) {
 	url := everythingServer(t)
 	s := newSession(t, withServeFlags("--mcp", "everything="+url))
+	// The MCP client's optional GET for server-initiated messages is
+	// answered 400 by server-everything; the browser logs it.
+	s.expectConsole("/api/mcp/everything")
+	s.dumpPaletteOnFailure()
 	s.open("/skills")
 	s.openPalette(chromedp.ModifierCtrl)
 	s.pickCapability("echo", "mcp/everything:echo")
 	if got := s.text("#pal-desc-effect"); got != "unknown" {
 		t.Errorf("side effect %q, want unknown (an untrusted server)", got)
 	}
-	s.waitVisible(field("/message"))
+	s.waitPresent(field("/message"))
 
 	// Empty required input: invalid, not executable.
-	s.waitVisible("#pal-pv-problems")
+	s.waitPresent("#pal-pv-problems")
 	if !s.isDisabled("#pal-invoke") {
 		t.Error("invoke is enabled with an invalid input")
 	}
@@ -77,12 +81,11 @@ func TestPaletteEverythingEchoApproval(t *testing.T) {
 	s.click("#pal-confirm")
 	s.waitJS(`!document.querySelector("#pal-invoke").disabled`)
 	s.click("#pal-invoke")
-	s.waitVisible("#pal-pending")
-	s.waitVisible(`.pal-approval[data-state="pending"]`)
+	s.waitPresent(s.pendingApproval())
 
 	// Editing discards the pending state.
 	s.typeInto(field("/message"), " edited")
-	s.waitVisible("#pal-discarded")
+	s.waitPresent("#pal-discarded")
 	if s.countOf("#pal-pending") != 0 {
 		t.Error("the pending approval survived an edit")
 	}
@@ -90,9 +93,9 @@ func TestPaletteEverythingEchoApproval(t *testing.T) {
 	// Request again, deny it: nothing can resume.
 	s.waitJS(`!document.querySelector("#pal-invoke").disabled`)
 	s.click("#pal-invoke")
-	s.waitVisible("#pal-pending")
-	s.waitVisible(`.pal-approval[data-state="pending"] .pal-deny`)
-	s.click(`.pal-approval[data-state="pending"] .pal-deny`)
+	deny := s.pendingApproval() + " .pal-deny"
+	s.waitPresent(deny)
+	s.click(deny)
 	s.waitText("#pal-invoke-why", "denied")
 	if !s.isDisabled("#pal-invoke") {
 		t.Error("a denied approval can be resumed")
@@ -100,15 +103,16 @@ func TestPaletteEverythingEchoApproval(t *testing.T) {
 
 	// Edit back to a new proposal, request, grant, resume.
 	s.setValue(field("/message"), "hello palette", "input")
-	s.waitVisible("#pal-discarded")
+	s.waitPresent("#pal-discarded")
 	s.waitJS(`!document.querySelector("#pal-invoke").disabled && document.querySelector("#pal-invoke").textContent === "Request approval"`)
 	s.click("#pal-invoke")
-	s.waitVisible(`.pal-approval[data-state="pending"] .pal-grant`)
-	s.click(`.pal-approval[data-state="pending"] .pal-grant`)
+	grant := s.pendingApproval() + " .pal-grant"
+	s.waitPresent(grant)
+	s.click(grant)
 	s.waitJS(`document.querySelector("#pal-invoke").textContent === "Resume approved action" && !document.querySelector("#pal-invoke").disabled`)
 	s.click("#pal-invoke")
 	s.waitText("#pal-started", "started")
-	s.waitVisible(`#pal-timeline [data-type="run_completed"]`)
+	s.waitPresent(`#pal-timeline [data-type="run_completed"]`)
 	if got := s.text(`#pal-timeline [data-type="tool_result"]`); !strings.Contains(got, "hello palette") {
 		t.Errorf("tool_result %q does not carry the echoed text", got)
 	}
@@ -145,7 +149,7 @@ func TestPaletteCorpusFormsSubmitTypedValues(t *testing.T) {
 		s.waitJS(`!document.querySelector("#pal-invoke").disabled`)
 		s.click("#pal-invoke")
 		s.waitText("#pal-started", "started")
-		s.waitVisible(`#pal-timeline [data-type="run_completed"]`)
+		s.waitPresent(`#pal-timeline [data-type="run_completed"]`)
 		if got := rec.last(id); !sameJSON(got, []byte(c.want)) {
 			t.Errorf("%s: the tool received %s, want %s", c.name, got, c.want)
 		}
@@ -170,20 +174,20 @@ func TestPaletteFollowFaults(t *testing.T) {
 
 	cs.ResetNextFollow(1)
 	invoke()
-	s.waitVisible("#pal-stream-reset")
+	s.waitPresent("#pal-stream-reset")
 	if s.countOf(`#pal-timeline [data-type="run_completed"]`) != 0 {
 		t.Error("the follow went on after stream_reset")
 	}
 	s.waitText("#pal-run-status", "completed") // the list says it ended meanwhile
 	s.click("#pal-replay-window")
-	s.waitVisible(`#pal-timeline [data-type="run_completed"]`)
+	s.waitPresent(`#pal-timeline [data-type="run_completed"]`)
 	if s.countOf("#pal-stream-reset") != 0 {
 		t.Error("the reset notice stayed after replaying the window")
 	}
 
 	cs.Duplicate(true)
 	invoke()
-	s.waitVisible(`#pal-timeline [data-type="run_completed"]`)
+	s.waitPresent(`#pal-timeline [data-type="run_completed"]`)
 	seqs := eval[[]string](s, `[...document.querySelectorAll("#pal-timeline .pal-event")].map((e) => e.dataset.seq)`)
 	seen := map[string]bool{}
 	for _, q := range seqs {
@@ -196,8 +200,8 @@ func TestPaletteFollowFaults(t *testing.T) {
 
 	cs.DropNextFollow(1)
 	invoke()
-	s.waitVisible(`#pal-timeline [data-type="run_completed"]`)
-	s.waitVisible("#pal-run-resumed")
+	s.waitPresent(`#pal-timeline [data-type="run_completed"]`)
+	s.waitPresent("#pal-run-resumed")
 	for i, q := range eval[[]string](s, `[...document.querySelectorAll("#pal-timeline .pal-event")].map((e) => e.dataset.seq)`) {
 		if q != fmt.Sprint(i+1) {
 			t.Errorf("after the resume, timeline entry %d has sequence %s", i, q)
@@ -220,8 +224,8 @@ func TestPaletteEachFailureOnItsOwn(t *testing.T) {
 	// The run list fails; the catalog is still there.
 	cs.Fail(contracttest.RouteRuns, http.StatusServiceUnavailable)
 	s.click("#pal-runs-refresh")
-	s.waitVisible("#pal-runs-error")
-	s.waitVisible(`#pal-list [data-cap="mcp/corpus:slow"]`)
+	s.waitPresent("#pal-runs-error")
+	s.waitPresent(`#pal-list [data-cap="mcp/corpus:slow"]`)
 	cs.Heal(contracttest.RouteRuns)
 
 	// The descriptor: 404 is an unavailable state; the catalog stays.
@@ -231,7 +235,7 @@ func TestPaletteEachFailureOnItsOwn(t *testing.T) {
 	if got := s.waitText("#pal-describe-error", "unavailable"); !strings.Contains(got, "404") {
 		t.Errorf("describe error %q does not say 404", got)
 	}
-	s.waitVisible(`#pal-list [data-cap="mcp/corpus:everything.echo"]`)
+	s.waitPresent(`#pal-list [data-cap="mcp/corpus:everything.echo"]`)
 	cs.Heal(contracttest.RouteDescribe)
 
 	// Preflight answers 401: unavailable, not retried with an identity.
@@ -260,23 +264,23 @@ func TestPaletteEachFailureOnItsOwn(t *testing.T) {
 	// Replay of a run's events fails; then the follow.
 	cs.Fail(contracttest.RouteEvents, http.StatusInternalServerError)
 	s.click("#pal-invoke")
-	s.waitVisible("#pal-replay-error")
+	s.waitPresent("#pal-replay-error")
 	cs.Heal(contracttest.RouteEvents)
 	cs.Fail(contracttest.RouteFollow, http.StatusServiceUnavailable)
 	s.pickCapability("slow", "mcp/corpus:slow")
 	s.waitText("#pal-pv-decision", "allow")
 	s.waitJS(`!document.querySelector("#pal-invoke").disabled`)
 	s.click("#pal-invoke")
-	s.waitVisible("#pal-follow-error")
+	s.waitPresent("#pal-follow-error")
 	cs.Heal(contracttest.RouteFollow)
 
 	// The catalog fails last: its error shows, the runs still list.
 	cs.Fail(contracttest.RouteCatalog, http.StatusInternalServerError)
 	s.closePalette()
 	s.openPalette(chromedp.ModifierCtrl)
-	s.waitVisible("#pal-catalog-error")
+	s.waitPresent("#pal-catalog-error")
 	s.click("#pal-runs-refresh")
-	s.waitVisible(".pal-run")
+	s.waitPresent(".pal-run")
 	if s.countOf("#pal-runs-error") != 0 {
 		t.Error("the catalog's failure broke the run list")
 	}
