@@ -139,7 +139,7 @@ func (e *env) judgeReplay(ctx context.Context, v *verify.Verifier, b *skill.Bund
 	}
 	onto := *b
 	onto.Evidence.Judge, onto.Evidence.Score = o.Judge, o.Score
-	nb, err := assemble.WithReplay(v, &onto, o.Record, time.Now(), nil)
+	nb, err := assemble.WithReplay(v, &onto, o.Record, time.Now(), skill.NewID)
 	if err != nil {
 		return "", fmt.Errorf("saving the judged replay: %w", err)
 	}
