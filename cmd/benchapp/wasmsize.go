@@ -116,7 +116,7 @@ func goPackage(sym string) string {
 	return sym
 }
 
-var domain = regexp.MustCompile(`^[a-z0-9-]+\.(com|org|in|io|net|dev)_`)
+var domain = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|in|io|net|dev)_`)
 
 // top returns the n largest entries of m, largest first, and the sum of
 // the rest.

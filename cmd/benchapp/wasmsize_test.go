@@ -13,6 +13,7 @@ func TestGoPackage(t *testing.T) {
 		{"golang.org_x_text_internal_tag.Index.Index", "golang.org_x_text_internal_tag"},
 		{"workbench_pkg_canonjson.__parser_.str", "workbench_pkg_canonjson"},
 		{"type_.eq.log.Logger", "type_"},
+		{"go.yaml.in_yaml_v3.__parser_.parse", "go.yaml.in_yaml_v3"},
 		{"wasm_pc_f_loop", "wasm_pc_f_loop"},
 		{"", "(unnamed)"},
 	} {
