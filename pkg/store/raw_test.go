@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRawMember(t *testing.T) {
@@ -43,6 +44,12 @@ func FuzzRawMember(f *testing.F) {
 	f.Add(`{"a":1,"interaction_trace":{"x":[1,"}]\"",{}]},"b":2}`)
 	f.Add(` { "\u0061" : [ "\\" , { } ] , "b" : -0.5e+2 } `)
 	f.Fuzz(func(t *testing.T, doc string) {
+		// Bundle bytes reach rawMember only after a strict decode, which
+		// refuses invalid UTF-8; encoding/json would instead replace it in
+		// member names, so its names are no oracle for such documents.
+		if !utf8.ValidString(doc) {
+			return
+		}
 		var m map[string]json.RawMessage
 		if json.Unmarshal([]byte(doc), &m) != nil || m == nil || hasDuplicateNames(doc) {
 			return
