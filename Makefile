@@ -37,6 +37,8 @@ test-unit:
 # bundle-sized inputs); a real failure is still reported and written to
 # testdata.
 FUZZ = $(GO) test -run '^$$' -fuzztime $(FUZZRUNS)x -fuzzminimizetime 0s
+# Targets whose every input compiles or validates a whole schema run fewer.
+FUZZ_SHORT = $(GO) test -run '^$$' -fuzztime $$(( $(FUZZRUNS) / 10 ))x -fuzzminimizetime 0s
 test-fuzz:
 	$(FUZZ) -fuzz '^FuzzParse$$' ./pkg/canonjson
 	$(FUZZ) -fuzz '^FuzzCanonicalMatchesReference$$' ./pkg/canonjson
@@ -47,6 +49,9 @@ test-fuzz:
 	$(FUZZ) -fuzz '^FuzzCheckPath$$' ./pkg/proxy
 	$(FUZZ) -fuzz '^FuzzCheckMCPPath$$' ./pkg/proxy
 	$(FUZZ) -fuzz '^FuzzRawMember$$' ./pkg/store
+	$(FUZZ_SHORT) -fuzz '^FuzzFastPattern$$' ./schemas
+	$(FUZZ_SHORT) -fuzz '^FuzzEdgePlan$$' ./schemas
+	$(FUZZ_SHORT) -fuzz '^FuzzCompile$$' ./pkg/schemaform
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/...
