@@ -48,6 +48,14 @@ func (s *session) tickJudge() {
 	s.click("#replay-judge-prism")
 }
 
+// axeClean reports the page's serious and critical axe-core violations.
+func (s *session) axeClean(t *testing.T, name string) {
+	t.Helper()
+	for _, v := range s.axeRun(axeSource(t)) {
+		t.Errorf("%s: %s", name, v)
+	}
+}
+
 // runReplay runs the replay and waits for its outcome.
 func (s *session) runReplay() {
 	s.t.Helper()
@@ -79,6 +87,7 @@ func TestMCPJudgeSemantic(t *testing.T) {
 	if got := s.text("#replay-judge"); got == "" {
 		t.Error("the judge's answer is not shown")
 	}
+	s.axeClean(t, "judged replay")
 	calls := prism.Calls()
 	if len(calls) != 1 || calls[0].Tool != "observe" || calls[0].Args["goal"] == "" || calls[0].Args["replay_output"] == nil {
 		t.Errorf("prism-eval received %+v", calls)
@@ -172,6 +181,7 @@ func TestMCPDelegaticUnreachable(t *testing.T) {
 	if got := s.text("#replay-auth-error-text"); !strings.Contains(got, "not reachable") {
 		t.Errorf("authorizer error %q", got)
 	}
+	s.axeClean(t, "replay without an authorizer")
 	s.click("#replay-use-local")
 	s.runReplay()
 	if got := s.text("#replay-authorizer"); !strings.Contains(got, "local:"+skill.DefaultPolicyID) || !strings.Contains(got, "not reachable") {
@@ -248,6 +258,7 @@ func TestMCPMemorySync(t *testing.T) {
 	if !strings.Contains(nodes, "browser_navigate") {
 		t.Errorf("nodes %q lack the stored edge's action", nodes)
 	}
+	s.axeClean(t, "memory tab with stored traces")
 }
 
 // judgedBundle is what the judge test reads of a stored bundle.

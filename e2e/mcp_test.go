@@ -92,6 +92,9 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	if got := eval[string](s, `sessionStorage.getItem("workbench.trusted")`); got != `["browser"]` {
 		t.Errorf("sessionStorage workbench.trusted = %s", got)
 	}
+	for _, v := range s.axeRun(axeSource(t)) {
+		t.Errorf("/ with a relayed browser: %s", v)
+	}
 
 	s.open("/teach")
 	s.waitVisible("#teach-form")
@@ -112,6 +115,9 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	}
 	if eval[bool](s, present("#teach-goal")) {
 		t.Fatal("the demonstration started without delegatic-mcp or a confirmation")
+	}
+	for _, v := range s.axeRun(axeSource(t)) {
+		t.Errorf("/teach without an authorizer: %s", v)
 	}
 	s.click("#teach-use-local")
 	s.click("#teach-start")
