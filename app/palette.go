@@ -166,6 +166,14 @@ func (p *palette) show(ctx app.Context) {
 		}
 		focusID("pal-search")
 	})
+	// The page beside may be re-rendering as the dialog opens; make sure
+	// the focus did land inside.
+	ctx.After(150*time.Millisecond, func(ctx app.Context) {
+		d := app.Window().GetElementByID("pal-dialog")
+		if p.open && d.Truthy() && !d.Call("contains", app.Window().Get("document").Get("activeElement")).Bool() {
+			focusID("pal-search")
+		}
+	})
 	p.loadCatalog(ctx)
 }
 
@@ -245,8 +253,14 @@ func (p *palette) switchBackend(ctx app.Context, raw string) {
 	p.loadCatalog(ctx)
 }
 
+func (p *palette) onBackendKey(ctx app.Context, e app.Event) {
+	if e.Get("key").String() == "Enter" {
+		p.backendURL = ctx.JSSrc().Get("value").String()
+		p.onConnect(ctx, e)
+	}
+}
+
 func (p *palette) onConnect(ctx app.Context, e app.Event) {
-	e.PreventDefault()
 	raw := strings.TrimSpace(p.backendURL)
 	if raw == "" {
 		p.backendErr = "Enter the backend's URL (this site's origin)."
@@ -608,11 +622,13 @@ func (p *palette) renderBackend() app.UI {
 	if name == "" {
 		name = "…"
 	}
-	return app.Form().Class("pal-backend").OnSubmit(p.onConnect).Body(
+	// Not a <form>: go-app runs handlers on its own goroutine, so a
+	// submit's preventDefault could come too late and reload the page.
+	return app.Div().Class("pal-backend").Role("group").Aria("label", "Backend").Body(
 		app.Span().ID("pal-backend-name").Text("Backend: "+name),
 		app.Label().For("pal-backend-url").Text("HTTP backend"),
-		app.Input().ID("pal-backend-url").Type("url").Placeholder(p.env.origin()).Value(p.backendURL).OnInput(p.onBackendURL),
-		app.Button().Type("submit").Class("secondary").ID("pal-connect").Text("Connect"),
+		app.Input().ID("pal-backend-url").Type("url").Placeholder(p.env.origin()).Value(p.backendURL).OnInput(p.onBackendURL).OnKeyDown(p.onBackendKey),
+		app.Button().Type("button").Class("secondary").ID("pal-connect").OnClick(p.onConnect).Text("Connect"),
 		app.Button().Type("button").Class("secondary").ID("pal-local").OnClick(p.onLocal).Text("Use local"),
 		app.If(p.backendErr != "", func() app.UI {
 			return app.P().Class("pal-error").ID("pal-backend-error").Role("alert").Text(p.backendErr)
@@ -659,7 +675,7 @@ func (p *palette) renderCatalog() app.UI {
 	}
 	body := []app.UI{
 		app.Label().For("pal-search").Text("Search capabilities"),
-		app.Input().ID("pal-search").Type("search").Role("combobox").AutoComplete(false).
+		app.Input().ID("pal-search").Type("search").Role("combobox").AutoComplete(false).AutoFocus(true).
 			Aria("controls", "pal-list").Aria("expanded", "true").Aria("autocomplete", "list").
 			Aria("activedescendant", active).Value(p.query).OnInput(p.onQuery).OnKeyDown(p.onSearchKey),
 		app.P().ID("pal-count").Class("muted").Aria("live", "polite").Text(status),

@@ -40,13 +40,35 @@ func (s *session) dumpPaletteOnFailure() {
 func (s *session) openPalette(mod chromedp.Modifier) {
 	s.t.Helper()
 	s.do(chromedp.KeyEvent("k", chromedp.KeyModifiers(mod)))
-	s.waitJS(`!!document.querySelector("#pal-dialog[open]") && document.activeElement.id === "pal-search"`)
+	cond := `!!document.querySelector("#pal-dialog[open]") && document.activeElement.id === "pal-search"`
+	if err := chromedp.Do(s.ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		s.t.Fatalf("%s: the palette did not open with the search focused: dialog open %v, focus on %s (%v)",
+			eval[string](s, `location.pathname`), eval[bool](s, `!!document.querySelector("#pal-dialog[open]")`),
+			eval[string](s, `document.activeElement.outerHTML.slice(0, 100)`), err)
+	}
 }
 
 // waitPresent waits (at most a minute) until an element matches sel.
 func (s *session) waitPresent(sel string) {
 	s.t.Helper()
 	s.waitJS(`!!document.querySelector(` + jsQuote(sel) + `)`)
+}
+
+// tap clicks the element matching sel with the mouse, as s.click does,
+// trying again when the palette re-rendered the node between finding and
+// clicking it (a live list refreshing under the pointer).
+func (s *session) tap(sel string) {
+	s.t.Helper()
+	var err error
+	for i := 0; i < 5; i++ {
+		if err = chromedp.Do(s.ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !strings.Contains(err.Error(), "No node") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		s.t.Fatalf("browser: click %s: %v", sel, err)
+	}
 }
 
 // pendingApproval waits for the palette's pending approval and returns the
@@ -71,7 +93,7 @@ func (s *session) pickCapability(query, id string) {
 	s.setValue("#pal-search", query, "input")
 	sel := `#pal-list [data-cap=` + jsQuote(id) + `]`
 	s.waitVisible(sel)
-	s.click(sel)
+	s.tap(sel)
 	s.waitJS(`(document.querySelector("#pal-desc-id")||{}).textContent === ` + jsQuote(id))
 }
 
@@ -185,29 +207,37 @@ func corpusSchemas(t *testing.T, names ...string) map[string]json.RawMessage {
 // has no test-only route. The proxy gives the relay the Origin it allows.
 func contractSession(t *testing.T, providers ...capability.Provider) (*session, *contracttest.Server) {
 	t.Helper()
-	s := newSession(t)
 	cat, err := capability.NewCatalog(providers...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gov := capability.NewGovernor(context.Background(), cat, capability.GovernorOptions{})
+	// Started before the session, so that both outlive its end-of-test
+	// checks (cleanups run last-registered first): the page may still be
+	// refreshing a list when the test ends.
 	cs := contracttest.Start(t, capability.Local{Governor: gov})
-	serveURL, _ := url.Parse(s.base)
 	contractURL, _ := url.Parse(cs.URL)
-	var front *httptest.Server
-	front = httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+	var serveURL *url.URL
+	var serveBase string
+	front := httptest.NewUnstartedServer(nil)
+	front.Config.Handler = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		p := r.In.URL.Path
 		if strings.HasPrefix(p, "/api/capabilities") || strings.HasPrefix(p, "/api/runs") || strings.HasPrefix(p, "/api/approvals") {
 			r.SetURL(contractURL)
 		} else {
 			r.SetURL(serveURL)
 			if r.In.Header.Get("Origin") == front.URL {
-				r.Out.Header.Set("Origin", s.base)
+				r.Out.Header.Set("Origin", serveBase)
 			}
 		}
 		r.Out.Host = r.Out.URL.Host
-	}, FlushInterval: -1})
+	}, FlushInterval: -1}
+	front.Start()
 	t.Cleanup(front.Close)
+
+	s := newSession(t)
+	serveBase = s.base
+	serveURL, _ = url.Parse(s.base)
 	s.base = front.URL
 	s.dumpPaletteOnFailure()
 	return s, cs
@@ -220,7 +250,7 @@ func (s *session) connectContract() {
 	s.open("/")
 	s.openPalette(chromedp.ModifierCtrl)
 	s.setValue("#pal-backend-url", s.base, "input")
-	s.click("#pal-connect")
+	s.tap("#pal-connect")
 	s.waitText("#pal-backend-name", s.base)
 	s.waitVisible(`#pal-list [data-cap="mcp/corpus:slow"]`)
 }
