@@ -175,9 +175,14 @@ func (p *teachPage) onScenario(ctx app.Context, e app.Event) {
 	p.form.pick(ctx.JSSrc().Get("value").String())
 }
 
-func (p *teachPage) onField(i int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if i < len(p.form.fields) {
+// onField and onPlaceholder find their input from the element's id, not
+// from a value captured in a closure: go-app keeps an element's first
+// handler when a new one comes from the same closure code, so a captured
+// index or name would go stale when the list of inputs changes.
+func (p *teachPage) onField(ctx app.Context, e app.Event) {
+	name := strings.TrimPrefix(ctx.JSSrc().Get("id").String(), "teach-input-")
+	for i := range p.form.fields {
+		if p.form.fields[i].Name == name {
 			p.form.fields[i].Raw = ctx.JSSrc().Get("value").String()
 		}
 	}
@@ -191,10 +196,9 @@ func (p *teachPage) onWorld(ctx app.Context, e app.Event) {
 	p.form.world = ctx.JSSrc().Get("value").String()
 }
 
-func (p *teachPage) onPlaceholder(name string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		p.form.values[name] = ctx.JSSrc().Get("value").String()
-	}
+func (p *teachPage) onPlaceholder(ctx app.Context, e app.Event) {
+	name := strings.TrimPrefix(ctx.JSSrc().Get("id").String(), "teach-value-")
+	p.form.values[name] = ctx.JSSrc().Get("value").String()
 }
 
 func (p *teachPage) onModel(ctx app.Context, e app.Event) {
@@ -326,12 +330,12 @@ func (p *teachPage) renderScenario() app.UI {
 		app.P().ID("teach-purpose").Class("muted").Text(sc.Purpose),
 		app.P().Body(app.Strong().Text("Task: "), app.Span().ID("teach-prompt").Text(sc.TaskPrompt)),
 	}
-	for i, fl := range f.fields {
+	for _, fl := range f.fields {
 		id := "teach-input-" + fl.Name
 		msg := f.errorFor(teach.FieldInput, fl.Name)
 		items = append(items, app.Div().Class("field").Body(
 			app.Label().For(id).Text(fl.Name+" ("+fl.Type+")"),
-			teachDescribedBy(app.Input().Type("text").ID(id).Value(fl.Raw).Attr("spellcheck", "false").OnInput(p.onField(i)), id+"-error", msg),
+			teachDescribedBy(app.Input().Type("text").ID(id).Value(fl.Raw).Attr("spellcheck", "false").OnInput(p.onField), id+"-error", msg),
 			teachFieldError(id+"-error", msg),
 		))
 	}
@@ -369,7 +373,7 @@ func (p *teachPage) renderFreeform() app.UI {
 		msg := f.errorFor(teach.FieldInput, name)
 		items = append(items, app.Div().Class("field").Body(
 			app.Label().For(id).Text(name),
-			teachDescribedBy(app.Input().Type("text").ID(id).Value(f.values[name]).Attr("spellcheck", "false").OnInput(p.onPlaceholder(name)), id+"-error", msg),
+			teachDescribedBy(app.Input().Type("text").ID(id).Value(f.values[name]).Attr("spellcheck", "false").OnInput(p.onPlaceholder), id+"-error", msg),
 			teachFieldError(id+"-error", msg),
 		))
 	}
