@@ -135,18 +135,7 @@ func TestTeachFlow(t *testing.T) {
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/getting-started"}),
 		openroutertest.Answer("The main heading is: Getting started"),
 	}}))
-	cl, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.URL), openrouter.WithHTTPClient(http.DefaultClient))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := teach.FromScenario(fixtures.BasicPromptToManifest, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bd, err := sim.New(p.World)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl, p, bd := basicSetup(t, or)
 	var steps []demonstrate.Progress
 	res, err := teach.Demonstrate(ctx, p, teach.Options{Model: cl, ModelID: "example/teacher", Body: bd,
 		Authorizer: policy.Default(), TrustedServer: true, Progress: func(pr demonstrate.Progress) { steps = append(steps, pr) }})
@@ -217,18 +206,7 @@ func TestStopRecordingKeepsTheRecording(t *testing.T) {
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/install"}),
 		openroutertest.Answer("done"),
 	}}))
-	cl, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.URL), openrouter.WithHTTPClient(http.DefaultClient))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := teach.FromScenario(fixtures.BasicPromptToManifest, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bd, err := sim.New(p.World)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl, p, bd := basicSetup(t, or)
 	stop := make(chan struct{})
 	res, err := teach.Demonstrate(ctx, p, teach.Options{Model: cl, ModelID: "example/teacher", Body: bd,
 		Authorizer: policy.Default(), TrustedServer: true, Stop: stop,
@@ -276,18 +254,7 @@ func TestAFailedCallIsRecorded(t *testing.T) {
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/install"}),
 		openroutertest.Answer("done"),
 	}}))
-	cl, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.URL), openrouter.WithHTTPClient(http.DefaultClient))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := teach.FromScenario(fixtures.BasicPromptToManifest, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(p.World)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl, p, s := basicSetup(t, or)
 	res, err := teach.Demonstrate(ctx, p, teach.Options{Model: cl, ModelID: "example/teacher", Body: &failingBody{Sim: s},
 		Authorizer: policy.Default(), TrustedServer: true})
 	if err != nil {
@@ -309,4 +276,24 @@ func TestAFailedCallIsRecorded(t *testing.T) {
 	if _, err := teach.Draft(p, res, time.Now()); err == nil {
 		t.Error("a failed demonstration was drafted")
 	}
+}
+
+// basicSetup is what each flow test starts from: a client of the
+// OpenRouter stand-in, the plan of the basic fixture scenario and a fresh
+// simulator in its world.
+func basicSetup(t *testing.T, or *openroutertest.Server) (*openrouter.Client, *teach.Plan, *sim.Sim) {
+	t.Helper()
+	cl, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.URL), openrouter.WithHTTPClient(http.DefaultClient))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := teach.FromScenario(fixtures.BasicPromptToManifest, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd, err := sim.New(p.World)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl, p, bd
 }
