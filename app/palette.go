@@ -156,15 +156,22 @@ func focusID(id string) {
 // show opens the dialog: it remembers the focused element, shows the
 // dialog modally, focuses the search and reads the catalog again (it is
 // live: availability changes).
+//
+// showModal is called at once, not after the render: the native dialog
+// must be open before any close event still queued from an earlier hide
+// is handled, or onNativeClose would take that stale event for a close of
+// this opening and the state and the dialog would disagree.
 func (p *palette) show(ctx app.Context) {
 	ctx = p.mctx
 	p.open = true
 	p.returnFocus = app.Window().Get("document").Get("activeElement")
+	if d := app.Window().GetElementByID("pal-dialog"); d.Truthy() && !d.Get("open").Bool() {
+		d.Call("showModal")
+	}
 	ctx.Defer(func(ctx app.Context) {
-		if d := app.Window().GetElementByID("pal-dialog"); d.Truthy() && !d.Get("open").Bool() {
-			d.Call("showModal")
+		if p.open {
+			focusID("pal-search")
 		}
-		focusID("pal-search")
 	})
 	// The page beside may be re-rendering as the dialog opens; make sure
 	// the focus did land inside.
@@ -223,15 +230,22 @@ func trapTab(d app.Value, ev app.Value) {
 }
 
 // onNativeClose keeps the state right when the browser closed the dialog
-// itself (its own Esc handling).
+// itself (its own Esc handling). A close event handled after the dialog
+// was opened again is stale — the dialog is open — and changes nothing.
 func (p *palette) onNativeClose(ctx app.Context, e app.Event) {
-	if p.open {
-		p.open = false
-		if f := p.returnFocus; f != nil && f.Truthy() && f.Get("isConnected").Bool() {
-			f.Call("focus")
-		}
-		p.returnFocus = nil
+	if !p.open {
+		return
 	}
+	if d := app.Window().GetElementByID("pal-dialog"); d.Truthy() && d.Get("open").Bool() {
+		return
+	}
+	p.open = false
+	if f := p.returnFocus; f != nil && f.Truthy() && f.Get("isConnected").Bool() {
+		f.Call("focus")
+	} else {
+		focusID("pal-launcher")
+	}
+	p.returnFocus = nil
 }
 
 // --- backend -------------------------------------------------------------
@@ -604,7 +618,7 @@ func (p *palette) Render() app.UI {
 		app.Div().Class("pal-top").Body(
 			app.H2().ID("pal-title").Text("Capability workbench"),
 			p.renderBackend(),
-			app.Button().ID("pal-close").Class("secondary").Aria("label", "Close the capability workbench").OnClick(p.onClose).Text("Close"),
+			app.Button().ID("pal-close").Class("secondary pal-close").Aria("label", "Close the capability workbench").OnClick(p.onClose).Text("Close"),
 		),
 		app.Div().Class("pal-body").Body(
 			p.renderCatalog(),
@@ -624,12 +638,15 @@ func (p *palette) renderBackend() app.UI {
 	}
 	// Not a <form>: go-app runs handlers on its own goroutine, so a
 	// submit's preventDefault could come too late and reload the page.
+	// The name comes after the controls: it changes as the catalog loads,
+	// and text that changes width must not move a button under the
+	// pointer.
 	return app.Div().Class("pal-backend").Role("group").Aria("label", "Backend").Body(
-		app.Span().ID("pal-backend-name").Text("Backend: "+name),
 		app.Label().For("pal-backend-url").Text("HTTP backend"),
 		app.Input().ID("pal-backend-url").Type("url").Placeholder(p.env.origin()).Value(p.backendURL).OnInput(p.onBackendURL).OnKeyDown(p.onBackendKey),
 		app.Button().Type("button").Class("secondary").ID("pal-connect").OnClick(p.onConnect).Text("Connect"),
 		app.Button().Type("button").Class("secondary").ID("pal-local").OnClick(p.onLocal).Text("Use local"),
+		app.Span().ID("pal-backend-name").Text("Backend: "+name),
 		app.If(p.backendErr != "", func() app.UI {
 			return app.P().Class("pal-error").ID("pal-backend-error").Role("alert").Text(p.backendErr)
 		}),
@@ -686,7 +703,12 @@ func (p *palette) renderCatalog() app.UI {
 	for _, f := range p.failures {
 		body = append(body, app.P().Class("pal-error pal-source-error").DataSet("source", f.Source).Text("Source "+f.Source+" failed: "+describeErr(f.Err)))
 	}
-	body = append(body, app.Ul().ID("pal-list").Role("listbox").Aria("label", "Capabilities").Class("pal-list").Body(opts...))
+	// data-query names the query the entries were filtered for, and
+	// aria-busy says the catalog is being read again: the list reflects
+	// what was typed when the first matches it (the benchmark waits for
+	// it too).
+	body = append(body, app.Ul().ID("pal-list").Role("listbox").Aria("label", "Capabilities").Class("pal-list").
+		Aria("busy", fmt.Sprint(p.catLoad)).DataSet("query", p.query).Body(opts...))
 	return app.Div().Class("pal-catalog").Body(body...)
 }
 

@@ -54,20 +54,30 @@ func (s *session) waitPresent(sel string) {
 	s.waitJS(`!!document.querySelector(` + jsQuote(sel) + `)`)
 }
 
-// tap clicks the element matching sel with the mouse, as s.click does,
-// trying again when the palette re-rendered the node between finding and
-// clicking it (a live list refreshing under the pointer).
+// tap clicks the element matching sel with the mouse, at its center. The
+// place is measured, and checked to be the element itself (not something
+// covering it), in one evaluation, and the click follows at once: the
+// palette re-renders under a live timeline, which makes chromedp's node
+// ids go stale, and a layout change between measuring and clicking would
+// send the click elsewhere. It waits (at most 30 s) for the element to be
+// there and uncovered.
 func (s *session) tap(sel string) {
 	s.t.Helper()
-	var err error
-	for i := 0; i < 5; i++ {
-		if err = chromedp.Do(s.ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !strings.Contains(err.Error(), "No node") {
-			break
+	probe := `(() => { const e = document.querySelector(` + jsQuote(sel) + `); if (!e) return null;
+  e.scrollIntoView({block: "nearest"});
+  const r = e.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const h = document.elementFromPoint(x, y);
+  return h && (h === e || e.contains(h)) ? [x, y] : null; })()`
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if xy := eval[[]float64](s, probe); len(xy) == 2 {
+			s.do(chromedp.MouseClickXY(xy[0], xy[1]))
+			return
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		s.t.Fatalf("browser: click %s: %v", sel, err)
+		if time.Now().After(deadline) {
+			s.t.Fatalf("browser: click %s: no such element, or another covers its center", sel)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -207,6 +217,13 @@ func corpusSchemas(t *testing.T, names ...string) map[string]json.RawMessage {
 // has no test-only route. The proxy gives the relay the Origin it allows.
 func contractSession(t testing.TB, providers ...capability.Provider) (*session, *contracttest.Server) {
 	t.Helper()
+	return contractSessionWith(t, nil, providers...)
+}
+
+// contractSessionWith is contractSession with session options (a
+// benchmark's longer timeout).
+func contractSessionWith(t testing.TB, opts []option, providers ...capability.Provider) (*session, *contracttest.Server) {
+	t.Helper()
 	cat, err := capability.NewCatalog(providers...)
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +252,7 @@ func contractSession(t testing.TB, providers ...capability.Provider) (*session, 
 	front.Start()
 	t.Cleanup(front.Close)
 
-	s := newSession(t)
+	s := newSession(t, opts...)
 	serveBase = s.base
 	serveURL, _ = url.Parse(s.base)
 	s.base = front.URL
@@ -247,12 +264,19 @@ func contractSession(t testing.TB, providers ...capability.Provider) (*session, 
 // origin as its HTTP backend.
 func (s *session) connectContract() {
 	s.t.Helper()
+	s.startContract()
+	s.waitVisible(`#pal-list [data-cap^="mcp/corpus:"]`)
+}
+
+// startContract opens the palette on / and asks it to connect to the
+// page's origin as its HTTP backend; the catalog is then being read.
+func (s *session) startContract() {
+	s.t.Helper()
 	s.open("/")
 	s.openPalette(chromedp.ModifierCtrl)
 	s.setValue("#pal-backend-url", s.base, "input")
 	s.tap("#pal-connect")
 	s.waitText("#pal-backend-name", s.base)
-	s.waitVisible(`#pal-list [data-cap^="mcp/corpus:"]`)
 }
 
 // sameJSON compares two JSON texts as values.
