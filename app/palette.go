@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -703,12 +704,13 @@ func (p *palette) renderCatalog() app.UI {
 	for _, f := range p.failures {
 		body = append(body, app.P().Class("pal-error pal-source-error").DataSet("source", f.Source).Text("Source "+f.Source+" failed: "+describeErr(f.Err)))
 	}
-	// data-query names the query the entries were filtered for, and
-	// aria-busy says the catalog is being read again: the list reflects
-	// what was typed when the first matches it (the benchmark waits for
-	// it too).
+	// data-query names the query the entries were filtered for, quoted
+	// (go-app trims attribute values, and a typed space is part of the
+	// query), and aria-busy says the catalog is being read again: the
+	// list reflects what was typed when the first matches it (the
+	// benchmark waits for it too).
 	body = append(body, app.Ul().ID("pal-list").Role("listbox").Aria("label", "Capabilities").Class("pal-list").
-		Aria("busy", fmt.Sprint(p.catLoad)).DataSet("query", p.query).Body(opts...))
+		Aria("busy", fmt.Sprint(p.catLoad)).DataSet("query", strconv.Quote(p.query)).Body(opts...))
 	return app.Div().Class("pal-catalog").Body(body...)
 }
 
