@@ -56,6 +56,10 @@ func (d *Document) At(ptr string) (Value, bool) {
 	return Value{d, i}, true
 }
 
+// Raw is the value's text as it stands in the source, a string's quotes
+// included: a slice of the parsed bytes, which the caller must not modify.
+func (v Value) Raw() []byte { return v.d.raw(v.i) }
+
 // Type reports the value's JSON type.
 func (v Value) Type() Type {
 	switch v.d.nodes[v.i].kind {

@@ -90,6 +90,28 @@ func TestValueAt(t *testing.T) {
 	}
 }
 
+func TestValueRaw(t *testing.T) {
+	src := `{ "s" : "a\/b" , "o":{"z": 1.50, "a" :[ true ]}, "n":-0 }`
+	doc, err := canonjson.Parse([]byte(src), canonjson.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ptr, want := range map[string]string{
+		"":       src,
+		"/s":     `"a\/b"`,
+		"/o":     `{"z": 1.50, "a" :[ true ]}`,
+		"/o/z":   `1.50`,
+		"/o/a":   `[ true ]`,
+		"/o/a/0": `true`,
+		"/n":     `-0`,
+	} {
+		v, ok := doc.At(ptr)
+		if !ok || string(v.Raw()) != want {
+			t.Errorf("At(%q).Raw() = %q, want %q", ptr, v.Raw(), want)
+		}
+	}
+}
+
 func ExampleValue() {
 	doc, err := canonjson.Parse([]byte(`{"edges":[{"id":"e1","ms":12},{"id":"e2","ms":7}]}`), canonjson.DefaultLimits())
 	if err != nil {

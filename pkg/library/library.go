@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	"workbench/pkg/canonjson"
+	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
 )
@@ -71,21 +72,27 @@ func Import(ctx context.Context, st store.Store, v *verify.Verifier, name string
 		return reject(verify.Problem{Offset: -1, Message: fmt.Sprintf(
 			"the file is %d bytes; the workbench imports bundles of at most %d bytes", len(data), MaxBundleBytes)})
 	}
-	rep, err := v.Bytes(data)
-	if err != nil {
-		var inv *verify.InvalidError
-		if errors.As(err, &inv) {
-			return reject(inv.Problems...)
-		}
-		return reject(verify.Problem{Offset: -1, Message: err.Error()})
-	}
-	res.Report = rep
-	f, err := store.NewBundleFile(data)
-	if err != nil {
+	// One strict parse, typed decode and hash serves the verification and
+	// the store: File hands the store the bundle it verified.
+	rep, sealed, err := v.File(data)
+	var inv *verify.InvalidError
+	var se *skill.SealError
+	switch {
+	case errors.As(err, &inv):
+		return reject(inv.Problems...)
+	case errors.As(err, &se):
 		// The schema passed, so what is left is the seal: the bytes do
 		// not hash to their content_hash, and the library keys bundles
 		// by it.
-		return reject(verify.Problem{Pointer: "/content_hash", Offset: -1, Message: storeReason(err)})
+		res.Report = rep
+		return reject(verify.Problem{Pointer: "/content_hash", Offset: -1, Message: se.Error()})
+	case err != nil:
+		return reject(verify.Problem{Offset: -1, Message: err.Error()})
+	}
+	res.Report = rep
+	f, err := store.NewSealedBundleFile(sealed)
+	if err != nil {
+		return reject(verify.Problem{Offset: -1, Message: storeReason(err)})
 	}
 	sk, err := st.AddBundle(ctx, f)
 	switch {

@@ -18,7 +18,7 @@ import (
 	"workbench/schemas"
 )
 
-func verifier(t *testing.T) *verify.Verifier {
+func verifier(t testing.TB) *verify.Verifier {
 	t.Helper()
 	sv, err := schemas.New()
 	if err != nil {

@@ -23,7 +23,9 @@
 // derived from the bundle (see ApplyBundle) and are conveniences for listing
 // and display; the bundle stays the source of truth. The store does not
 // re-derive content hashes itself: NewBundleFile and EncodeBundle do, once,
-// before a write.
+// before a write, and NewSealedBundleFile takes a skill.Sealed, which only
+// package skill makes, and only when the hash holds — so a file verified on
+// import (verify.Verifier.File) is not read and hashed a second time.
 //
 // # Errors
 //

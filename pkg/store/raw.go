@@ -13,6 +13,9 @@ import (
 // than re-encoding f.Bundle.Trace: re-encoding a 10 MB trace costs seconds
 // in WebAssembly, and the bytes are what the bundle's hash covers.
 func (f BundleFile) TraceJSON() ([]byte, error) {
+	if f.trace != nil && len(f.Data) == len(f.traceIn) && &f.Data[0] == &f.traceIn[0] {
+		return f.trace, nil
+	}
 	raw, err := rawMember(f.Data, "interaction_trace")
 	if err != nil {
 		return nil, fmt.Errorf("bundle bytes: interaction_trace: %w", err)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -105,11 +106,17 @@ func (b StoredBundle) Filename(slug string) string {
 
 // BundleFile is a sealed bundle ready to be stored: the decoded bundle and
 // the exact bytes that will be kept. Build one with NewBundleFile (bytes
-// from a file) or EncodeBundle (a bundle the workbench just sealed); both
-// check that the bytes hash to the bundle's content_hash.
+// from a file), NewSealedBundleFile (bytes a verifier has read and checked
+// already) or EncodeBundle (a bundle the workbench just sealed); each
+// checks, or has had checked, that the bytes hash to the bundle's
+// content_hash.
 type BundleFile struct {
 	Bundle *skill.Bundle
 	Data   []byte
+	// trace is the interaction_trace's bytes within traceIn, when the
+	// constructor found them in the parsed document; TraceJSON uses them
+	// while Data is still traceIn.
+	trace, traceIn []byte
 }
 
 // NewBundleFile strictly decodes bundle bytes (an imported file) and checks
@@ -117,19 +124,28 @@ type BundleFile struct {
 // Schema validation and proof re-verification are the importer's business;
 // this is the minimum the store needs to key the bytes by their hash.
 func NewBundleFile(data []byte) (BundleFile, error) {
-	b, doc, err := skill.Decode(data)
+	s, err := skill.ReadSealed(data)
 	if err != nil {
+		var se *skill.SealError
+		if errors.As(err, &se) {
+			return BundleFile{}, &Error{Op: "read bundle", Store: StoreBundles, Key: se.Claimed, Kind: ErrInvalid, Err: err}
+		}
 		return BundleFile{}, &Error{Op: "read bundle", Kind: ErrInvalid, Err: err}
 	}
-	h, err := skill.DocumentHash(doc)
-	if err != nil {
-		return BundleFile{}, &Error{Op: "read bundle", Kind: ErrInvalid, Err: err}
+	return NewSealedBundleFile(s)
+}
+
+// NewSealedBundleFile is NewBundleFile for bytes already read and found
+// sealed — by verify.Verifier.File, say, which verifies them on the way —
+// so that the store decodes and hashes nothing again. Only package skill
+// makes a skill.Sealed, and only when the seal holds.
+func NewSealedBundleFile(s skill.Sealed) (BundleFile, error) {
+	f := BundleFile{Bundle: s.Bundle(), Data: s.Data()}
+	if doc := s.Document(); doc != nil {
+		if v, ok := doc.At("/interaction_trace"); ok {
+			f.trace, f.traceIn = v.Raw(), f.Data
+		}
 	}
-	if h != b.ContentHash {
-		return BundleFile{}, invalid("read bundle", StoreBundles, b.ContentHash,
-			fmt.Sprintf("content_hash does not match the content (computed %s)", h))
-	}
-	f := BundleFile{Bundle: b, Data: data}
 	if err := f.Check("read bundle"); err != nil {
 		return BundleFile{}, err
 	}

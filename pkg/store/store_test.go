@@ -143,3 +143,39 @@ func TestErrorMessage(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A file built from a sealed reading finds its trace in the parsed
+// document; the bytes are the same as a scan of the file finds.
+func TestNewSealedBundleFile(t *testing.T) {
+	good := storetest.Bundle(t, skill.NewID(), 1, "Read once")
+	s, err := skill.ReadSealed(good.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := store.NewSealedBundleFile(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Bundle != s.Bundle() || !bytes.Equal(f.Data, good.Data) {
+		t.Fatal("the file is not the sealed bundle")
+	}
+	got, err := f.TraceJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := store.BundleFile{Bundle: f.Bundle, Data: f.Data}.TraceJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || len(got) == 0 {
+		t.Errorf("trace from the document (%d bytes) differs from the scan's (%d bytes)", len(got), len(want))
+	}
+	// Bytes replaced after construction are what the store reads.
+	f.Data = []byte(`{"skill_id":"x"}`)
+	if _, err := f.TraceJSON(); err == nil {
+		t.Error("TraceJSON kept the trace of bytes no longer the file's")
+	}
+	if _, err := store.NewSealedBundleFile(skill.Sealed{}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("the zero Sealed: %v, want ErrInvalid", err)
+	}
+}

@@ -115,27 +115,52 @@ type Report struct {
 // bundle schema, the content hash and the re-derived proof. It returns an
 // *InvalidError when data is not a well-formed bundle.
 func (v *Verifier) Bytes(data []byte) (*Report, error) {
-	doc, err := skill.Parse(data)
+	r, _, err := v.read(data)
+	return r, err
+}
+
+// File verifies bundle bytes as Bytes does and also returns them as a
+// skill.Sealed bundle, ready to store, from the same parse, decode and hash
+// the verification made: nothing is done twice. When the bytes are a
+// well-formed bundle whose seal does not hold, it returns the report and a
+// *skill.SealError; when they are not a well-formed bundle, an
+// *InvalidError and no report.
+func (v *Verifier) File(data []byte) (*Report, skill.Sealed, error) {
+	r, rd, err := v.read(data)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, skill.Sealed{}, err
 	}
+	s, err := rd.Sealed()
+	if err != nil {
+		return r, skill.Sealed{}, fmt.Errorf("bundle seal: %w", err)
+	}
+	return r, s, nil
+}
+
+// read is Bytes, also returning the reading of data, decoded and hashed.
+func (v *Verifier) read(data []byte) (*Report, *skill.Reading, error) {
+	rd, err := skill.Read(data)
+	if err != nil {
+		return nil, nil, invalid(err)
+	}
+	doc := rd.Document()
 	// Schema validation, the two serializations the content hash covers,
 	// and typed decoding followed by the other gates read the same parsed
 	// document and share nothing else, so they run side by side; the proof
 	// is discarded if the schema rejects the bundle.
 	schemaErr := make(chan error, 1)
 	go func() { schemaErr <- v.schemas.ValidateBundle(doc) }()
-	hashes := v.serialize(doc)
-	b, decodeErr := skill.DecodeDocument(doc)
+	hashes := v.serialize(doc, rd)
+	b, decodeErr := rd.Decode()
 	var derived skill.ProofResult
 	if decodeErr == nil {
 		derived = v.prove(b, doc, hashes)
 	}
 	if err := <-schemaErr; err != nil {
-		return nil, invalid(err)
+		return nil, nil, invalid(err)
 	}
 	if decodeErr != nil {
-		return nil, invalid(decodeErr)
+		return nil, nil, invalid(decodeErr)
 	}
 	claimed := b.Proof
 	r := &Report{
@@ -148,7 +173,7 @@ func (v *Verifier) Bytes(data []byte) (*Report, error) {
 	if len(r.Overclaims) > 0 {
 		r.Verdict = skill.VerdictFail
 	}
-	return r, nil
+	return r, rd, nil
 }
 
 func invalid(err error) error {
@@ -179,13 +204,13 @@ func (v *Verifier) Prove(b *skill.Bundle) (skill.ProofResult, error) {
 	if err != nil {
 		return skill.ProofResult{}, err
 	}
-	return v.prove(b, doc, v.serialize(doc)), nil
+	return v.prove(b, doc, v.serialize(doc, nil)), nil
 }
 
 // ProveDocument derives the proof of a bundle decoded from doc, without
 // validating doc against the bundle schema.
 func (v *Verifier) ProveDocument(b *skill.Bundle, doc *canonjson.Document) skill.ProofResult {
-	return v.prove(b, doc, v.serialize(doc))
+	return v.prove(b, doc, v.serialize(doc, nil))
 }
 
 // SealWithProof seals b, derives its proof, embeds it and seals again. The
@@ -243,14 +268,17 @@ type serialized struct {
 // serialize starts writing and hashing both serializations of doc, each
 // on its own goroutine, and returns a function that waits for them. Two
 // equal serializations hash alike, so the second is hashed only when it
-// differs.
-func (v *Verifier) serialize(doc *canonjson.Document) func() serialized {
+// differs. When doc is the document of reading rd, the first is written
+// and hashed through rd, which keeps the hash for rd.Sealed.
+func (v *Verifier) serialize(doc *canonjson.Document, rd *skill.Reading) func() serialized {
 	var s serialized
 	var err1, err2 error
 	first, second := v.buffers.Get().(*[]byte), v.buffers.Get().(*[]byte)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if *first, err1 = skill.AppendHashedForm((*first)[:0], doc); err1 == nil {
+		if rd != nil {
+			*first, s.firstHash, err1 = rd.AppendHashedForm((*first)[:0])
+		} else if *first, err1 = skill.AppendHashedForm((*first)[:0], doc); err1 == nil {
 			s.firstHash = skill.HashBytes(*first)
 		}
 	})
