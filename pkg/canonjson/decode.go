@@ -151,7 +151,7 @@ func (t text) at(start, end int32) string {
 func (d *Document) strIn(t text, i int32) string {
 	n := d.nodes[i]
 	if n.flags&flagEscaped != 0 {
-		return string(unescape(nil, d.src[n.start+1:n.end-1]))
+		return unescapeString(d.src[n.start+1 : n.end-1])
 	}
 	return t.at(n.start+1, n.end-1)
 }
@@ -206,7 +206,7 @@ func (d *Document) str(i int32) string {
 	n := d.nodes[i]
 	raw := d.src[n.start+1 : n.end-1]
 	if n.flags&flagEscaped != 0 {
-		return string(unescape(nil, raw))
+		return unescapeString(raw)
 	}
 	return string(raw)
 }

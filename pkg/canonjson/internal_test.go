@@ -1,7 +1,9 @@
 package canonjson
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -104,6 +106,55 @@ func TestCanonicalEscape(t *testing.T) {
 			if got := canonicalEscape(h); got != want {
 				t.Errorf("canonicalEscape(%s) = %v, want %v", h, got, want)
 			}
+		}
+	}
+}
+
+// structural counts what four bytes.Count passes count, at every length
+// and alignment, with the counted bytes next to their neighbours in value
+// (0x5b/0x7b differ by 0x20; 0x2b, 0x2d, 0x39, 0x3b, 0x1a … are near).
+func TestStructural(t *testing.T) {
+	alphabet := []byte("{[,:}]zZ+-9;;\x1a\x0c\x1b\x5a\x7a\x6b\x4b\xfb\xdb\xac\xba\x00\xff\"\\ a")
+	want := func(data []byte) int {
+		n := 0
+		for _, c := range []byte("{[,:") {
+			n += bytes.Count(data, []byte{c})
+		}
+		return n
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		data := make([]byte, r.IntN(80))
+		for i := range data {
+			data[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		if got, w := structural(data), want(data); got != w {
+			t.Fatalf("structural(%q) = %d, want %d", data, got, w)
+		}
+	}
+	for c := range 256 {
+		data := bytes.Repeat([]byte{byte(c)}, 100)
+		if got, w := structural(data), want(data); got != w {
+			t.Fatalf("structural of 100 × 0x%02x = %d, want %d", c, got, w)
+		}
+	}
+}
+
+// unescape and unescapeString decode what encoding/json decodes.
+func TestUnescape(t *testing.T) {
+	for _, body := range []string{
+		``, `plain`, `\n`, `a\tb\\c\/d\"e`, `\b\f\r`, `\u00e9t\u00E9`, `\ud83d\ude00!`, `x\u0000y`,
+		`\u2028\u2029`, `mixed é and \u00e9 and 😀 and \ud83d\ude00`, `ends with \\`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+body+`"`), &want); err != nil {
+			t.Fatalf("%q: %v", body, err)
+		}
+		if got := unescapeString([]byte(body)); got != want {
+			t.Errorf("unescapeString(%q) = %q, want %q", body, got, want)
+		}
+		if got := unescape([]byte("pre"), []byte(body)); string(got) != "pre"+want {
+			t.Errorf("unescape(%q) = %q, want %q", body, got, "pre"+want)
 		}
 	}
 }
