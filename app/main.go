@@ -5,7 +5,8 @@
 // the same program writes the static site (see site.go): `go run ./app
 // -out build/site -wasm build/app.wasm` renders a page for each exact
 // route, adds the wasm, the CSS and icons of static/web and the _headers
-// file, removes go-app's service worker and checks the result.
+// file, removes go-app's service worker, replaces its wasm loader with one
+// that streams app.wasm straight to the compiler, and checks the result.
 //
 // To add a route: write its component in its own file and add one line to
 // pages below. Components get the shared *env from the factory, never from

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -96,13 +95,12 @@ func buildSite(cfg siteConfig) error {
 		},
 		BackgroundColor: "#ffffff",
 		ThemeColor:      "#1f3a5f",
-		LoadingLabel:    "Loading the workbench… {progress}%",
-		Styles:          []string{"/web/workbench.css"},
+		// No {progress}: the site's loader (wasmLoader) shows no
+		// percentage, the spinning icon says it is working.
+		LoadingLabel: "Loading the workbench…",
+		Styles:       []string{"/web/workbench.css"},
 		// The version is the wasm's hash: the same build gives the same site.
 		Version: hex.EncodeToString(sum[:8]),
-		// The host may compress app.wasm on the fly and drop
-		// Content-Length; the progress label then uses this.
-		WasmContentLength: strconv.Itoa(len(wasm)),
 	}
 
 	tmp := cfg.Out + ".tmp"
@@ -122,6 +120,9 @@ func buildSite(cfg siteConfig) error {
 		return fmt.Errorf("copying %s: %w", cfg.Web, err)
 	}
 	if err := removeServiceWorker(tmp); err != nil {
+		return err
+	}
+	if err := replaceLoader(tmp); err != nil {
 		return err
 	}
 	if err := scrubWasmExec(tmp); err != nil {
@@ -187,6 +188,87 @@ func removeServiceWorker(dir string) error {
 	return nil
 }
 
+// wasmLoader is the site's goappInitWebAssembly, in place of go-app's.
+// go-app's loader wraps the app.wasm response in a ReadableStream to show
+// a percentage, copying all of its megabytes chunk by chunk through
+// JavaScript on the main thread and rewriting the label for each chunk;
+// this one hands the response to WebAssembly.instantiateStreaming as it
+// is, so the browser compiles the module off the main thread while it
+// arrives. A failed load (no network, an HTTP error, a module that does
+// not compile) is said in the loader's label and logged; a panic in Go
+// before the first render keeps go-app's own message there. It needs
+// nothing of the CSP but 'wasm-unsafe-eval'.
+const wasmLoader = `async function goappInitWebAssembly() {
+  const loader = document.getElementById("app-wasm-loader");
+  if (!goappCanLoadWebAssembly()) {
+    loader.remove();
+    return;
+  }
+  const loaderIcon = document.getElementById("app-wasm-loader-icon");
+  const loaderLabel = document.getElementById("app-wasm-loader-label");
+  try {
+    const go = new Go();
+    const response = fetch("/web/app.wasm").then((r) => {
+      if (!r.ok) {
+        throw new Error("the server answered " + r.status + " " + r.statusText + " for /web/app.wasm");
+      }
+      return r;
+    });
+    const wasm = await WebAssembly.instantiateStreaming(response, go.importObject);
+    go.run(wasm.instance);
+    loader.remove();
+  } catch (err) {
+    loaderIcon.className = "goapp-logo";
+    loaderLabel.innerText = "The workbench could not load: " + ((err && err.message) || err) + ". Reload the page to try again.";
+    console.error("loading app.wasm failed:", err);
+  }
+}
+`
+
+// goappLoader and goappProgress match go-app v10's loader function and
+// its progress stream in app.js, each from its declaration to the brace
+// that closes it at the start of a line.
+var (
+	goappLoader   = regexp.MustCompile(`(?ms)^async function goappInitWebAssembly\(\) \{\n.*?^\}\n`)
+	goappProgress = regexp.MustCompile(`(?ms)^async function fetchWithProgress\(url, progess\) \{\n.*?^\}\n?`)
+)
+
+// goappLoaderMarks are what go-app v10.1's loader does that wasmLoader
+// replaces. A loader without them is not the one this build knows how to
+// replace; a go-app that changed it must be looked at, not patched blind.
+var goappLoaderMarks = []string{
+	`fetchWithProgress("/web/app.wasm", showProgress)`,
+	"instantiateStreaming(",
+	"go.run(wasm.instance);",
+	"loader.remove();",
+}
+
+// replaceLoader puts wasmLoader in app.js in place of go-app's
+// goappInitWebAssembly and removes fetchWithProgress. It fails, so the
+// build fails, when app.js is not what go-app v10.1 writes.
+func replaceLoader(dir string) error {
+	name := filepath.Join(dir, "app.js")
+	js, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	loaders := goappLoader.FindAll(js, -1)
+	if len(loaders) != 1 {
+		return fmt.Errorf("app.js: found %d goappInitWebAssembly functions where go-app v10 has one; the build cannot replace the wasm loader", len(loaders))
+	}
+	for _, m := range goappLoaderMarks {
+		if !bytes.Contains(loaders[0], []byte(m)) {
+			return fmt.Errorf("app.js: go-app's goappInitWebAssembly no longer has %q (a new go-app?); see wasmLoader in app/site.go before replacing it", m)
+		}
+	}
+	if n := len(goappProgress.FindAllIndex(js, -1)); n != 1 {
+		return fmt.Errorf("app.js: found %d fetchWithProgress functions where go-app v10 has one; the build cannot replace the wasm loader", n)
+	}
+	js = goappLoader.ReplaceAllLiteral(js, []byte(wasmLoader))
+	js = goappProgress.ReplaceAllLiteral(js, nil)
+	return os.WriteFile(name, js, 0o644)
+}
+
 // scrubWasmExec rewrites the one comment of Go's wasm_exec.js that names
 // another host, so the site's files name no host but its own.
 func scrubWasmExec(dir string) error {
@@ -214,7 +296,8 @@ var absURL = regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}`)
 
 // checkSite fails the build for what must never ship: a 404.html (it would
 // replace the single-page-app fallback), a service worker, a reference to
-// another host in any text file, inline script or style attributes.
+// another host in any text file, inline script or style attributes, an
+// app.js that copies app.wasm through JavaScript instead of wasmLoader.
 func checkSite(dir string) error {
 	for _, name := range []string{"404.html", "app-worker.js"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
@@ -240,6 +323,16 @@ func checkSite(dir string) error {
 				if !bytes.HasSuffix(b[:m[1]], []byte("function goappInitServiceWorker(")) {
 					problems = append(problems, rel+": still calls goappInitServiceWorker()")
 					break
+				}
+			}
+		}
+		if rel == "app.js" {
+			if !bytes.Contains(b, []byte(wasmLoader)) {
+				problems = append(problems, "app.js: lacks the site's wasm loader")
+			}
+			for _, s := range []string{"fetchWithProgress", "ReadableStream"} {
+				if bytes.Contains(b, []byte(s)) {
+					problems = append(problems, fmt.Sprintf("app.js: still streams app.wasm through JavaScript (%s)", s))
 				}
 			}
 		}

@@ -28,7 +28,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 // so that a search of the tree for the call finds only real ones.
 const swCallText = "goappInitServiceWorker" + "();"
 
-const appJS = "goappWatchForUpdate();\n" + swCallText + "\ngoappInitWebAssembly();\n\nasync function goappInitServiceWorker() {\n}\n"
+const appJS = "goappWatchForUpdate();\n" + swCallText + "\ngoappInitWebAssembly();\n\nasync function goappInitServiceWorker() {\n}\n" + wasmLoader
 
 func TestRemoveServiceWorker(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"app.js": appJS, "app-worker.js": "self.addEventListener('fetch', () => {})"})
@@ -62,7 +62,7 @@ func TestRemoveServiceWorkerUnexpectedForm(t *testing.T) {
 func TestCheckSite(t *testing.T) {
 	good := map[string]string{
 		"index.html":   `<!doctype html><link href="/web/workbench.css" rel="stylesheet"><script defer src="/app.js"></script><a href="/skills">x</a>`,
-		"app.js":       "async function goappInitServiceWorker() {}\ngoappInitWebAssembly();\n",
+		"app.js":       "async function goappInitServiceWorker() {}\ngoappInitWebAssembly();\n" + wasmLoader,
 		"web/icon.svg": `<svg xmlns="http://www.w3.org/2000/svg"></svg>`,
 	}
 	if err := checkSite(writeFiles(t, good)); err != nil {
@@ -79,6 +79,9 @@ func TestCheckSite(t *testing.T) {
 		{"scheme-relative", "web/workbench.css", `body{background:url(//tracker.example.net/p.png)}`, "another host"},
 		{"inline script", "teach.html", `<script>alert(1)</script>`, "inline script"},
 		{"style attribute", "skills.html", `<p style="color:red">x</p>`, "style attribute"},
+		{"go-app's loader", "app.js", goappLoaderJS + goappProgressJS, "lacks the site's wasm loader"},
+		{"progress stream kept", "app.js", wasmLoader + goappProgressJS, "still streams app.wasm through JavaScript (fetchWithProgress)"},
+		{"stream elsewhere", "app.js", wasmLoader + "new ReadableStream({})", "(ReadableStream)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{}
@@ -91,5 +94,92 @@ func TestCheckSite(t *testing.T) {
 				t.Fatalf("checkSite = %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// goappLoaderJS and goappProgressJS have the shape of go-app v10.1's wasm
+// loader and progress stream in app.js, cut down to what replaceLoader
+// looks for.
+const (
+	goappLoaderJS = `async function goappInitWebAssembly() {
+  const loader = document.getElementById("app-wasm-loader");
+  try {
+    const go = new Go();
+    const wasm = await instantiateStreaming(
+      fetchWithProgress("/web/app.wasm", showProgress),
+      go.importObject
+    );
+    go.run(wasm.instance);
+    loader.remove();
+  } catch (err) {
+  }
+}
+`
+	goappProgressJS = `async function fetchWithProgress(url, progess) {
+  const response = await fetch(url);
+  return new Response(new ReadableStream({}));
+}
+`
+)
+
+func TestReplaceLoader(t *testing.T) {
+	const before, between = "goappInitWebAssembly();\n\n", "\nfunction goappCanLoadWebAssembly() {\n  return true;\n}\n\n"
+	dir := writeFiles(t, map[string]string{"app.js": before + goappLoaderJS + between + goappProgressJS})
+	if err := replaceLoader(dir); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, "app.js"))
+	if want := before + wasmLoader + between; string(js) != want {
+		t.Errorf("app.js after replaceLoader:\n%s\nwant:\n%s", js, want)
+	}
+}
+
+// A go-app whose loader is not the one the build knows fails the build
+// rather than shipping a loader nobody looked at.
+func TestReplaceLoaderRefuses(t *testing.T) {
+	for _, tc := range []struct{ name, js, want string }{
+		{"no loader", goappProgressJS, "found 0 goappInitWebAssembly"},
+		{"two loaders", goappLoaderJS + goappLoaderJS + goappProgressJS, "found 2 goappInitWebAssembly"},
+		{"loader changed", strings.Replace(goappLoaderJS, "fetchWithProgress(", "fetchWithPercent(", 1) + goappProgressJS, `no longer has "fetchWithProgress(\"/web/app.wasm\", showProgress)"`},
+		{"no progress stream", goappLoaderJS, "found 0 fetchWithProgress"},
+		{"not at line start", "  " + goappLoaderJS + goappProgressJS, "found 0 goappInitWebAssembly"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"app.js": tc.js})
+			err := replaceLoader(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("replaceLoader = %v, want an error containing %q", err, tc.want)
+			}
+			if js, _ := os.ReadFile(filepath.Join(dir, "app.js")); string(js) != tc.js {
+				t.Errorf("app.js changed although the build failed")
+			}
+		})
+	}
+}
+
+// The site built with the go-app version in go.mod has the workbench's
+// loader and no trace of go-app's progress stream: the check against the
+// real app.js, which the tests above only imitate.
+func TestBuildSiteLoader(t *testing.T) {
+	tmp := t.TempDir()
+	wasm := filepath.Join(tmp, "app.wasm")
+	if err := os.WriteFile(wasm, []byte("\x00asm\x01\x00\x00\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "site")
+	if err := buildSite(siteConfig{Out: out, Wasm: wasm, Web: filepath.Join("..", "static", "web")}); err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(out, "app.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(js), wasmLoader); n != 1 {
+		t.Errorf("app.js holds the site's loader %d times, want once", n)
+	}
+	for _, gone := range []string{"fetchWithProgress", "ReadableStream", "showProgress", "{progress}", swCallText} {
+		if strings.Contains(string(js), gone) {
+			t.Errorf("app.js still has %s", gone)
+		}
 	}
 }

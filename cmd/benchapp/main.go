@@ -20,6 +20,7 @@
 //
 //	benchapp [-runs 5] [-site build/site]   # benchmark; prints a Markdown table
 //	benchapp -check                         # one quick run of each, as a smoke test
+//	benchapp -only tti                      # one measurement: size, tti, import or skills
 //	benchapp -profile tti|import|skills     # where the main thread's time goes
 //
 // -profile builds the app keeping its function names, runs one flow once
@@ -55,7 +56,13 @@ func main() {
 	flag.StringVar(&cfg.chromium, "chromium", "/usr/bin/chromium", "Chromium binary")
 	flag.DurationVar(&cfg.timeout, "timeout", 45*time.Minute, "give up after this long")
 	flag.StringVar(&cfg.profile, "profile", "", "instead of measuring, profile one flow: tti, import or skills")
+	flag.StringVar(&cfg.profileOut, "profile-out", "", "with -profile, also write the raw profile (`file`.cpuprofile, for DevTools)")
+	flag.StringVar(&cfg.only, "only", "", "run only this measurement: size, tti, import or skills")
 	flag.Parse()
+	if cfg.only != "" && !slices.Contains(measurements, cfg.only) {
+		fmt.Fprintf(os.Stderr, "benchapp: -only %q: want one of %s\n", cfg.only, strings.Join(measurements, ", "))
+		os.Exit(2)
+	}
 	if cfg.check {
 		cfg.runs, cfg.skills, cfg.bundleBytes = 1, 20, 1_000_000
 		cfg.qualities = []int{1}
@@ -84,8 +91,16 @@ type config struct {
 	site        string
 	chromium    string
 	profile     string
+	profileOut  string
+	only        string // one of measurements, or "" for all
 	timeout     time.Duration
 }
+
+// measurements are the names -only accepts, in the order run takes them.
+var measurements = []string{"size", "tti", "import", "skills"}
+
+// takes reports whether the measurement named m is to be taken.
+func (c config) takes(m string) bool { return c.only == "" || c.only == m }
 
 // setupError is a failure before anything was measured.
 type setupError struct{ err error }
@@ -164,99 +179,111 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		fmt.Fprintf(os.Stderr, "benchapp: %s: %s\n", r.what, r.result)
 	}
 
-	// 1. Size.
-	sizes, err := measureSizes(wasm, cfg.qualities)
-	if err != nil {
-		return err
-	}
-	for _, q := range cfg.qualities {
-		n := sizes.Brotli[q]
-		report(row{what: fmt.Sprintf("app.wasm, brotli quality %d", q), result: fmt.Sprintf("%.2f MB (%d bytes)", mb(n), n),
-			goal: "≤ 2.0 MB", met: n <= goalBrotliBytes, judged: !cfg.check})
-	}
-	report(row{what: "app.wasm, gzip -9", result: fmt.Sprintf("%.2f MB", mb(sizes.Gzip9))})
-	report(row{what: "app.wasm, uncompressed", result: fmt.Sprintf("%.2f MB", mb(sizes.Raw))})
 	var parts *wasmBreakdown
-	if !cfg.check {
-		if parts, err = appBreakdown(ctx, root, work); err != nil {
+	// 1. Size.
+	if cfg.takes("size") {
+		sizes, err := measureSizes(wasm, cfg.qualities)
+		if err != nil {
 			return err
+		}
+		for _, q := range cfg.qualities {
+			n := sizes.Brotli[q]
+			report(row{what: fmt.Sprintf("app.wasm, brotli quality %d", q), result: fmt.Sprintf("%.2f MB (%d bytes)", mb(n), n),
+				goal: "≤ 2.0 MB", met: n <= goalBrotliBytes, judged: !cfg.check})
+		}
+		report(row{what: "app.wasm, gzip -9", result: fmt.Sprintf("%.2f MB", mb(sizes.Gzip9))})
+		report(row{what: "app.wasm, uncompressed", result: fmt.Sprintf("%.2f MB", mb(sizes.Raw))})
+		if !cfg.check {
+			if parts, err = appBreakdown(ctx, root, work); err != nil {
+				return err
+			}
 		}
 	}
 
 	// 2. Time to interactive.
-	var content, interactive, wasmAt, instAt, ttiCPU []float64
-	for range cfg.runs {
-		r, err := measureTTI(ctx, cfg, srv.base)
-		if err != nil {
-			return fmt.Errorf("time to interactive: %w", err)
+	if cfg.takes("tti") {
+		var content, interactive, wasmAt, instAt, ttiCPU []float64
+		for range cfg.runs {
+			r, err := measureTTI(ctx, cfg, srv.base)
+			if err != nil {
+				return fmt.Errorf("time to interactive: %w", err)
+			}
+			content, interactive, wasmAt = append(content, r.Content), append(interactive, r.Interactive), append(wasmAt, r.Wasm)
+			ttiCPU, instAt = append(ttiCPU, r.CPU), append(instAt, r.Instantiated)
 		}
-		content, interactive, wasmAt = append(content, r.Content), append(interactive, r.Interactive), append(wasmAt, r.Wasm)
-		ttiCPU, instAt = append(ttiCPU, r.CPU), append(instAt, r.Instantiated)
+		report(row{what: "/ cold: app.wasm received", result: spread(wasmAt)})
+		report(row{what: "/ cold: app.wasm compiled and instantiated", result: spread(instAt)})
+		report(row{what: "/ cold: main content rendered", result: spread(content)})
+		report(row{what: "/ cold: time to interactive", result: spread(interactive), goal: "≤ 1.5 s",
+			met: median(interactive) <= goalTTI, judged: !cfg.check})
+		report(row{what: "/ cold: Chromium CPU time, navigation to interactive", result: spread(ttiCPU)})
 	}
-	report(row{what: "/ cold: app.wasm received", result: spread(wasmAt)})
-	report(row{what: "/ cold: app.wasm compiled and instantiated", result: spread(instAt)})
-	report(row{what: "/ cold: main content rendered", result: spread(content)})
-	report(row{what: "/ cold: time to interactive", result: spread(interactive), goal: "≤ 1.5 s",
-		met: median(interactive) <= goalTTI, judged: !cfg.check})
-	report(row{what: "/ cold: Chromium CPU time, navigation to interactive", result: spread(ttiCPU)})
 
 	// 3. Import of a large bundle.
-	v, err := newVerifier()
-	if err != nil {
-		return err
-	}
-	data, steps, err := bundleOfSize(ctx, v, cfg.bundleBytes)
-	if err != nil {
-		return fmt.Errorf("teaching the large bundle: %w", err)
-	}
-	big := filepath.Join(work, "large.skill.json")
-	if err := os.WriteFile(big, data, 0o644); err != nil {
-		return err
-	}
-	var imports, importCPU []float64
-	for range cfg.runs {
-		t, err := measureImport(ctx, cfg, srv.base, big)
+	if cfg.takes("import") {
+		v, err := newVerifier()
 		if err != nil {
-			return fmt.Errorf("import: %w", err)
+			return err
 		}
-		imports, importCPU = append(imports, t.wall), append(importCPU, t.cpu)
+		data, steps, err := bundleOfSize(ctx, v, cfg.bundleBytes)
+		if err != nil {
+			return fmt.Errorf("teaching the large bundle: %w", err)
+		}
+		big := filepath.Join(work, "large.skill.json")
+		if err := os.WriteFile(big, data, 0o644); err != nil {
+			return err
+		}
+		var imports, importCPU []float64
+		for range cfg.runs {
+			t, err := measureImport(ctx, cfg, srv.base, big)
+			if err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			imports, importCPU = append(imports, t.wall), append(importCPU, t.cpu)
+		}
+		report(row{what: fmt.Sprintf("import a %.1f MB bundle (%d edges): drop to row accepted", mb(len(data)), steps), result: spread(imports),
+			goal: "≤ 1.5 s", met: median(imports) <= goalImport, judged: !cfg.check})
+		report(row{what: "import: Chromium CPU time", result: spread(importCPU)})
 	}
-	report(row{what: fmt.Sprintf("import a %.1f MB bundle (%d edges): drop to row accepted", mb(len(data)), steps), result: spread(imports),
-		goal: "≤ 1.5 s", met: median(imports) <= goalImport, judged: !cfg.check})
-	report(row{what: "import: Chromium CPU time", result: spread(importCPU)})
 
 	// 4. The library page with many skills.
-	seeds, err := librarySeed(v, fixture, cfg.skills)
-	if err != nil {
-		return err
-	}
-	b, err := newBrowser(ctx, cfg.chromium)
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	seedDir := filepath.Join(work, "seed")
-	if err := os.Mkdir(seedDir, 0o755); err != nil {
-		return err
-	}
-	start := time.Now()
-	if err := seedLibrary(ctx, b, srv.base, seedDir, seeds); err != nil {
-		return err
-	}
-	report(row{what: fmt.Sprintf("seed: import %d bundles of %d bytes through /import", len(seeds), len(seeds[0])),
-		result: fmt.Sprintf("%.1f s", time.Since(start).Seconds())})
-	var lists, listCPU []float64
-	shown := 0
-	for range cfg.runs {
-		t, rows, err := measureList(b, srv.base, cfg.skills)
+	if cfg.takes("skills") {
+		v, err := newVerifier()
 		if err != nil {
-			return fmt.Errorf("/skills: %w", err)
+			return err
 		}
-		lists, listCPU, shown = append(lists, t.wall), append(listCPU, t.cpu), rows
+		seeds, err := librarySeed(v, fixture, cfg.skills)
+		if err != nil {
+			return err
+		}
+		b, err := newBrowser(ctx, cfg.chromium)
+		if err != nil {
+			return err
+		}
+		defer b.close()
+		seedDir := filepath.Join(work, "seed")
+		if err := os.Mkdir(seedDir, 0o755); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := seedLibrary(ctx, b, srv.base, seedDir, seeds); err != nil {
+			return err
+		}
+		report(row{what: fmt.Sprintf("seed: import %d bundles of %d bytes through /import", len(seeds), len(seeds[0])),
+			result: fmt.Sprintf("%.1f s", time.Since(start).Seconds())})
+		var lists, listCPU []float64
+		shown := 0
+		for range cfg.runs {
+			t, rows, err := measureList(b, srv.base, cfg.skills)
+			if err != nil {
+				return fmt.Errorf("/skills: %w", err)
+			}
+			lists, listCPU, shown = append(lists, t.wall), append(listCPU, t.cpu), rows
+		}
+		report(row{what: fmt.Sprintf("/skills with %d skills (%d rows shown): nav click to list rendered", cfg.skills, shown), result: spread(lists),
+			goal: "≤ 300 ms", met: median(lists) <= goalList, judged: !cfg.check})
+		report(row{what: "/skills: Chromium CPU time", result: spread(listCPU)})
 	}
-	report(row{what: fmt.Sprintf("/skills with %d skills (%d rows shown): nav click to list rendered", cfg.skills, shown), result: spread(lists),
-		goal: "≤ 300 ms", met: median(lists) <= goalList, judged: !cfg.check})
-	report(row{what: "/skills: Chromium CPU time", result: spread(listCPU)})
 
 	writeTable(out, cfg, rows)
 	if parts != nil {

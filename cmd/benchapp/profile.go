@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -165,6 +166,16 @@ func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writ
 		return setupError{fmt.Errorf("-profile %q: want tti, import or skills", cfg.profile)}
 	}
 	writeProfile(out, prof)
+	if cfg.profileOut != "" {
+		// The profile as DevTools' Performance panel loads it.
+		data, err := json.Marshal(prof)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(cfg.profileOut, data, 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -212,11 +223,56 @@ func writeProfile(w io.Writer, p *profiler.Profile) {
 	for _, t := range []struct {
 		title string
 		m     map[string]int
-	}{{"self time by Go package (or V8 category)", byPkg}, {"self time by function", byFunc}} {
+	}{{"self time by Go package (or V8 category)", byPkg}, {"self time by function", byFunc},
+		{"total time by function (self and callees; who pays for the time above)", inclusive(p)}} {
 		fmt.Fprintf(w, "\n| %s | ms | share |\n|---|---|---|\n", t.title)
-		keys, _ := top(t.m, 25)
+		keys, _ := top(t.m, 150)
 		for _, k := range keys {
 			fmt.Fprintf(w, "| %s | %.0f | %.1f %% |\n", k, float64(t.m[k])*each, 100*float64(t.m[k])/float64(total))
 		}
 	}
+}
+
+// inclusive returns the samples of each function counting those of its
+// callees: a sample counts once for every distinct function on its stack.
+func inclusive(p *profiler.Profile) map[string]int {
+	byID := map[int64]*profiler.ProfileNode{}
+	for _, n := range p.Nodes {
+		byID[n.ID] = n
+	}
+	children := map[int64][]*profiler.ProfileNode{}
+	for _, n := range p.Nodes {
+		for _, c := range n.Children {
+			children[n.ID] = append(children[n.ID], byID[c])
+		}
+	}
+	var root *profiler.ProfileNode
+	if len(p.Nodes) > 0 {
+		root = p.Nodes[0] // V8 lists the root first
+	}
+	out := map[string]int{}
+	onStack := map[string]int{}
+	var walk func(n *profiler.ProfileNode) int
+	walk = func(n *profiler.ProfileNode) int {
+		name := n.CallFrame.FunctionName
+		if name == "" {
+			name = "(anonymous " + n.CallFrame.URL + ")"
+		}
+		onStack[name]++
+		hits := int(n.HitCount)
+		for _, c := range children[n.ID] {
+			hits += walk(c)
+		}
+		onStack[name]--
+		// Only the outermost frame of a recursive function counts.
+		if onStack[name] == 0 {
+			out[name] += hits
+		}
+		return hits
+	}
+	if root != nil {
+		walk(root)
+	}
+	delete(out, "(root)")
+	return out
 }
