@@ -1,7 +1,6 @@
 package skill
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -85,8 +84,12 @@ func AppendHashedFormAnew(dst []byte, doc *canonjson.Document) ([]byte, error) {
 }
 
 // HashBytes is "sha256:" and the lowercase hex SHA-256 of b.
+//
+// Compiled to js/wasm, a large b is hashed by the browser (see sum256):
+// there, call it from a goroutine of its own, never synchronously from a
+// JavaScript callback, as any call that waits for the browser.
 func HashBytes(b []byte) string {
-	sum := sha256.Sum256(b)
+	sum := sum256(b)
 	return HashPrefix + hex.EncodeToString(sum[:])
 }
 
