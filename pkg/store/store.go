@@ -61,6 +61,13 @@ type Store interface {
 	// descending).
 	Skills(ctx context.Context) ([]Skill, error)
 
+	// ListSkills lists the newest skills that match q, at most q.Limit of
+	// them, with the number that match and the number stored, as one
+	// read of the library. Without a filter it reads only the records it
+	// returns: the first page of a long library costs what the page
+	// shows, not what the library holds.
+	ListSkills(ctx context.Context, q SkillQuery) (SkillList, error)
+
 	// Skill returns one skill record, or ErrNotFound.
 	Skill(ctx context.Context, id string) (Skill, error)
 

@@ -66,7 +66,9 @@ func BenchmarkImport10MB(b *testing.B) {
 	})
 }
 
-// BenchmarkSkills1000 lists a library of 1,000 skills (the /skills page).
+// BenchmarkSkills1000 lists a library of 1,000 skills: all of them
+// (Skills), the first page the /skills page shows (ListSkills with a
+// limit of 100), and a filter, which reads every record.
 func BenchmarkSkills1000(b *testing.B) {
 	ctx := context.Background()
 	d := openB(b)
@@ -75,12 +77,31 @@ func BenchmarkSkills1000(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for b.Loop() {
-		list, err := d.Skills(ctx)
-		if err != nil || len(list) != 1000 {
-			b.Fatalf("Skills: %d, %v", len(list), err)
+	b.Run("All", func(b *testing.B) {
+		for b.Loop() {
+			list, err := d.Skills(ctx)
+			if err != nil || len(list) != 1000 {
+				b.Fatalf("Skills: %d, %v", len(list), err)
+			}
 		}
-	}
+	})
+	b.Run("Page100", func(b *testing.B) {
+		for b.Loop() {
+			list, err := d.ListSkills(ctx, store.SkillQuery{Limit: 100})
+			if err != nil || len(list.Skills) != 100 || list.Total != 1000 {
+				b.Fatalf("ListSkills: %d of %d, %v", len(list.Skills), list.Total, err)
+			}
+		}
+	})
+	b.Run("Filter", func(b *testing.B) {
+		for b.Loop() {
+			// "Skill 99" and "Skill 990" … "Skill 999".
+			list, err := d.ListSkills(ctx, store.SkillQuery{Filter: "skill 99", Limit: 100})
+			if err != nil || list.Matching != 11 {
+				b.Fatalf("ListSkills: %d matching, %v", list.Matching, err)
+			}
+		}
+	})
 }
 
 func openB(b *testing.B) *DB {

@@ -478,27 +478,8 @@ func (d *DB) refine(ctx context.Context, err error, b *skill.Bundle) error {
 
 // Skills implements store.Store.
 func (d *DB) Skills(ctx context.Context) ([]store.Skill, error) {
-	const op = "list skills"
-	all, err := d.getAll(ctx, op, store.StoreSkills, "", nil)
-	if err != nil {
-		return nil, err
-	}
-	// Every record is a JSON object on one line: join them into one JSON
-	// array in JavaScript and decode it at once.
-	joined, err := all.Call("join", ",")
-	var text string
-	if err == nil {
-		text, err = joined.String()
-	}
-	if err != nil {
-		return nil, &store.Error{Op: op, Store: store.StoreSkills, Kind: store.ErrInvalid, Err: err}
-	}
-	out := []store.Skill{}
-	if err := json.Unmarshal([]byte("["+text+"]"), &out); err != nil {
-		return nil, &store.Error{Op: op, Store: store.StoreSkills, Kind: store.ErrInvalid, Err: err}
-	}
-	slices.Reverse(out) // getAll is in key order: oldest UUIDv7 first
-	return out, nil
+	list, err := d.ListSkills(ctx, store.SkillQuery{})
+	return list.Skills, err
 }
 
 // Skill implements store.Store.

@@ -99,13 +99,21 @@ func (t *txn) call(storeName, key, method string, args ...any) error {
 	return nil
 }
 
-// get reads one record by key and waits for it; it returns a null or
-// undefined value when there is none.
-func (t *txn) get(ctx context.Context, source safejs.Value, storeName, key string, method string, arg any) (safejs.Value, error) {
-	req, err := source.Call(method, arg)
+// get issues a read request (get, getAll, count, openCursor …) and waits
+// for its result; a get of a key that is not stored returns undefined.
+func (t *txn) get(ctx context.Context, source safejs.Value, storeName, key string, method string, args ...any) (safejs.Value, error) {
+	req, err := source.Call(method, args...)
 	if err != nil {
 		return safejs.Value{}, t.abort(fail(t.op, storeName, key, thrown(err)))
 	}
+	return t.result(ctx, req, storeName, key)
+}
+
+// result waits for the next success or error event of req, a request of
+// this transaction, and returns its result. A cursor's request fires
+// once per step: after each continue or advance, result waits for the
+// next.
+func (t *txn) result(ctx context.Context, req safejs.Value, storeName, key string) (safejs.Value, error) {
 	res, derr, err := request(ctx, req)
 	switch {
 	case err != nil:

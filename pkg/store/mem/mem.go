@@ -218,6 +218,16 @@ func (s *Store) Skills(ctx context.Context) ([]store.Skill, error) {
 	return out, nil
 }
 
+// ListSkills implements store.Store. It decodes every record, as an
+// in-memory store may: only the IndexedDB store's listing cost matters.
+func (s *Store) ListSkills(ctx context.Context, q store.SkillQuery) (store.SkillList, error) {
+	all, err := s.Skills(ctx)
+	if err != nil {
+		return store.SkillList{}, err
+	}
+	return q.Select(all), nil
+}
+
 // Skill implements store.Store.
 func (s *Store) Skill(ctx context.Context, id string) (store.Skill, error) {
 	const op = "get skill"

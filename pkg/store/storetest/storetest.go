@@ -32,6 +32,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"NewVersion", testNewVersion},
 		{"OlderVersionLate", testOlderVersionLate},
 		{"SkillsNewestFirst", testSkillsNewestFirst},
+		{"ListSkills", testListSkills},
+		{"ListSkillsEmpty", testListSkillsEmpty},
 		{"SaveReplay", testSaveReplay},
 		{"SaveReplayUnknownSkill", testSaveReplayUnknownSkill},
 		{"FailedAddLeavesNothing", testFailedAddLeavesNothing},
@@ -345,6 +347,102 @@ func testSkillsNewestFirst(t *testing.T, s store.Store) {
 	}
 }
 
+// testListSkills lists a library of seven skills in pages and through
+// filters: the newest first, at most the limit, with the number that
+// match and the number stored, each record whole.
+func testListSkills(t *testing.T, s store.Store) {
+	names := []string{"Book a Flight", "Cancel order", "Check FLIGHT status", "Refund", "Read mail", "Üben Straße", "Zip files"}
+	ids := make([]string, len(names))
+	for i, name := range names {
+		ids[i] = skill.NewID()
+		b := NewBundle(ids[i], 1, name)
+		if name == "Refund" {
+			// Matched by its description alone.
+			b.Manifest.Description = "Ask for the money back after a cancelled flight"
+			if err := b.Seal(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f, err := store.EncodeBundle(b)
+		must(t, "encode bundle", err)
+		_, err = s.AddBundle(ctx(), f)
+		must(t, "add bundle", err)
+	}
+	// A newer version renames a skill: the listing and the filter see the
+	// new name only.
+	_, err := s.AddBundle(ctx(), Bundle(t, ids[1], 2, "Cancel flight order"))
+	must(t, "add version 2", err)
+	// A replay: listed records are whole, replay summary included.
+	_, err = s.SaveReplay(ctx(), NewReplay(ids[4], 1, 0.5), nil)
+	must(t, "save replay", err)
+
+	tests := []struct {
+		name     string
+		q        store.SkillQuery
+		want     []int // indexes into ids, in the order listed
+		matching int
+	}{
+		{"all", store.SkillQuery{}, []int{6, 5, 4, 3, 2, 1, 0}, 7},
+		{"first page", store.SkillQuery{Limit: 3}, []int{6, 5, 4}, 7},
+		{"newest only", store.SkillQuery{Limit: 1}, []int{6}, 7},
+		{"limit equals count", store.SkillQuery{Limit: 7}, []int{6, 5, 4, 3, 2, 1, 0}, 7},
+		{"limit beyond count", store.SkillQuery{Limit: 100}, []int{6, 5, 4, 3, 2, 1, 0}, 7},
+		{"negative limit", store.SkillQuery{Limit: -1}, []int{6, 5, 4, 3, 2, 1, 0}, 7},
+		{"name, any case, description", store.SkillQuery{Filter: "flight"}, []int{3, 2, 1, 0}, 4},
+		{"filter trimmed, with limit", store.SkillQuery{Filter: "  FLIGHT ", Limit: 2}, []int{3, 2}, 4},
+		{"slug", store.SkillQuery{Filter: "zip-f"}, []int{6}, 1},
+		{"non-ASCII case", store.SkillQuery{Filter: "ÜBEN"}, []int{5}, 1},
+		{"old name", store.SkillQuery{Filter: "cancel order"}, []int{}, 0},
+		{"blank filter", store.SkillQuery{Filter: " ", Limit: 2}, []int{6, 5}, 7},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.ListSkills(ctx(), tc.q)
+			must(t, "list skills", err)
+			if got.Total != len(ids) || got.Matching != tc.matching {
+				t.Errorf("Total %d, Matching %d; want %d, %d", got.Total, got.Matching, len(ids), tc.matching)
+			}
+			if got.Skills == nil {
+				t.Errorf("Skills is nil, want an empty list")
+			}
+			var gotIDs, wantIDs []string
+			for _, sk := range got.Skills {
+				gotIDs = append(gotIDs, sk.ID)
+			}
+			for _, i := range tc.want {
+				wantIDs = append(wantIDs, ids[i])
+			}
+			if toJSON(gotIDs) != toJSON(wantIDs) {
+				t.Fatalf("listed %v, want %v", gotIDs, wantIDs)
+			}
+			for _, sk := range got.Skills {
+				whole, err := s.Skill(ctx(), sk.ID)
+				must(t, "get skill", err)
+				if !equalJSON(sk, whole) {
+					t.Errorf("listed\n%s\nSkill returns\n%s", toJSON(sk), toJSON(whole))
+				}
+			}
+			if tc.q.Filter == "" && tc.q.Limit <= 0 {
+				all, err := s.Skills(ctx())
+				must(t, "skills", err)
+				if !equalJSON(all, got.Skills) {
+					t.Errorf("Skills differs from ListSkills without a query")
+				}
+			}
+		})
+	}
+}
+
+func testListSkillsEmpty(t *testing.T, s store.Store) {
+	for _, q := range []store.SkillQuery{{}, {Limit: 3}, {Filter: "x", Limit: 3}} {
+		got, err := s.ListSkills(ctx(), q)
+		must(t, "list skills", err)
+		if got.Skills == nil || len(got.Skills) != 0 || got.Matching != 0 || got.Total != 0 {
+			t.Errorf("ListSkills(%+v) of an empty store = %s, want no skills", q, toJSON(got))
+		}
+	}
+}
+
 func testSaveReplay(t *testing.T, s store.Store) {
 	id := skill.NewID()
 	_, err := s.AddBundle(ctx(), Bundle(t, id, 1, "Replayed"))
@@ -612,6 +710,8 @@ func testClosed(t *testing.T, s store.Store) {
 	must(t, "close", s.Close())
 	_, err := s.Skills(ctx())
 	wantKind(t, "Skills after Close", err, store.ErrClosed, "list skills")
+	_, err = s.ListSkills(ctx(), store.SkillQuery{Limit: 1})
+	wantKind(t, "ListSkills after Close", err, store.ErrClosed, "list skills")
 	_, err = s.AddBundle(ctx(), Bundle(t, skill.NewID(), 1, "Late"))
 	wantKind(t, "AddBundle after Close", err, store.ErrClosed, "add bundle")
 }
