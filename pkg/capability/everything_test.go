@@ -9,72 +9,19 @@
 package capability
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
 
 	"workbench/pkg/mcp"
 	"workbench/pkg/runs"
+	"workbench/pkg/services/servicestest"
 )
-
-func everything(t *testing.T) string {
-	t.Helper()
-	bin, err := filepath.Abs(filepath.Join("..", "..", "node_modules", ".bin", "mcp-server-everything"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("WORKBENCH_MCP_INTEROP_REQUIRED") != "" {
-			t.Fatalf("server-everything is not installed: %v", err)
-		}
-		t.Skipf("server-everything is not installed (%v); run make node-deps", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("server-everything output:\n%s", logs.String())
-		}
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not listen: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return "http://" + addr + "/mcp"
-}
 
 func TestEverythingThroughTheGovernor(t *testing.T) {
 	ctx := context.Background()
-	c, err := mcp.Dial(ctx, everything(t), nil)
+	c, err := mcp.Dial(ctx, servicestest.Everything(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,72 +16,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"workbench/pkg/mcp"
+	"workbench/pkg/services/servicestest"
 )
 
-// everythingServer starts server-everything on a free port and returns
-// its endpoint.
-func everythingServer(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(root, "node_modules", ".bin", "mcp-server-everything")
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("WORKBENCH_MCP_INTEROP_REQUIRED") != "" {
-			t.Fatalf("server-everything is not installed: %v", err)
-		}
-		t.Skipf("server-everything is not installed (%v); run make node-deps", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-
-	cmd := exec.Command(bin, "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting server-everything: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("server-everything output:\n%s", logs.String())
-		}
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not listen on %s: %v\n%s", addr, err, logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return "http://" + addr + "/mcp"
-}
-
 func TestEverything(t *testing.T) {
-	url := everythingServer(t)
+	url := servicestest.Everything(t)
 	ctx := context.Background()
 	c, err := mcp.Dial(ctx, url, &mcp.Options{Timeout: 20 * time.Second})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"workbench/pkg/modtest"
 )
 
 // Everything starts the reference TypeScript MCP server,
@@ -16,14 +18,11 @@ import (
 // on a free loopback port until t ends, and returns its endpoint. It is a
 // real server that offers none of the [&] services' tools. It skips t
 // when the server is not installed, and fails it instead when
-// WORKBENCH_MCP_INTEROP_REQUIRED is set (make test-services sets it).
+// WORKBENCH_MCP_INTEROP_REQUIRED is set (the make targets that install it,
+// test-services, test-mcp and test-capability, set it).
 func Everything(t testing.TB) string {
 	t.Helper()
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(root, "node_modules", ".bin", "mcp-server-everything")
+	bin := filepath.Join(modtest.Root(t), "node_modules", ".bin", "mcp-server-everything")
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("WORKBENCH_MCP_INTEROP_REQUIRED") != "" {
 			t.Fatalf("server-everything is not installed: %v", err)
@@ -63,21 +62,4 @@ func Everything(t testing.TB) string {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return "http://" + addr + "/mcp"
-}
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", os.ErrNotExist
-		}
-		dir = parent
-	}
 }

@@ -1,0 +1,126 @@
+// Package modtest tells a test about the module it runs in: where the
+// module's root is (the npm packages tests start live in its
+// node_modules), and whether a test-support package is kept out of every
+// non-test file.
+//
+// It is for tests. It starts nothing and reads only the module's files.
+package modtest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// RootDir walks up from the working directory (a test's is its package
+// directory) to the directory holding go.mod.
+func RootDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Root is RootDir for a test: it fails t when there is no module root.
+func Root(t testing.TB) string {
+	t.Helper()
+	root, err := RootDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// CheckImportedOnlyByTests fails t if a non-test Go file of the module
+// outside the working directory (the calling test's package) imports
+// importPath; see NonTestImporters.
+func CheckImportedOnlyByTests(t *testing.T, importPath string) {
+	t.Helper()
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := NonTestImporters(importPath, here)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		t.Errorf("%s; only tests may import %s", f, importPath)
+	}
+}
+
+// NonTestImporters lists the non-test Go files of the module, outside the
+// directory except, that import importPath, each as its path from the
+// module root and why. Every .go file is parsed, whatever its build
+// constraints, so a file built only for js/wasm or under a tag counts
+// too; a file that does not parse counts when it names importPath at all.
+// Directories the go command ignores (., _ and testdata ones),
+// node_modules, vendor, build and nested modules are skipped.
+func NonTestImporters(importPath, except string) ([]string, error) {
+	root, err := RootDir()
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path == root {
+				return nil
+			}
+			name := d.Name()
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" ||
+				name == "node_modules" || name == "vendor" || name == "build" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == except {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			// A half-written file elsewhere is not this check's business,
+			// but an import of importPath in it is.
+			src, _ := os.ReadFile(path)
+			if bytes.Contains(src, []byte(strconv.Quote(importPath))) {
+				found = append(found, fmt.Sprintf("%s names it and does not parse (%v)", rel, err))
+			}
+			return nil
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == importPath {
+				found = append(found, rel+" imports it")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walking the module at %s: %w", root, err)
+	}
+	return found, nil
+}
