@@ -71,14 +71,7 @@ func TestNewMCPRelayChecksConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := NewMCPRelay(tt.cfg)
-			switch {
-			case tt.errHas == "" && err != nil:
-				t.Fatalf("NewMCPRelay: %v", err)
-			case tt.errHas != "" && err == nil:
-				t.Fatalf("NewMCPRelay accepted %+v", tt.cfg)
-			case tt.errHas != "" && !strings.Contains(err.Error(), tt.errHas):
-				t.Fatalf("NewMCPRelay: %v; want it to mention %q", err, tt.errHas)
-			}
+			checkConfigErr(t, "NewMCPRelay", tt.cfg, err, tt.errHas)
 		})
 	}
 }
@@ -181,24 +174,12 @@ func TestMCPRefusals(t *testing.T) {
 			r.URL.RawQuery = tt.query
 			rr := httptest.NewRecorder()
 			m.ServeHTTP(rr, r)
-			if rr.Code != tt.status {
-				t.Errorf("status %d, want %d; body %s", rr.Code, tt.status, rr.Body)
-			}
-			if e := decodeError(t, rr); e.Code != tt.code {
-				t.Errorf("code %q, want %q (%s)", e.Code, tt.code, e.Message)
-			} else if tt.code == CodeMCPUnknown && (strings.Contains(e.Message, "shell") || strings.Contains(e.Message, "browser")) {
+			e := checkRefusal(t, rr, rec, tt.status, tt.code)
+			if e.Code == CodeMCPUnknown && (strings.Contains(e.Message, "shell") || strings.Contains(e.Message, "browser")) {
 				t.Errorf("unknown-name message %q leaks a configured name", e.Message)
-			}
-			if len(rec.calls) != 0 {
-				t.Errorf("the upstream was called with %s", rec.calls[0].URL)
 			}
 			if ev.Status != tt.status || ev.Code != tt.code {
 				t.Errorf("event %+v, want status %d code %s", ev, tt.status, tt.code)
-			}
-			for k := range rr.Header() {
-				if strings.HasPrefix(strings.ToLower(k), "access-control-") {
-					t.Errorf("refusal carries %s", k)
-				}
 			}
 		})
 	}
@@ -425,27 +406,16 @@ func TestMCPOptionsAnsweredLocally(t *testing.T) {
 		if rr.Code != 204 || rr.Header().Get("Allow") != allow || len(rec.calls) != 0 {
 			t.Errorf("%s: status %d, Allow %q, %d upstream calls", path, rr.Code, rr.Header().Get("Allow"), len(rec.calls))
 		}
-		for k := range rr.Header() {
-			if strings.HasPrefix(strings.ToLower(k), "access-control-") {
-				t.Errorf("OPTIONS answer carries %s", k)
-			}
-		}
+		checkNoCORS(t, rr.Header(), "OPTIONS answer")
 	}
 }
 
 func TestMCPStreamFlushesEachChunk(t *testing.T) {
 	parts := []string{"id: 1\ndata: {}\n\n", ": keepalive\n\n", "id: 2\ndata: {}\n\n"}
-	rec := &recorder{resp: func() (*http.Response, error) {
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-			Body: io.NopCloser(&chunks{parts: slices.Clone(parts)})}, nil
-	}}
-	m := newTestRelay(t, rec, 0, nil)
+	m := newTestRelay(t, streaming(parts), 0, nil)
 	w := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
 	m.ServeHTTP(w, request("GET", MCPMountPath+"shell", hdr("Origin", testOrigin, "Accept", "text/event-stream"), ""))
-	want := []string{parts[0], parts[0] + parts[1], parts[0] + parts[1] + parts[2]}
-	if !slices.Equal(w.atFlush, want) {
-		t.Errorf("body at each flush %q, want %q", w.atFlush, want)
-	}
+	w.checkEachFlushed(t, parts)
 }
 
 // FuzzCheckMCPPath checks the path rule's guarantee: whatever request

@@ -51,15 +51,23 @@ func TestNewChecksConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := New(tt.cfg)
-			switch {
-			case tt.errHas == "" && err != nil:
-				t.Fatalf("New: %v", err)
-			case tt.errHas != "" && err == nil:
-				t.Fatalf("New accepted %+v", tt.cfg)
-			case tt.errHas != "" && !strings.Contains(err.Error(), tt.errHas):
-				t.Fatalf("New: %v; want it to mention %q", err, tt.errHas)
-			}
+			checkConfigErr(t, "New", tt.cfg, err, tt.errHas)
 		})
+	}
+}
+
+// checkConfigErr fails t unless err, what constructor fn returned for
+// cfg, is what errHas asks: nil when errHas is "", otherwise an error
+// mentioning errHas.
+func checkConfigErr(t *testing.T, fn string, cfg any, err error, errHas string) {
+	t.Helper()
+	switch {
+	case errHas == "" && err != nil:
+		t.Fatalf("%s: %v", fn, err)
+	case errHas != "" && err == nil:
+		t.Fatalf("%s accepted %+v", fn, cfg)
+	case errHas != "" && !strings.Contains(err.Error(), errHas):
+		t.Fatalf("%s: %v; want it to mention %q", fn, err, errHas)
 	}
 }
 
@@ -208,21 +216,38 @@ func TestRefusals(t *testing.T) {
 			h := newTestHandler(t, rec, 100)
 			rr := httptest.NewRecorder()
 			h.ServeHTTP(rr, request(tt.method, tt.path, tt.hdr, tt.body))
-			if rr.Code != tt.status {
-				t.Errorf("status %d, want %d; body %s", rr.Code, tt.status, rr.Body)
-			}
-			if e := decodeError(t, rr); e.Code != tt.code {
-				t.Errorf("code %q, want %q (%s)", e.Code, tt.code, e.Message)
-			}
-			if len(rec.calls) != 0 {
-				t.Errorf("the upstream was called with %s", rec.calls[0].URL)
-			}
-			for k := range rr.Header() {
-				if strings.HasPrefix(strings.ToLower(k), "access-control-") {
-					t.Errorf("refusal carries %s", k)
-				}
-			}
+			checkRefusal(t, rr, rec, tt.status, tt.code)
 		})
+	}
+}
+
+// checkRefusal checks an answer the handler gave on its own: its status,
+// the JSON error's code, no call upstream, no CORS grant. It returns the
+// error.
+func checkRefusal(t *testing.T, rr *httptest.ResponseRecorder, rec *recorder, status int, code string) errorDetail {
+	t.Helper()
+	if rr.Code != status {
+		t.Errorf("status %d, want %d; body %s", rr.Code, status, rr.Body)
+	}
+	e := decodeError(t, rr)
+	if e.Code != code {
+		t.Errorf("code %q, want %q (%s)", e.Code, code, e.Message)
+	}
+	if len(rec.calls) != 0 {
+		t.Errorf("the upstream was called with %s", rec.calls[0].URL)
+	}
+	checkNoCORS(t, rr.Header(), "refusal")
+	return e
+}
+
+// checkNoCORS fails t if h, the headers of what, grants another origin
+// anything.
+func checkNoCORS(t *testing.T, h http.Header, what string) {
+	t.Helper()
+	for k := range h {
+		if strings.HasPrefix(strings.ToLower(k), "access-control-") {
+			t.Errorf("%s carries %s", what, k)
+		}
 	}
 }
 
@@ -327,11 +352,7 @@ func TestOptionsAnsweredLocally(t *testing.T) {
 	if rr.Code != 204 || rr.Header().Get("Allow") != "GET, POST, OPTIONS" || len(rec.calls) != 0 {
 		t.Fatalf("status %d, Allow %q, %d upstream calls", rr.Code, rr.Header().Get("Allow"), len(rec.calls))
 	}
-	for k := range rr.Header() {
-		if strings.HasPrefix(strings.ToLower(k), "access-control-") {
-			t.Errorf("OPTIONS answer carries %s", k)
-		}
-	}
+	checkNoCORS(t, rr.Header(), "OPTIONS answer")
 }
 
 func TestUpstreamFailures(t *testing.T) {
@@ -398,12 +419,31 @@ func (c *chunks) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func TestStreamFlushesEachChunk(t *testing.T) {
-	parts := []string{"data: 1\n\n", "data: 2\n\n", "data: [DONE]\n\n"}
-	rec := &recorder{resp: func() (*http.Response, error) {
+// streaming is a Doer whose upstream answers 200 with an event stream
+// arriving in parts.
+func streaming(parts []string) *recorder {
+	return &recorder{resp: func() (*http.Response, error) {
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
 			Body: io.NopCloser(&chunks{parts: slices.Clone(parts)})}, nil
 	}}
+}
+
+// checkEachFlushed fails t unless the body was flushed after each of
+// parts arrived, and only then.
+func (f *flushCounter) checkEachFlushed(t *testing.T, parts []string) {
+	t.Helper()
+	var want []string
+	for i := range parts {
+		want = append(want, strings.Join(parts[:i+1], ""))
+	}
+	if !slices.Equal(f.atFlush, want) {
+		t.Errorf("body at each flush %q, want %q", f.atFlush, want)
+	}
+}
+
+func TestStreamFlushesEachChunk(t *testing.T) {
+	parts := []string{"data: 1\n\n", "data: 2\n\n", "data: [DONE]\n\n"}
+	rec := streaming(parts)
 	var ev Event
 	h, err := New(Config{AllowedOrigin: testOrigin, Doer: rec, Log: func(e Event) { ev = e }})
 	if err != nil {
@@ -411,11 +451,8 @@ func TestStreamFlushesEachChunk(t *testing.T) {
 	}
 	w := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
 	h.ServeHTTP(w, request("POST", MountPath+"chat/completions", hdr("Origin", testOrigin, "Content-Type", "application/json"), `{"stream":true}`))
-	want := []string{parts[0], parts[0] + parts[1], parts[0] + parts[1] + parts[2]}
-	if !slices.Equal(w.atFlush, want) {
-		t.Errorf("body at each flush %q, want %q", w.atFlush, want)
-	}
-	if ev.Bytes != int64(len(want[2])) || ev.Upstream != 200 || ev.Code != "" {
+	w.checkEachFlushed(t, parts)
+	if ev.Bytes != int64(len(strings.Join(parts, ""))) || ev.Upstream != 200 || ev.Code != "" {
 		t.Errorf("event %+v", ev)
 	}
 }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,14 +43,7 @@ type MCPUpstream struct {
 	// Host is the host:port the recorder listens on, the Host a relayed
 	// request must name.
 	Host string
-
-	srv     *httptest.Server
-	release chan struct{}
-
-	mu      sync.Mutex
-	reqs    []Received
-	stalls  int
-	flushed []time.Time
+	recording
 }
 
 // NewMCPUpstream starts an MCPUpstream on 127.0.0.1 and closes it when t
@@ -66,8 +56,8 @@ func NewMCPUpstream(t testing.TB) *MCPUpstream {
 
 // StartMCPUpstream starts an MCPUpstream on 127.0.0.1; Close stops it.
 func StartMCPUpstream() *MCPUpstream {
-	u := &MCPUpstream{release: make(chan struct{})}
-	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
+	u := &MCPUpstream{}
+	u.start(u.serve)
 	u.URL = u.srv.URL + mcpRecPath
 	u.AuthURL = u.srv.URL + mcpRecAuthPath
 	u.Host = strings.TrimPrefix(u.srv.URL, "http://")
@@ -79,52 +69,7 @@ func (u *MCPUpstream) Entries() string {
 	return MCPRecorder + "=" + u.URL + "," + MCPRecorderAuth + "=" + u.AuthURL
 }
 
-// Close stops the server.
-func (u *MCPUpstream) Close() { u.srv.Close() }
-
-// Requests returns a copy of everything received so far.
-func (u *MCPUpstream) Requests() []Received {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]Received(nil), u.reqs...)
-}
-
-// Len is the number of requests received so far.
-func (u *MCPUpstream) Len() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return len(u.reqs)
-}
-
-// Release lets a stream send its next event.
-func (u *MCPUpstream) Release() {
-	select {
-	case u.release <- struct{}{}:
-	case <-time.After(StallTimeout):
-	}
-}
-
-// Stalls counts events sent only after waiting StallTimeout for Release.
-func (u *MCPUpstream) Stalls() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.stalls
-}
-
-// Flushed returns when the recorder began writing each event of the last
-// stream.
-func (u *MCPUpstream) Flushed() []time.Time {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]time.Time(nil), u.flushed...)
-}
-
-func (u *MCPUpstream) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	u.mu.Lock()
-	u.reqs = append(u.reqs, Received{r.Method, r.RequestURI, r.Header.Clone(), body, r.Host})
-	u.mu.Unlock()
-
+func (u *MCPUpstream) serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	h := w.Header()
 	// What the relay must not pass back.
 	h.Set("Set-Cookie", "mcp=upstream-cookie; Path=/; HttpOnly")
@@ -165,31 +110,10 @@ func (u *MCPUpstream) serve(w http.ResponseWriter, r *http.Request) {
 func (u *MCPUpstream) stream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	f := w.(http.Flusher)
-	u.mu.Lock()
-	u.flushed = u.flushed[:0]
-	u.mu.Unlock()
-	send := func(s string) {
-		u.mu.Lock()
-		u.flushed = append(u.flushed, time.Now())
-		u.mu.Unlock()
-		io.WriteString(w, s)
-		f.Flush()
-	}
-	send(": stream open\n\n")
-	for i := 0; i < Events; i++ {
-		select {
-		case <-u.release:
-		case <-r.Context().Done():
-			return
-		case <-time.After(StallTimeout):
-			u.mu.Lock()
-			u.stalls++
-			u.mu.Unlock()
-		}
+	u.lockstep(w, r, ": stream open\n\n", func(i int) string {
 		msg := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"event%d"}}`, i)
-		send(fmt.Sprintf("id: ev-%d\nevent: message\ndata: %s\n\n", i, msg))
-	}
+		return fmt.Sprintf("id: ev-%d\nevent: message\ndata: %s\n\n", i, msg)
+	}, "")
 }
 
 // MCPServer is a real MCP server, the go-sdk's streamable-HTTP handler, on

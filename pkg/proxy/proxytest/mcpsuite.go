@@ -1,14 +1,11 @@
 package proxytest
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // MCPTarget is a running host of the MCP relay, configured with an
@@ -141,43 +138,14 @@ func MCPAttacks() []Attack {
 // outcome on tg.Layer, then checks that the recorder never received a
 // request other than at its two configured URLs.
 func RunMCPAttacks(t *testing.T, tg MCPTarget) {
-	pt := tg.proxyTarget()
-	for _, a := range MCPAttacks() {
-		t.Run(a.Name, func(t *testing.T) {
-			want := a.want(tg.Layer)
-			mark := tg.Recorder.Len()
-			resp, err := send(tg.Addr, a.Method, pt.raw(a))
-			if err != nil {
-				t.Fatalf("%s %q: %v", a.Method, a.Target, err)
-			}
-			got := tg.Recorder.Requests()[mark:]
-			t.Logf("%s %.80q → %d %.200s", a.Method, a.Target, resp.Status, resp.Body)
-			if resp.Status != want.Status {
-				t.Errorf("status %d, want %d; body %.300s", resp.Status, want.Status, resp.Body)
-			}
-			if want.Code != "" {
-				if code := errorCode(resp); code != want.Code {
-					t.Errorf("error code %q, want %q; body %.300s", code, want.Code, resp.Body)
-				}
-			}
-			switch {
-			case want.Forwarded == "" && len(got) > 0:
-				t.Errorf("reached the MCP server at %q; it must not", got[0].RequestURI)
-			case want.Forwarded != "" && (len(got) != 1 || got[0].RequestURI != want.Forwarded):
-				t.Errorf("MCP server received %v, want exactly %q", uris(got), want.Forwarded)
-			}
-			checkNoLeakyHeaders(t, resp.Header)
-			if loc := resp.Header.Get("Location"); loc != "" && (!strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\")) {
-				t.Errorf("redirects off the origin: Location %q", loc)
-			}
-			if strings.Contains(string(resp.Body), tg.Recorder.Host) {
-				t.Errorf("the answer reveals the server's address: %.300s", resp.Body)
-			}
-			for _, r := range got {
-				tg.checkOnlyMCPHeaders(t, r, "X-Injected", "evil.example", strings.TrimPrefix(Key, "Bearer  "))
-			}
-		})
-	}
+	runAttackTable(t, tg.proxyTarget(), &tg.Recorder.recording, side{"relay", "MCP server"}, MCPAttacks(), func(t *testing.T, resp *Response, got []Received) {
+		if strings.Contains(string(resp.Body), tg.Recorder.Host) {
+			t.Errorf("the answer reveals the server's address: %.300s", resp.Body)
+		}
+		for _, r := range got {
+			tg.checkOnlyMCPHeaders(t, r, "X-Injected", "evil.example", strings.TrimPrefix(Key, "Bearer  "))
+		}
+	})
 	for _, r := range tg.Recorder.Requests() {
 		if r.RequestURI != mcpRecPath && r.RequestURI != mcpRecAuthPath {
 			t.Errorf("MCP server received %s %q, not a configured URL", r.Method, r.RequestURI)
@@ -198,21 +166,7 @@ func (tg MCPTarget) checkOnlyMCPHeaders(t *testing.T, r Received, sentinels ...s
 	if r.RequestURI == mcpRecAuthPath {
 		allowed = append(allowed, "Authorization")
 	}
-	for k, vs := range r.Header {
-		if !slices.Contains(allowed, k) {
-			t.Errorf("MCP server received header %s: %q; only %v may arrive", k, vs, allowed)
-		}
-		if k == "Authorization" {
-			continue // where allowed, it is the token, checked byte for byte
-		}
-		for _, v := range vs {
-			for _, s := range sentinels {
-				if strings.Contains(v, s) {
-					t.Errorf("MCP server header %s carries %q", k, s)
-				}
-			}
-		}
-	}
+	checkOnlyHeaders(t, "MCP server", r, allowed, "Authorization", sentinels...)
 }
 
 func (tg MCPTarget) do(t *testing.T, method, path string, hdr map[string]string, body string) *Response {
@@ -233,16 +187,7 @@ func RunMCPForwarding(t *testing.T, tg MCPTarget) {
 		"X-Mcp-Server-Url": "http://evil.example/mcp",
 	}
 	sentinels := []string{"SENTINEL", "evil.example", "203.0.113.9"}
-	merge := func(m map[string]string) map[string]string {
-		out := map[string]string{}
-		for k, v := range junk {
-			out[k] = v
-		}
-		for k, v := range m {
-			out[k] = v
-		}
-		return out
-	}
+	merge := func(m map[string]string) map[string]string { return merged(junk, m) }
 	t.Run("listing", func(t *testing.T) {
 		// What fetch("/api/mcp/") sends: no Origin on a same-origin GET.
 		resp := tg.do(t, "GET", mcpMount, map[string]string{"Sec-Fetch-Site": "same-origin"}, "")
@@ -372,72 +317,23 @@ func checkMCPResponseHeaders(t *testing.T, h http.Header, contentType string) {
 // relay that buffers stalls it. It returns the per-event delivery delay.
 func RunMCPSSE(t *testing.T, tg MCPTarget) SSETiming {
 	t.Helper()
-	req, err := http.NewRequest("GET", "http://"+tg.Addr+mcpMount+MCPRecorder, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", MCPSession)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	req.Header.Set("Last-Event-ID", "ev-resume-3")
 	mark := tg.Recorder.Len()
 	stalls := tg.Recorder.Stalls()
-	resp, err := client().Do(req)
-	if err != nil {
-		t.Fatalf("GET stream: %v", err)
-	}
+	resp := tg.proxyTarget().openStream(t, "GET", mcpMount+MCPRecorder, map[string]string{
+		"Sec-Fetch-Site": "same-origin", "Accept": "text/event-stream", "Mcp-Session-Id": MCPSession,
+		"Mcp-Protocol-Version": "2025-11-25", "Last-Event-Id": "ev-resume-3"}, "")
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("status %d, Content-Type %q, body %.300s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
-	}
 	checkMCPResponseHeaders(t, resp.Header, "text/event-stream")
 	got := tg.Recorder.Requests()[mark:]
 	if len(got) != 1 || got[0].Method != "GET" || got[0].Header.Get("Last-Event-Id") != "ev-resume-3" || got[0].Header.Get("Mcp-Session-Id") != MCPSession {
 		t.Fatalf("MCP server received %v with %v; want GET with Last-Event-ID and the session id", uris(got), got)
 	}
 	tg.checkOnlyMCPHeaders(t, got[0])
-	br := bufio.NewReader(resp.Body)
-	var arrived []time.Time
-	readEvent := func() string {
-		var ev strings.Builder
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				t.Fatalf("stream ended after %d events: %v", len(arrived), err)
-			}
-			if line == "\n" {
-				return ev.String()
-			}
-			ev.WriteString(line)
-		}
-	}
-	if c := readEvent(); !strings.HasPrefix(c, ":") {
-		t.Fatalf("first event %q, want the server's comment", c)
-	}
-	arrived = append(arrived, time.Now())
-	for i := 0; i < Events; i++ {
-		tg.Recorder.Release()
-		ev := readEvent()
-		arrived = append(arrived, time.Now())
+	return readLockstep(t, tg.Layer, &tg.Recorder.recording, side{"relay", "MCP server"}, stalls, resp.Body, func(i int, ev string) {
 		if !strings.HasPrefix(ev, "id: ev-") || !strings.Contains(ev, `"data":"event`) {
 			t.Fatalf("event %d %q is not the server's", i, ev)
 		}
-	}
-	if n := tg.Recorder.Stalls() - stalls; n > 0 {
-		t.Errorf("the server stalled %d times waiting for the client to see an event: the relay buffers the stream", n)
-	}
-	flushed := tg.Recorder.Flushed()
-	if len(flushed) != len(arrived) {
-		t.Fatalf("server flushed %d events, client read %d", len(flushed), len(arrived))
-	}
-	var d SSETiming
-	for i := range flushed {
-		d = append(d, arrived[i].Sub(flushed[i]))
-	}
-	t.Logf("%s: per-event delivery delay (server flush → client read): %v", tg.Layer, d)
-	return d
+	}, "")
 }
 
 // RunMCPSession talks MCP to a real MCPServer configured under name,
@@ -448,46 +344,28 @@ func RunMCPSSE(t *testing.T, tg MCPTarget) SSETiming {
 // srv.JSON.
 func RunMCPSession(t *testing.T, tg MCPTarget, name string, srv *MCPServer) {
 	t.Helper()
-	url := "http://" + tg.Addr + mcpMount + name
 	var session string
-	call := func(method string, body string) (*http.Response, []byte) {
+	call := func(method string, body string) *Response {
 		t.Helper()
-		var br io.Reader
+		hdr := map[string]string{"Origin": tg.Origin, "Accept": "application/json, text/event-stream"}
 		if body != "" {
-			br = strings.NewReader(body)
+			hdr["Content-Type"] = "application/json"
 		}
-		req, err := http.NewRequest(method, url, br)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Origin", tg.Origin)
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		req.Header.Set("Accept", "application/json, text/event-stream")
 		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			hdr["Mcp-Session-Id"] = session
+			hdr["Mcp-Protocol-Version"] = "2025-11-25"
 		}
-		resp, err := client().Do(req)
-		if err != nil {
-			t.Fatalf("%s %s: %v", method, url, err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatalf("%s %s: reading: %v", method, url, err)
-		}
+		resp := tg.do(t, method, mcpMount+name, hdr, body)
 		checkNoLeakyHeaders(t, resp.Header)
-		return resp, b
+		return resp
 	}
 	// rpc sends a request and returns its JSON-RPC result, read from a
 	// JSON body or from the SSE stream's message with the same id.
 	rpc := func(id int, method, params string) json.RawMessage {
 		t.Helper()
-		resp, b := call("POST", `{"jsonrpc":"2.0","id":`+itoa(id)+`,"method":"`+method+`","params":`+params+`}`)
-		if resp.StatusCode != 200 {
-			t.Fatalf("%s → %d %.300s", method, resp.StatusCode, b)
+		resp := call("POST", `{"jsonrpc":"2.0","id":`+itoa(id)+`,"method":"`+method+`","params":`+params+`}`)
+		if resp.Status != 200 {
+			t.Fatalf("%s → %d %.300s", method, resp.Status, resp.Body)
 		}
 		ct := resp.Header.Get("Content-Type")
 		wantCT := "text/event-stream"
@@ -497,9 +375,9 @@ func RunMCPSession(t *testing.T, tg MCPTarget, name string, srv *MCPServer) {
 		if !strings.HasPrefix(ct, wantCT) {
 			t.Fatalf("%s: Content-Type %q, want %s", method, ct, wantCT)
 		}
-		msgs := [][]byte{b}
+		msgs := [][]byte{resp.Body}
 		if wantCT == "text/event-stream" {
-			msgs = sseData(t, b)
+			msgs = sseData(t, resp.Body)
 		}
 		for _, m := range msgs {
 			var r struct {
@@ -514,13 +392,13 @@ func RunMCPSession(t *testing.T, tg MCPTarget, name string, srv *MCPServer) {
 				return r.Result
 			}
 		}
-		t.Fatalf("%s: no response with id %d in %q", method, id, b)
+		t.Fatalf("%s: no response with id %d in %q", method, id, resp.Body)
 		return nil
 	}
 
-	resp, b := call("POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"relay-test","version":"0"}}}`)
-	if resp.StatusCode != 200 {
-		t.Fatalf("initialize → %d %.300s", resp.StatusCode, b)
+	resp := call("POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"relay-test","version":"0"}}}`)
+	if resp.Status != 200 {
+		t.Fatalf("initialize → %d %.300s", resp.Status, resp.Body)
 	}
 	session = resp.Header.Get("Mcp-Session-Id")
 	if session == "" {
@@ -532,19 +410,19 @@ func RunMCPSession(t *testing.T, tg MCPTarget, name string, srv *MCPServer) {
 			Name string `json:"name"`
 		} `json:"serverInfo"`
 	}
-	msgs := [][]byte{b}
+	msgs := [][]byte{resp.Body}
 	if !srv.JSON {
-		msgs = sseData(t, b)
+		msgs = sseData(t, resp.Body)
 	}
 	if len(msgs) == 0 || json.Unmarshal(msgs[0], &struct {
 		Result any `json:"result"`
 	}{&init}) != nil || init.ServerInfo.Name != "relay-test-server" || init.ProtocolVersion != "2025-11-25" {
-		t.Fatalf("initialize result %q", b)
+		t.Fatalf("initialize result %q", resp.Body)
 	}
 
-	resp, b = call("POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	if resp.StatusCode != 202 {
-		t.Fatalf("notifications/initialized → %d %.300s", resp.StatusCode, b)
+	resp = call("POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if resp.Status != 202 {
+		t.Fatalf("notifications/initialized → %d %.300s", resp.Status, resp.Body)
 	}
 
 	var list struct {
@@ -586,13 +464,13 @@ func RunMCPSession(t *testing.T, tg MCPTarget, name string, srv *MCPServer) {
 		t.Errorf("tools/call fail: %+v", fail)
 	}
 
-	resp, b = call("DELETE", "")
-	if resp.StatusCode != 204 {
-		t.Fatalf("DELETE → %d %.300s", resp.StatusCode, b)
+	resp = call("DELETE", "")
+	if resp.Status != 204 {
+		t.Fatalf("DELETE → %d %.300s", resp.Status, resp.Body)
 	}
-	resp, b = call("POST", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{}}`)
-	if resp.StatusCode != 404 {
-		t.Errorf("request on the ended session → %d %.300s, want the server's 404", resp.StatusCode, b)
+	resp = call("POST", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{}}`)
+	if resp.Status != 404 {
+		t.Errorf("request on the ended session → %d %.300s, want the server's 404", resp.Status, resp.Body)
 	}
 	t.Logf("%s: MCP session through the relay to %s (JSON responses: %v): initialize, tools/list, tools/call ×2, DELETE", tg.Layer, name, srv.JSON)
 }

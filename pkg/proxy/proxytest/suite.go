@@ -270,19 +270,41 @@ func (tg Target) raw(a Attack) []byte {
 	return b.Bytes()
 }
 
+// side names, for failure messages, the host under test and the server
+// behind it.
+type side struct{ host, server string }
+
 // RunAttacks sends every attack of Attacks to tg and checks the outcome on
 // tg.Layer, then checks that the upstream never received a request outside
 // a canonical /api/v1/ path.
 func RunAttacks(t *testing.T, tg Target) {
-	for _, a := range Attacks() {
+	runAttackTable(t, tg, &tg.Upstream.recording, side{"proxy", "upstream"}, Attacks(), func(t *testing.T, _ *Response, got []Received) {
+		for _, r := range got {
+			tg.checkOnlyAllowedHeaders(t, r, "X-Injected", "evil.example")
+		}
+	})
+	for _, r := range tg.Upstream.Requests() {
+		if !canonicalUpstreamPath(r.RequestURI) {
+			t.Errorf("upstream received %s %q, outside a canonical /api/v1/ path", r.Method, r.RequestURI)
+		}
+	}
+}
+
+// runAttackTable sends each attack to tg and checks the outcome on
+// tg.Layer: the status, the error code, what rec (the server behind tg)
+// received — nothing, or exactly the request the layer normalized the
+// attack into — and that the answer neither leaks a header nor redirects
+// off the origin. check adds what depends on the host.
+func runAttackTable(t *testing.T, tg Target, rec *recording, sd side, attacks []Attack, check func(t *testing.T, resp *Response, got []Received)) {
+	for _, a := range attacks {
 		t.Run(a.Name, func(t *testing.T) {
 			want := a.want(tg.Layer)
-			mark := tg.Upstream.Len()
+			mark := rec.Len()
 			resp, err := send(tg.Addr, a.Method, tg.raw(a))
 			if err != nil {
 				t.Fatalf("%s %q: %v", a.Method, a.Target, err)
 			}
-			got := tg.Upstream.Requests()[mark:]
+			got := rec.Requests()[mark:]
 			t.Logf("%s %.80q → %d %.200s", a.Method, a.Target, resp.Status, resp.Body)
 			if resp.Status != want.Status {
 				t.Errorf("status %d, want %d; body %.300s", resp.Status, want.Status, resp.Body)
@@ -294,23 +316,16 @@ func RunAttacks(t *testing.T, tg Target) {
 			}
 			switch {
 			case want.Forwarded == "" && len(got) > 0:
-				t.Errorf("reached the upstream at %q; it must not", got[0].RequestURI)
+				t.Errorf("reached the %s at %q; it must not", sd.server, got[0].RequestURI)
 			case want.Forwarded != "" && (len(got) != 1 || got[0].RequestURI != want.Forwarded):
-				t.Errorf("upstream received %v, want exactly %q", uris(got), want.Forwarded)
+				t.Errorf("%s received %v, want exactly %q", sd.server, uris(got), want.Forwarded)
 			}
 			checkNoLeakyHeaders(t, resp.Header)
 			if loc := resp.Header.Get("Location"); loc != "" && (!strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\")) {
 				t.Errorf("redirects off the origin: Location %q", loc)
 			}
-			for _, r := range got {
-				tg.checkOnlyAllowedHeaders(t, r, "X-Injected", "evil.example")
-			}
+			check(t, resp, got)
 		})
-	}
-	for _, r := range tg.Upstream.Requests() {
-		if !canonicalUpstreamPath(r.RequestURI) {
-			t.Errorf("upstream received %s %q, outside a canonical /api/v1/ path", r.Method, r.RequestURI)
-		}
 	}
 }
 
@@ -320,18 +335,41 @@ func RunAttacks(t *testing.T, tg Target) {
 func (tg Target) checkOnlyAllowedHeaders(t *testing.T, r Received, sentinels ...string) {
 	t.Helper()
 	allowed := append([]string{"Authorization", "Content-Type", "Http-Referer"}, tg.TransportHeaders...)
+	checkOnlyHeaders(t, "upstream", r, allowed, "", sentinels...)
+}
+
+// checkOnlyHeaders fails if r, as server received it, carries a header
+// not in allowed, or a value containing any of sentinels; the value of
+// the header named exempt is not searched (where it is allowed, it is a
+// token checked byte for byte).
+func checkOnlyHeaders(t *testing.T, server string, r Received, allowed []string, exempt string, sentinels ...string) {
+	t.Helper()
 	for k, vs := range r.Header {
 		if !slices.Contains(allowed, k) {
-			t.Errorf("upstream received header %s: %q; only %v may arrive", k, vs, allowed)
+			t.Errorf("%s received header %s: %q; only %v may arrive", server, k, vs, allowed)
+		}
+		if k == exempt {
+			continue
 		}
 		for _, v := range vs {
 			for _, s := range sentinels {
 				if strings.Contains(v, s) {
-					t.Errorf("upstream header %s carries %q", k, s)
+					t.Errorf("%s header %s carries %q", server, k, s)
 				}
 			}
 		}
 	}
+}
+
+// merged is the union of ms, a later map's value winning.
+func merged(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func uris(rs []Received) []string {
@@ -378,6 +416,20 @@ func client() *http.Client {
 
 func (tg Target) do(t *testing.T, method, path string, hdr map[string]string, body string) *Response {
 	t.Helper()
+	resp := tg.roundTrip(t, method, path, hdr, body)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading the body: %v", method, path, err)
+	}
+	return &Response{resp.StatusCode, resp.Header, b}
+}
+
+// roundTrip sends method path through tg with the headers hdr (each
+// name as given) and body, and returns the response with its body unread,
+// for the caller to close.
+func (tg Target) roundTrip(t *testing.T, method, path string, hdr map[string]string, body string) *http.Response {
+	t.Helper()
 	var br io.Reader
 	if body != "" {
 		br = strings.NewReader(body)
@@ -393,12 +445,7 @@ func (tg Target) do(t *testing.T, method, path string, hdr map[string]string, bo
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading the body: %v", method, path, err)
-	}
-	return &Response{resp.StatusCode, resp.Header, b}
+	return resp
 }
 
 // RunForwarding checks the ordinary flows end to end: what the upstream
@@ -460,14 +507,7 @@ func RunForwarding(t *testing.T, tg Target) {
 		checkNoLeakyHeaders(t, resp.Header)
 	}
 	withJunk := func(extra map[string]string) map[string]string {
-		m := map[string]string{"Authorization": Key, "Http-Referer": referer}
-		for k, v := range junk {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
+		return merged(map[string]string{"Authorization": Key, "Http-Referer": referer}, junk, extra)
 	}
 
 	t.Run("get-key", func(t *testing.T) {
@@ -572,27 +612,56 @@ type SSETiming []time.Duration
 func RunSSE(t *testing.T, tg Target) SSETiming {
 	t.Helper()
 	body := `{"model":"openai/gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"` + BodySentinel + `"}]}`
-	req, err := http.NewRequest("POST", "http://"+tg.Addr+mp+"chat/completions", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Origin", tg.Origin)
-	req.Header.Set("Authorization", Key)
-	req.Header.Set("Content-Type", "application/json")
 	stalls := tg.Upstream.Stalls()
-	resp, err := client().Do(req)
-	if err != nil {
-		t.Fatalf("POST stream: %v", err)
-	}
+	resp := tg.openStream(t, "POST", mp+"chat/completions",
+		map[string]string{"Origin": tg.Origin, "Authorization": Key, "Content-Type": "application/json"}, body)
 	defer resp.Body.Close()
+	checkNoLeakyHeaders(t, resp.Header)
+	var content strings.Builder
+	d := readLockstep(t, tg.Layer, &tg.Upstream.recording, side{"proxy", "upstream"}, stalls, resp.Body, func(i int, ev string) {
+		var chunk struct {
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		data, ok := strings.CutPrefix(strings.TrimSpace(ev), "data: ")
+		if !ok || json.Unmarshal([]byte(data), &chunk) != nil || len(chunk.Choices) != 1 {
+			t.Fatalf("event %d %q is not a completion chunk", i, ev)
+		}
+		content.WriteString(chunk.Choices[0].Delta.Content)
+	}, "data: [DONE]")
+	if want := "part0 part1 part2 part3 part4 "; content.String() != want {
+		t.Errorf("streamed content %q, want %q", content.String(), want)
+	}
+	return d
+}
+
+// openStream sends a request through tg that must be answered 200 with
+// an event stream, and returns the response with its body unread, for
+// the caller to close.
+func (tg Target) openStream(t *testing.T, method, path string, hdr map[string]string, body string) *http.Response {
+	t.Helper()
+	resp := tg.roundTrip(t, method, path, hdr, body)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
 		t.Fatalf("status %d, Content-Type %q, body %.300s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
 	}
-	checkNoLeakyHeaders(t, resp.Header)
-	br := bufio.NewReader(resp.Body)
+	return resp
+}
+
+// readLockstep reads from body a stream that rec sends in lockstep with
+// the client (see recording.lockstep): the opening comment, Events events
+// handed to event, then end unless it is "". It fails t if rec stalled
+// since it counted stalls, which means the host in between buffers the
+// stream, and returns each event's delivery delay: from when rec began
+// writing it to when the client had read it.
+func readLockstep(t *testing.T, layer Layer, rec *recording, sd side, stalls int, body io.Reader, event func(i int, ev string), end string) SSETiming {
+	t.Helper()
+	br := bufio.NewReader(body)
 	var arrived []time.Time
-	var content strings.Builder
 	readEvent := func() string {
 		var ev strings.Builder
 		for {
@@ -607,44 +676,32 @@ func RunSSE(t *testing.T, tg Target) SSETiming {
 		}
 	}
 	if c := readEvent(); !strings.HasPrefix(c, ":") {
-		t.Fatalf("first event %q, want the upstream's comment", c)
+		t.Fatalf("first event %q, want the %s's comment", c, sd.server)
 	}
 	arrived = append(arrived, time.Now())
 	for i := 0; i < Events; i++ {
-		tg.Upstream.Release()
+		rec.Release()
 		ev := readEvent()
 		arrived = append(arrived, time.Now())
-		var chunk struct {
-			Choices []struct {
-				Delta struct {
-					Content string `json:"content"`
-				} `json:"delta"`
-			} `json:"choices"`
+		event(i, ev)
+	}
+	if end != "" {
+		if ev := readEvent(); strings.TrimSpace(ev) != end {
+			t.Fatalf("last event %q, want %q", ev, end)
 		}
-		data, ok := strings.CutPrefix(strings.TrimSpace(ev), "data: ")
-		if !ok || json.Unmarshal([]byte(data), &chunk) != nil || len(chunk.Choices) != 1 {
-			t.Fatalf("event %d %q is not a completion chunk", i, ev)
-		}
-		content.WriteString(chunk.Choices[0].Delta.Content)
+		arrived = append(arrived, time.Now())
 	}
-	if ev := readEvent(); strings.TrimSpace(ev) != "data: [DONE]" {
-		t.Fatalf("last event %q, want [DONE]", ev)
+	if n := rec.Stalls() - stalls; n > 0 {
+		t.Errorf("the %s stalled %d times waiting for the client to see an event: the %s buffers the stream", sd.server, n, sd.host)
 	}
-	arrived = append(arrived, time.Now())
-	if n := tg.Upstream.Stalls() - stalls; n > 0 {
-		t.Errorf("the upstream stalled %d times waiting for the client to see an event: the proxy buffers the stream", n)
-	}
-	if want := "part0 part1 part2 part3 part4 "; content.String() != want {
-		t.Errorf("streamed content %q, want %q", content.String(), want)
-	}
-	flushed := tg.Upstream.Flushed()
+	flushed := rec.Flushed()
 	if len(flushed) != len(arrived) {
-		t.Fatalf("upstream flushed %d events, client read %d", len(flushed), len(arrived))
+		t.Fatalf("%s flushed %d events, client read %d", sd.server, len(flushed), len(arrived))
 	}
 	var d SSETiming
 	for i := range flushed {
 		d = append(d, arrived[i].Sub(flushed[i]))
 	}
-	t.Logf("%s: per-event delivery delay (upstream flush → client read): %v", tg.Layer, d)
+	t.Logf("%s: per-event delivery delay (%s flush → client read): %v", layer, sd.server, d)
 	return d
 }

@@ -57,14 +57,7 @@ type Received struct {
 type Upstream struct {
 	// URL is the base to configure the proxy with: http://127.0.0.1:port/api/v1.
 	URL string
-
-	srv     *httptest.Server
-	release chan struct{}
-
-	mu      sync.Mutex
-	reqs    []Received
-	stalls  int
-	flushed []time.Time
+	recording
 }
 
 // Events is the number of data events a streamed completion sends,
@@ -85,59 +78,115 @@ func NewUpstream(t testing.TB) *Upstream {
 // StartUpstream starts an Upstream on 127.0.0.1; Close stops it. For a
 // TestMain, where there is no testing.TB yet.
 func StartUpstream() *Upstream {
-	u := &Upstream{release: make(chan struct{})}
-	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
+	u := &Upstream{}
+	u.start(u.serve)
 	u.URL = u.srv.URL + "/api/v1"
 	return u
 }
 
+// recording is the loopback server under both upstreams: it records
+// every request it receives, whatever its path, before the upstream's
+// own handler answers, and streams events in lockstep with the client.
+type recording struct {
+	srv     *httptest.Server
+	release chan struct{}
+
+	mu      sync.Mutex
+	reqs    []Received
+	stalls  int
+	flushed []time.Time
+}
+
+// start serves on 127.0.0.1, handing serve each request with its body
+// once it is recorded.
+func (rec *recording) start(serve func(w http.ResponseWriter, r *http.Request, body []byte)) {
+	rec.release = make(chan struct{})
+	rec.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rec.mu.Lock()
+		rec.reqs = append(rec.reqs, Received{r.Method, r.RequestURI, r.Header.Clone(), body, r.Host})
+		rec.mu.Unlock()
+		serve(w, r, body)
+	}))
+}
+
 // Close stops the server.
-func (u *Upstream) Close() { u.srv.Close() }
+func (rec *recording) Close() { rec.srv.Close() }
 
 // Requests returns a copy of everything received so far.
-func (u *Upstream) Requests() []Received {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]Received(nil), u.reqs...)
+func (rec *recording) Requests() []Received {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return append([]Received(nil), rec.reqs...)
 }
 
 // Len is the number of requests received so far.
-func (u *Upstream) Len() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return len(u.reqs)
+func (rec *recording) Len() int {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return len(rec.reqs)
 }
 
-// Release lets a streamed completion send its next event.
-func (u *Upstream) Release() {
+// Release lets the stream under way send its next event.
+func (rec *recording) Release() {
 	select {
-	case u.release <- struct{}{}:
+	case rec.release <- struct{}{}:
 	case <-time.After(StallTimeout):
 	}
 }
 
-// Stalls counts events a streamed completion sent only after waiting
-// StallTimeout for a Release that did not come.
-func (u *Upstream) Stalls() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.stalls
+// Stalls counts events a stream sent only after waiting StallTimeout for
+// a Release that did not come.
+func (rec *recording) Stalls() int {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.stalls
 }
 
-// Flushed returns when the upstream began writing each event of the last
-// streamed completion.
-func (u *Upstream) Flushed() []time.Time {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]time.Time(nil), u.flushed...)
+// Flushed returns when the server began writing each event of the last
+// stream.
+func (rec *recording) Flushed() []time.Time {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return append([]time.Time(nil), rec.flushed...)
 }
 
-func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	u.mu.Lock()
-	u.reqs = append(u.reqs, Received{r.Method, r.RequestURI, r.Header.Clone(), body, r.Host})
-	u.mu.Unlock()
+// lockstep writes a stream whose headers are already sent: open, then
+// Events events made by event, each only once the client has called
+// Release for it (or StallTimeout has passed, counted as a stall), then
+// end unless it is "". Each write is flushed, and stamped before it is
+// made, so that the stamp exists by the time the client can have read it.
+func (rec *recording) lockstep(w http.ResponseWriter, r *http.Request, open string, event func(i int) string, end string) {
+	f := w.(http.Flusher)
+	rec.mu.Lock()
+	rec.flushed = rec.flushed[:0]
+	rec.mu.Unlock()
+	send := func(s string) {
+		rec.mu.Lock()
+		rec.flushed = append(rec.flushed, time.Now())
+		rec.mu.Unlock()
+		io.WriteString(w, s)
+		f.Flush()
+	}
+	send(open)
+	for i := 0; i < Events; i++ {
+		select {
+		case <-rec.release:
+		case <-r.Context().Done():
+			return
+		case <-time.After(StallTimeout):
+			rec.mu.Lock()
+			rec.stalls++
+			rec.mu.Unlock()
+		}
+		send(event(i))
+	}
+	if end != "" {
+		send(end)
+	}
+}
 
+func (u *Upstream) serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	h := w.Header()
 	// Headers a real upstream may send that the proxy must not pass back.
 	h.Set("Set-Cookie", "__cf_bm=upstream-cookie; Path=/; HttpOnly")
@@ -182,39 +231,15 @@ func (u *Upstream) stream(w http.ResponseWriter, r *http.Request) {
 	h.Del("Cache-Control")
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	f := w.(http.Flusher)
-	u.mu.Lock()
-	u.flushed = u.flushed[:0]
-	u.mu.Unlock()
-	send := func(s string) {
-		// Stamped before the write, so the stamp exists by the time the
-		// client can have read the event.
-		u.mu.Lock()
-		u.flushed = append(u.flushed, time.Now())
-		u.mu.Unlock()
-		io.WriteString(w, s)
-		f.Flush()
-	}
-	send(": OPENROUTER PROCESSING\n\n")
-	for i := 0; i < Events; i++ {
-		select {
-		case <-u.release:
-		case <-r.Context().Done():
-			return
-		case <-time.After(StallTimeout):
-			u.mu.Lock()
-			u.stalls++
-			u.mu.Unlock()
-		}
+	u.lockstep(w, r, ": OPENROUTER PROCESSING\n\n", func(i int) string {
 		chunk := map[string]any{"id": "gen-1", "object": "chat.completion.chunk",
 			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": fmt.Sprintf("part%d ", i)}}}}
 		if i == Events-1 {
 			chunk["usage"] = map[string]any{"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8, "cost": 0.0001}
 		}
 		b, _ := json.Marshal(chunk)
-		send("data: " + string(b) + "\n\n")
-	}
-	send("data: [DONE]\n\n")
+		return "data: " + string(b) + "\n\n"
+	}, "data: [DONE]\n\n")
 }
 
 func completion(content string) map[string]any {
