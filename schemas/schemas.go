@@ -323,7 +323,10 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-var printer = message.NewPrinter(language.English)
+// printer formats the library's own messages, made on first use: a
+// program that loads the package (the browser app, at start) but validates
+// nothing invalid never pays for it.
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // collect flattens the library's error tree into leaf field errors. Every
 // leaf is a requirement the value really failed: the schemas avoid anyOf and
@@ -407,7 +410,7 @@ func (v *Validator) leaf(e *jsonschema.ValidationError) []FieldError {
 	case *kind.FalseSchema:
 		return one("is not allowed")
 	}
-	return one(e.ErrorKind.LocalizedString(printer))
+	return one(e.ErrorKind.LocalizedString(printer()))
 }
 
 // description returns the "description" of the subschema at keyword kw of
