@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"workbench/pkg/body/mcpbody/mcpbodytest"
 	"workbench/pkg/openrouter/openroutertest"
 )
 
@@ -42,36 +39,12 @@ func TestMCPBodyNotConfigured(t *testing.T) {
 // authorizer. After the docs page changes its layout, the replay halts at
 // the click (edge 1) and the page shows the surprise.
 func TestMCPBrowserTeachAndReplay(t *testing.T) {
-	pw := playwrightMCP(t)
-	var moved atomic.Bool
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><title>Shop</title><h1>The shop</h1><a href="/docs">Docs</a>`)
-	})
-	mux.HandleFunc("GET /docs", func(w http.ResponseWriter, r *http.Request) {
-		if moved.Load() {
-			fmt.Fprint(w, `<!doctype html><title>Docs</title><ul><li>moved</li></ul>`)
-			return
-		}
-		fmt.Fprint(w, `<!doctype html><title>Docs</title><h1>Getting started</h1>`)
-	})
-	site := httptest.NewServer(mux)
-	t.Cleanup(site.Close)
+	pw := mcpbodytest.Playwright(t).URL
+	site := mcpbodytest.StartShop(t)
 	// Clicks the Docs link by the reference the body showed: in the last
 	// tool result while teaching, in the state on replay.
 	click := openroutertest.Func(func(r *openroutertest.ChatRequest) openroutertest.Step {
-		seen := ""
-		if m, ok := r.LastToolResult(); ok {
-			seen = m.Text()
-		} else if m, ok := r.LastUser(); ok {
-			seen = m.Text()
-		}
-		for _, marker := range []string{`link "Docs" [ref=`, `"link":"Docs","ref":"`} {
-			if _, rest, ok := strings.Cut(seen, marker); ok {
-				return openroutertest.ToolCall("browser_click", map[string]any{"element": "Docs link", "target": rest[:strings.IndexAny(rest, `]"`)]})
-			}
-		}
-		return openroutertest.Answer("I see no Docs link")
+		return mcpbodytest.ClickDocs(r.LastToolResult, r.LastUser, openroutertest.ToolCall, openroutertest.Answer)
 	})
 	const replayer = "example/replayer"
 	s := newSession(t, withTimeout(10*time.Minute), withServeFlags("--mcp", "browser="+pw), withOpenRouter(openroutertest.WithScript(
@@ -181,7 +154,7 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 		t.Errorf("replay authorizer %q", got)
 	}
 
-	moved.Store(true) // the docs page now has another layout
+	site.Move() // the docs page now has another layout
 	s.open("/skills/" + id + "/replay")
 	s.waitVisible("#replay-form")
 	replayOnce()

@@ -10,10 +10,11 @@ import (
 
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
+	"workbench/pkg/body/mcpbody/mcpbodytest"
 	"workbench/pkg/skill"
 )
 
-func dialBrowser(t *testing.T, ctx context.Context, pw *server) *mcpbody.Body {
+func dialBrowser(t *testing.T, ctx context.Context, pw *mcpbodytest.Server) *mcpbody.Body {
 	t.Helper()
 	bd, err := mcpbody.Dial(ctx, pw.URL, mcpbody.Options{Kind: body.KindBrowser, Trusted: true})
 	if err != nil {
@@ -49,7 +50,7 @@ func visit(t *testing.T, ctx context.Context, bd *mcpbody.Body, url string) (has
 func TestBrowserStateNormalization(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	pw := startPlaywright(t)
+	pw := mcpbodytest.Playwright(t)
 	web := startSite(t)
 
 	first := dialBrowser(t, ctx, pw)
@@ -87,7 +88,7 @@ func TestBrowserStateNormalization(t *testing.T) {
 func TestBrowserRefsAreTheBodys(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	pw := startPlaywright(t)
+	pw := mcpbodytest.Playwright(t)
 	web := startSite(t)
 	bd := dialBrowser(t, ctx, pw)
 	visit(t, ctx, bd, web.URL+"/about")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"workbench/pkg/body"
+	"workbench/pkg/body/mcpbody/mcpbodytest"
 	"workbench/pkg/compare"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter/openroutertest"
@@ -32,8 +33,8 @@ func TestHostServerGoesAway(t *testing.T) {
 	v := verifier(t)
 
 	// Teach the skill while the server is up.
-	fs := startFilesystem(t, dir)
-	outage := startFilesystem(t, dir)
+	fs := mcpbodytest.Filesystem(t, dir)
+	outage := mcpbodytest.Filesystem(t, dir)
 	doomed := openroutertest.Script{Model: "example/doomed", Steps: []openroutertest.Step{
 		openroutertest.ToolCall("read_text_file", map[string]any{"path": filepath.Join(dir, "agenda.txt")}),
 		openroutertest.Func(func(*openroutertest.ChatRequest) openroutertest.Step {
@@ -117,7 +118,7 @@ func TestHostServerGoesAway(t *testing.T) {
 func TestBrowserServerGoesAway(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pw := startPlaywright(t)
+	pw := mcpbodytest.Playwright(t)
 	web := startSite(t)
 	cl, _ := modelClient(t, openroutertest.Script{Model: "example/doomed", Steps: []openroutertest.Step{
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": web.URL + "/"}),

@@ -13,6 +13,7 @@ import (
 	"workbench/fixtures"
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
+	"workbench/pkg/body/mcpbody/mcpbodytest"
 	"workbench/pkg/compare"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter"
@@ -96,7 +97,7 @@ func findRef(nodes []any, role, name string) string {
 func TestBrowserTeachAndReplay(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	pw := startPlaywright(t)
+	pw := mcpbodytest.Playwright(t)
 	web := startSite(t)
 	v := verifier(t)
 

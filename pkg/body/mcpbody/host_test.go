@@ -13,6 +13,7 @@ import (
 
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
+	"workbench/pkg/body/mcpbody/mcpbodytest"
 	"workbench/pkg/compare"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter/openroutertest"
@@ -70,7 +71,7 @@ func TestHostTrust(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := workspace(t)
-	fs := startFilesystem(t, dir)
+	fs := mcpbodytest.Filesystem(t, dir)
 	for _, tc := range []struct {
 		trusted bool
 		tool    string
@@ -118,7 +119,7 @@ func TestHostTeachAndReplay(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := workspace(t)
-	fs := startFilesystem(t, dir)
+	fs := mcpbodytest.Filesystem(t, dir)
 	v := verifier(t)
 	cl, or := modelClient(t, hostTeacher("example/careful", dir), hostTeacher("example/teacher", dir))
 	status := filepath.Join(dir, "status.txt")
