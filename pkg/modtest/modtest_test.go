@@ -19,10 +19,10 @@ func TestRootHoldsGoMod(t *testing.T) {
 	}
 }
 
-// The check passes for a package that only tests import, and finds the
-// production imports of one the command imports.
+// The check finds no importer of a package nothing imports, and finds
+// the production imports of one the command imports.
 func TestNonTestImporters(t *testing.T) {
-	modtest.CheckImportedOnlyByTests(t, "workbench/pkg/modtest")
+	modtest.CheckImportedOnlyByTests(t, "workbench/pkg/no/such/package")
 	found, err := modtest.NonTestImporters("workbench/pkg/skill", "")
 	if err != nil {
 		t.Fatal(err)
