@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"workbench/pkg/fetch"
 	"workbench/pkg/mcp"
 )
 
@@ -22,7 +23,7 @@ func listMCPServers(ctx context.Context, origin string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := fetch.Default().Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("GET /api/mcp/: %w", err)
 	}

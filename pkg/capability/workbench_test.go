@@ -3,12 +3,14 @@ package capability
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"workbench/fixtures"
+	"workbench/pkg/mcp"
 	"workbench/pkg/memory/graphonomous"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/openrouter/openroutertest"
@@ -151,7 +153,7 @@ func TestSyncToMemory(t *testing.T) {
 		servicestest.Tool{Name: "retrieve", Schema: servicestest.RetrieveSchema, Handler: func(map[string]any) servicestest.Reply {
 			return servicestest.Reply{IsError: true, Structured: map[string]any{"status": "error", "error": "not_found"}}
 		}})
-	mem, err := graphonomous.Connect(context.Background(), services.Config{Endpoints: map[string]string{"graphonomous": srv.URL}}, nil)
+	mem, err := graphonomous.Connect(context.Background(), services.Config{Endpoints: map[string]string{"graphonomous": srv.URL}}, &mcp.Options{HTTPClient: http.DefaultClient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestDemonstrate(t *testing.T) {
 	click := openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"})
 	or := openroutertest.New(t, openroutertest.WithScript(openroutertest.Script{Model: "example/teacher",
 		Steps: []openroutertest.Step{open, click, openroutertest.Answer("The newest version is 1.4.0.")}}))
-	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()))
+	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 // Package mcp is a small client for the Model Context Protocol over the
 // streamable HTTP transport. It is what the workbench uses to reach MCP
-// servers, natively and in the browser (under js/wasm, net/http goes
-// through fetch), so it depends on the standard library only.
+// servers, natively and in the browser (under js/wasm, requests go through
+// the browser's fetch, package fetch), so it depends on the standard
+// library and package fetch only.
 //
 // Dial first tries the stateless revision 2026-07-28 (server/discover);
 // a server that refuses it (an HTTP error status such as 400, a JSON-RPC
@@ -59,6 +60,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"workbench/pkg/fetch"
 	"workbench/pkg/mcp/sse"
 )
 
@@ -110,9 +112,10 @@ const cancelTimeout = 5 * time.Second
 
 // Options configure a Client. The zero value is usable.
 type Options struct {
-	// HTTPClient sends the requests; nil means http.DefaultClient. Its
-	// Timeout, if any, also bounds how long an SSE response may stream.
-	HTTPClient *http.Client
+	// HTTPClient sends the requests: an *http.Client or any fetch.Doer;
+	// nil means fetch.Default(). An *http.Client's Timeout, if any, also
+	// bounds how long an SSE response may stream.
+	HTTPClient fetch.Doer
 	// Header is added to every request, for example the authorization a
 	// relay wants. The transport's own headers (Accept, Content-Type,
 	// Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID) are dropped
@@ -153,7 +156,7 @@ type ServerInfo struct {
 // server forgets it.
 type Client struct {
 	url      string
-	hc       *http.Client
+	hc       fetch.Doer
 	header   http.Header
 	info     Implementation
 	timeout  time.Duration
@@ -192,7 +195,7 @@ func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) 
 		c.header.Del(h)
 	}
 	if c.hc == nil {
-		c.hc = http.DefaultClient
+		c.hc = fetch.Default()
 	}
 	if c.info.Name == "" {
 		c.info = Implementation{Name: "workbench", Version: "0.1"}

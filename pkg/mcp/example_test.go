@@ -44,7 +44,9 @@ func Example() {
 	defer srv.Close()
 	ctx := context.Background()
 
-	c, err := mcp.Dial(ctx, srv.URL, nil)
+	// In a browser nil options send through the page's fetch; here the
+	// test server's own client reaches it.
+	c, err := mcp.Dial(ctx, srv.URL, &mcp.Options{HTTPClient: srv.Client()})
 	if err != nil {
 		log.Fatal(err)
 	}

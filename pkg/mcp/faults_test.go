@@ -149,7 +149,7 @@ func TestUnreachable(t *testing.T) {
 	}
 	url := "http://" + l.Addr().String() + "/mcp"
 	l.Close()
-	_, err = mcp.Dial(context.Background(), url, nil)
+	_, err = mcp.Dial(context.Background(), url, testOptions(nil))
 	checkOneLine(t, err)
 	var ue *mcp.UnreachableError
 	if !errors.As(err, &ue) || ue.URL != url || !strings.Contains(strings.ToLower(err.Error()), "connection refused") {
@@ -186,7 +186,7 @@ func TestHandshakeStatus(t *testing.T) {
 		http.Error(w, strings.Repeat("x", 1000), http.StatusInternalServerError)
 	}))
 	defer ts.Close()
-	_, err := mcp.Dial(context.Background(), ts.URL, nil)
+	_, err := mcp.Dial(context.Background(), ts.URL, testOptions(nil))
 	checkOneLine(t, err)
 	var he *mcp.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != 500 || he.Op != "initialize" || len([]rune(he.Body)) != 201 {
@@ -523,7 +523,7 @@ func TestUnsupportedVersion(t *testing.T) {
 		writeJSON(w, m.ID, `{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"old","version":"0"}}`)
 	}))
 	defer ts.Close()
-	_, err := mcp.Dial(context.Background(), ts.URL, nil)
+	_, err := mcp.Dial(context.Background(), ts.URL, testOptions(nil))
 	checkOneLine(t, err)
 	if !strings.Contains(err.Error(), `"2024-11-05"`) {
 		t.Errorf("err = %v", err)

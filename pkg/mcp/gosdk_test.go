@@ -161,9 +161,24 @@ func newSDKServerOpts(t testing.TB, opts *sdk.StreamableHTTPOptions) *sdkServer 
 // fixedTools is the number of tools besides the fillers.
 const fixedTools = 6
 
+// testOptions returns opts with an HTTP client that reaches httptest
+// servers. The package's default sends through fetch under js/wasm, and
+// there (under Node.js) httptest listens on Go's in-process network, which
+// only net/http reaches.
+func testOptions(opts *mcp.Options) *mcp.Options {
+	o := mcp.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = http.DefaultClient
+	}
+	return &o
+}
+
 func dial(t testing.TB, url string, opts *mcp.Options) *mcp.Client {
 	t.Helper()
-	c, err := mcp.Dial(context.Background(), url, opts)
+	c, err := mcp.Dial(context.Background(), url, testOptions(opts))
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}

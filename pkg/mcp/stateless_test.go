@@ -109,7 +109,7 @@ func TestPinnedProtocol(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := mcp.Dial(context.Background(), tt.url, &mcp.Options{ProtocolVersion: tt.pin})
+			c, err := mcp.Dial(context.Background(), tt.url, testOptions(&mcp.Options{ProtocolVersion: tt.pin}))
 			if tt.want == "" {
 				checkOneLine(t, err)
 				return
@@ -127,7 +127,7 @@ func TestPinnedProtocol(t *testing.T) {
 			}
 		})
 	}
-	if _, err := mcp.Dial(context.Background(), stateful.URL, &mcp.Options{ProtocolVersion: "2024-11-05"}); err == nil {
+	if _, err := mcp.Dial(context.Background(), stateful.URL, testOptions(&mcp.Options{ProtocolVersion: "2024-11-05"})); err == nil {
 		t.Error("an unknown pinned version was accepted")
 	}
 }

@@ -24,12 +24,15 @@ const testKey = "sk-or-v1-0000TESTKEY1111deadbeefcafe2222"
 var fixed = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // server starts h on loopback and returns a client for it whose clock is
-// fixed and whose sleeps are recorded instead of slept.
+// fixed and whose sleeps are recorded instead of slept. The client sends
+// through net/http: under js/wasm the package's default is fetch, and
+// there (under Node.js) httptest listens on Go's in-process network, which
+// only net/http reaches.
 func server(t *testing.T, h http.HandlerFunc, opts ...Option) (*Client, *[]time.Duration) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := New(testKey, append([]Option{WithBaseURL(srv.URL + "/api/v1")}, opts...)...)
+	c, err := New(testKey, append([]Option{WithBaseURL(srv.URL + "/api/v1"), WithHTTPClient(http.DefaultClient)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -863,7 +866,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 				base := srv.URL
 				srv.Close()
 				var err error
-				if c, err = New(testKey, WithBaseURL(base+"/"+testKey)); err != nil {
+				if c, err = New(testKey, WithBaseURL(base+"/"+testKey), WithHTTPClient(http.DefaultClient)); err != nil {
 					t.Fatal(err)
 				}
 			} else {

@@ -89,7 +89,7 @@ func script(model string) openroutertest.Script {
 func TestAgainstWireServer(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		srv := openroutertest.New(t, openroutertest.WithScript(script("x/y")))
-		c, err := openrouter.New(srv.Key, openrouter.WithBaseURL(srv.APIBase()))
+		c, err := openrouter.New(srv.Key, openrouter.WithBaseURL(srv.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestThroughProxy(t *testing.T) {
 		t.Errorf("wrong key: %v", err)
 	}
 	// Without the browser's Origin the proxy refuses the POST itself.
-	direct, _ := openrouter.New(or.Key, openrouter.WithBaseURL(site.URL+openrouter.DefaultBaseURL))
+	direct, _ := openrouter.New(or.Key, openrouter.WithBaseURL(site.URL+openrouter.DefaultBaseURL), openrouter.WithHTTPClient(http.DefaultClient))
 	if _, err := direct.Chat(ctx, fail); !errors.As(err, &ae) || ae.Status != 403 || ae.Code != "origin_missing" {
 		t.Errorf("no Origin: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"workbench/pkg/openrouter"
@@ -12,7 +13,8 @@ import (
 
 // A model is offered a tool and calls it. In the browser the client is
 // built with openrouter.New(key) alone and goes through the same-origin
-// proxy; here it talks to a scripted stand-in for OpenRouter.
+// proxy through the page's fetch; here it talks to a scripted stand-in for
+// OpenRouter through net/http.
 func ExampleClient_Chat() {
 	srv := openroutertest.Start(openroutertest.WithScript(openroutertest.Script{
 		Model:       "openai/gpt-4o",
@@ -21,7 +23,7 @@ func ExampleClient_Chat() {
 	}))
 	defer srv.Close()
 
-	c, err := openrouter.New(srv.Key, openrouter.WithBaseURL(srv.APIBase()))
+	c, err := openrouter.New(srv.Key, openrouter.WithBaseURL(srv.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -52,7 +54,7 @@ func ExampleClient_ChatStream() {
 	}))
 	defer srv.Close()
 
-	c, _ := openrouter.New(srv.Key, openrouter.WithBaseURL(srv.APIBase()))
+	c, _ := openrouter.New(srv.Key, openrouter.WithBaseURL(srv.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
 	var pieces []string
 	resp, err := c.ChatStream(context.Background(), openrouter.Request{
 		Model:    "x/y",
@@ -85,7 +87,7 @@ func ExampleAPIError() {
 	}))
 	defer srv.Close()
 
-	c, _ := openrouter.New(srv.Key, openrouter.WithBaseURL(srv.APIBase()))
+	c, _ := openrouter.New(srv.Key, openrouter.WithBaseURL(srv.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
 	_, err := c.Chat(context.Background(), openrouter.Request{
 		Model:    "x/y",
 		Messages: []openrouter.Message{{Role: openrouter.RoleUser, Content: "hi"}},

@@ -2,8 +2,9 @@
 // completions API: tool calling in OpenAI's tools/tool_calls format,
 // streamed or not, the cost of each call, and the key check of GET /key.
 //
-// It is pure Go and builds for js/wasm, where net/http goes through the
-// browser's fetch. In the browser the client talks to the same-origin proxy
+// It is pure Go and builds for js/wasm, where requests go through the
+// browser's fetch (package fetch) unless the caller passes another Doer. In
+// the browser the client talks to the same-origin proxy
 // (DefaultBaseURL, package proxy) and never to openrouter.ai directly;
 // natively the caller passes an absolute base URL, such as OpenRouterAPI or
 // a local `workbench serve` followed by DefaultBaseURL.
@@ -42,6 +43,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"workbench/pkg/fetch"
 )
 
 // DefaultBaseURL is the workbench's same-origin proxy mount (package
@@ -68,7 +71,7 @@ const (
 // one Client may be used from several goroutines. Create it with New.
 type Client struct {
 	base    string // without a trailing slash
-	hc      *http.Client
+	hc      fetch.Doer
 	referer string
 	key     scrubber
 	retry   RetryPolicy
@@ -85,10 +88,12 @@ type Option func(*Client)
 // and base + "/key". The default is DefaultBaseURL.
 func WithBaseURL(base string) Option { return func(c *Client) { c.base = base } }
 
-// WithHTTPClient sets the HTTP client; the default is http.DefaultClient.
-// It should not follow redirects across origins with the key (net/http
-// does not forward Authorization across hosts).
-func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+// WithHTTPClient sets what sends the requests, an *http.Client or any
+// fetch.Doer; the default is fetch.Default() (the browser's fetch in a
+// browser, http.DefaultClient natively). It should not follow redirects
+// across origins with the key (net/http does not forward Authorization
+// across hosts; fetch drops it on a cross-origin redirect).
+func WithHTTPClient(hc fetch.Doer) Option { return func(c *Client) { c.hc = hc } }
 
 // WithReferer sets the HTTP-Referer OpenRouter attributes requests to,
 // normally the workbench's own URL.
@@ -101,7 +106,7 @@ func WithRetry(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
 // travel as header values and that the base URL can be used here: a
 // relative base only in a browser (GOOS=js).
 func New(key string, opts ...Option) (*Client, error) {
-	c := &Client{base: DefaultBaseURL, hc: http.DefaultClient, key: scrubber(key), sleep: sleepCtx, now: time.Now}
+	c := &Client{base: DefaultBaseURL, key: scrubber(key), sleep: sleepCtx, now: time.Now}
 	for _, o := range opts {
 		o(c)
 	}
@@ -116,7 +121,7 @@ func New(key string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("openrouter: referer %q has a character that cannot be sent in a header at byte %d", c.referer, i)
 	}
 	if c.hc == nil {
-		c.hc = http.DefaultClient
+		c.hc = fetch.Default()
 	}
 	c.base = strings.TrimRight(c.base, "/")
 	u, err := url.Parse(c.base)

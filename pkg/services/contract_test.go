@@ -3,9 +3,11 @@ package services_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
+	"workbench/pkg/mcp"
 	"workbench/pkg/services"
 	"workbench/pkg/services/servicestest"
 )
@@ -17,7 +19,7 @@ func TestCheckArgs(t *testing.T) {
 		servicestest.Tool{Name: "typed", Schema: `{"type":"object","properties":{"s":{"type":"string"},"n":{"type":"number"},"i":{"type":"integer"},"b":{"type":"boolean"},"o":{"type":"object"},"a":{"type":"array"},"either":{"type":["string","null"]},"any":{}},"required":["s"]}`, Handler: none},
 		servicestest.Tool{Name: "open", Schema: `{"type":"object"}`, Handler: none},
 	)
-	conn, err := services.Connect(context.Background(), services.Config{Endpoints: map[string]string{"prism": srv.URL}}, services.RoleJudge, nil)
+	conn, err := services.Connect(context.Background(), services.Config{Endpoints: map[string]string{"prism": srv.URL}}, services.RoleJudge, &mcp.Options{HTTPClient: http.DefaultClient})
 	if err != nil {
 		t.Fatal(err)
 	}

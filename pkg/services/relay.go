@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"workbench/pkg/fetch"
 )
 
 // maxListing bounds the relay's listing answer.
@@ -18,10 +20,11 @@ const maxListing = 1 << 20
 // them through the relay: the app's services are exactly what the
 // deployment's allowlist names. header is added to the request (natively,
 // the relay wants an Origin; a browser's fetch sends what it needs); hc
-// nil means http.DefaultClient.
-func Discover(ctx context.Context, hc *http.Client, origin string, header http.Header) (Config, error) {
+// sends the request, an *http.Client or any fetch.Doer, nil meaning
+// fetch.Default().
+func Discover(ctx context.Context, hc fetch.Doer, origin string, header http.Header) (Config, error) {
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = fetch.Default()
 	}
 	u := strings.TrimRight(origin, "/") + "/api/mcp/"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)

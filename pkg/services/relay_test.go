@@ -43,14 +43,14 @@ func TestThroughTheRelay(t *testing.T) {
 	defer site.Close()
 	hdr := http.Header{"Origin": {origin}}
 
-	cfg, err := services.Discover(context.Background(), nil, origin, hdr)
+	cfg, err := services.Discover(context.Background(), http.DefaultClient, origin, hdr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !cfg.Configured(services.RoleAuthorizer) || cfg.Configured(services.RoleMemory) || cfg.Configured(services.RoleJudge) {
 		t.Fatalf("config %+v", cfg)
 	}
-	a, err := delegatic.Connect(context.Background(), cfg, &mcp.Options{Header: hdr}, delegatic.Options{ApprovedBy: "user@workbench.local"})
+	a, err := delegatic.Connect(context.Background(), cfg, &mcp.Options{Header: hdr, HTTPClient: http.DefaultClient}, delegatic.Options{ApprovedBy: "user@workbench.local"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestThroughTheRelay(t *testing.T) {
 	// relay's reason.
 	cfg.Roles = map[services.Role]string{services.RoleAuthorizer: "policy"}
 	cfg.Endpoints["policy"] = origin + "/api/mcp/policy"
-	_, err = delegatic.Connect(context.Background(), cfg, &mcp.Options{Header: hdr}, delegatic.Options{ApprovedBy: "u"})
+	_, err = delegatic.Connect(context.Background(), cfg, &mcp.Options{Header: hdr, HTTPClient: http.DefaultClient}, delegatic.Options{ApprovedBy: "u"})
 	var ue *services.UnreachableError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `no MCP server named \"policy\" is configured`) {
 		t.Errorf("err %v", err)
@@ -75,7 +75,7 @@ func TestThroughTheRelay(t *testing.T) {
 
 	// A listing the relay refuses (no Origin) is an error, not an empty
 	// configuration.
-	if _, err := services.Discover(context.Background(), nil, origin, nil); err == nil || !strings.Contains(err.Error(), "HTTP 403") {
+	if _, err := services.Discover(context.Background(), http.DefaultClient, origin, nil); err == nil || !strings.Contains(err.Error(), "HTTP 403") {
 		t.Errorf("err %v", err)
 	}
 }

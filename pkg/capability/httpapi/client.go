@@ -17,13 +17,10 @@
 //
 // Guarantees:
 //   - The client never sends an identity: no Authorization, no actor or
-//     agent field. In the browser every request goes through fetch with
-//     its default credentials mode, "same-origin", so the page's cookies
-//     reach the backend of the page's own origin (and no other), which is
-//     how the backend authenticates the user. The client does not set
-//     net/http's js.fetch:credentials pseudo-header: fetch's default is
-//     already the one wanted, and where net/http uses its own transport
-//     (under Node.js) the pseudo-header would go out as an invalid header.
+//     agent field. In the browser every request goes through fetch
+//     (package fetch's default Doer) with credentials "same-origin", so
+//     the page's cookies reach the backend of the page's own origin (and
+//     no other), which is how the backend authenticates the user.
 //   - 401 and 404 are *UnavailableError, an explicit state the UI shows;
 //     the client never retries them, under another identity or at all, and
 //     never substitutes one run id for another.
@@ -47,6 +44,7 @@ import (
 	"strings"
 
 	"workbench/pkg/capability"
+	"workbench/pkg/fetch"
 	"workbench/pkg/mcp/sse"
 	"workbench/pkg/runs"
 )
@@ -173,20 +171,21 @@ func (e *StatusError) Error() string {
 // use.
 type Client struct {
 	base string
-	hc   *http.Client
+	hc   fetch.Doer
 }
 
 var _ capability.Backend = (*Client)(nil)
 
 // New returns a client of the backend at origin (scheme and host, e.g.
-// the page's own origin). hc nil means http.DefaultClient.
-func New(origin string, hc *http.Client) (*Client, error) {
+// the page's own origin). hc sends the requests, an *http.Client or any
+// fetch.Doer; nil means fetch.Default().
+func New(origin string, hc fetch.Doer) (*Client, error) {
 	u, err := url.Parse(origin)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("httpapi: backend origin %q is not an http(s) origin", origin)
 	}
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = fetch.Default()
 	}
 	return &Client{base: strings.TrimRight(origin, "/"), hc: hc}, nil
 }

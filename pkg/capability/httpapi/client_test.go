@@ -47,7 +47,9 @@ func start(t *testing.T, engine *policy.Engine) *setup {
 	gov := capability.NewGovernor(context.Background(), cat, capability.GovernorOptions{
 		Engine: engine, NewID: func() string { return fmt.Sprintf("id-%04d", n.Add(1)) }})
 	srv := contracttest.Start(t, capability.Local{Governor: gov})
-	c, err := httpapi.New(srv.URL, nil)
+	// net/http, not the default fetch: under js/wasm (Node.js) httptest
+	// listens on Go's in-process network, which only net/http reaches.
+	c, err := httpapi.New(srv.URL, http.DefaultClient)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +396,7 @@ func TestCatalogRefusesAnotherInvokeContract(t *testing.T) {
 		fmt.Fprint(w, `{"capabilities":[],"failures":[],"invoke":{"method":"POST","route":"/api/tools/{name}"}}`)
 	}))
 	defer ts.Close()
-	c, err := httpapi.New(ts.URL, nil)
+	c, err := httpapi.New(ts.URL, http.DefaultClient)
 	if err != nil {
 		t.Fatal(err)
 	}
