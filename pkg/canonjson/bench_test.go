@@ -117,6 +117,14 @@ func BenchmarkParts(b *testing.B) {
 			buf = doc.AppendCanonical(buf[:0])
 		}
 	})
+	b.Run("encode-anew", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		buf := make([]byte, 0, len(canon))
+		for b.Loop() {
+			buf = doc.AppendCanonicalAnew(buf[:0])
+		}
+	})
 	b.Run("sha256", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {

@@ -1,0 +1,23 @@
+# The import path (pkg/library over pkg/verify, pkg/canonjson, pkg/skill and
+# pkg/store): its native tests run in test-unit; this layer runs them again
+# compiled to WebAssembly under Node, where SHA-256 of large inputs is the
+# host's crypto.subtle.digest and is held to crypto/sha256 (docs/app-import.md).
+#
+#   make test-import-wasm   the import path's tests as js/wasm (a test layer)
+#   make bench-import       BenchmarkImport of a taught 10 MB bundle, native
+#                           and as js/wasm, with CPU time per import; the
+#                           SHA-256 comparison by size under js/wasm
+.PHONY: test-import-wasm bench-import
+TEST_LAYERS += test-import-wasm
+
+IMPORT_PKGS := ./pkg/canonjson/... ./pkg/verify/... ./pkg/store ./pkg/store/mem ./pkg/library/... ./pkg/skill/...
+
+test-import-wasm:
+	@command -v node >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs; }
+	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 20m $(IMPORT_PKGS)
+
+bench-import:
+	@command -v node >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs; }
+	$(GO) test -run '^$$' -bench '^BenchmarkImport$$' -benchtime 5x -count 3 ./pkg/library
+	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench '^BenchmarkImport$$' -benchtime 3x -count 3 -timeout 30m ./pkg/library
+	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench '^BenchmarkSum256$$' -benchtime 20x ./pkg/skill
