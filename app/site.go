@@ -214,7 +214,17 @@ const wasmLoader = `async function goappInitWebAssembly() {
       }
       return r;
     });
-    const wasm = await WebAssembly.instantiateStreaming(response, go.importObject);
+    const module = WebAssembly.instantiateStreaming(response, go.importObject);
+    // Go's first steps read localStorage (go-app) and sessionStorage (the
+    // key); the browser opens each on first use, making the main thread
+    // wait for it. Opening them now does that wait during the download.
+    try {
+      localStorage.length;
+      sessionStorage.length;
+    } catch (err) {
+      // Storage refused: the app says so itself.
+    }
+    const wasm = await module;
     go.run(wasm.instance);
     loader.remove();
   } catch (err) {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -172,4 +174,97 @@ func (b *browser) cpuTime() (float64, error) {
 		total += p.CPUTime
 	}
 	return total * 1000, nil
+}
+
+// mainThreadCPU returns the CPU time, in milliseconds, that the main
+// thread of each renderer process has used, by process id: the thread
+// Go's wasm, go-app and the page's JavaScript run on, without the
+// compiler and GC threads beside it. It reads /proc (Linux), at the
+// kernel's tick resolution (10 ms).
+func (b *browser) mainThreadCPU() (map[int64]float64, error) {
+	c := chromedp.FromContext(b.tab)
+	if c == nil || c.Browser == nil {
+		return nil, fmt.Errorf("no browser")
+	}
+	res, err := cdp.Call(b.tab, c.Browser, systeminfo.GetProcessInfo, cdp.Empty{})
+	if err != nil {
+		return nil, fmt.Errorf("SystemInfo.getProcessInfo: %w", err)
+	}
+	out := map[int64]float64{}
+	for _, p := range res.ProcessInfo {
+		if p.Type != "renderer" {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", p.ID, p.ID))
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		// Fields after the parenthesized command name: state is the 3rd
+		// field of the line, utime and stime the 14th and 15th.
+		rest := string(stat[bytes.LastIndexByte(stat, ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) < 13 {
+			return nil, fmt.Errorf("/proc/%d/task/%d/stat: %d fields after the name", p.ID, p.ID, len(f))
+		}
+		utime, err1 := strconv.ParseFloat(f[11], 64)
+		stime, err2 := strconv.ParseFloat(f[12], 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("/proc/%d/task/%d/stat: utime %q, stime %q", p.ID, p.ID, f[11], f[12])
+		}
+		out[p.ID] = (utime + stime) * 10 // USER_HZ is 100 on Linux
+	}
+	return out, nil
+}
+
+// mainThreadDelta is the renderers' main-thread CPU used between two
+// readings of mainThreadCPU; a renderer started between them counts from
+// zero.
+func mainThreadDelta(before, after map[int64]float64) float64 {
+	total := 0.0
+	for id, t := range after {
+		total += t - before[id]
+	}
+	return total
+}
+
+// threadCPU returns the CPU time, in milliseconds, each kind of thread of
+// Chromium's processes has used since it started, keyed by process type
+// and thread name ("renderer/CrRendererMain", "renderer/V8 DefaultWorke"):
+// where the work beside the main thread goes (V8's compiler threads, the
+// network service, the compositor). Linux only, at tick resolution.
+func (b *browser) threadCPU() (map[string]int, error) {
+	c := chromedp.FromContext(b.tab)
+	if c == nil || c.Browser == nil {
+		return nil, fmt.Errorf("no browser")
+	}
+	res, err := cdp.Call(b.tab, c.Browser, systeminfo.GetProcessInfo, cdp.Empty{})
+	if err != nil {
+		return nil, fmt.Errorf("SystemInfo.getProcessInfo: %w", err)
+	}
+	out := map[string]int{}
+	for _, p := range res.ProcessInfo {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.ID))
+		if err != nil {
+			continue
+		}
+		for _, t := range tasks {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", p.ID, t.Name()))
+			if err != nil {
+				continue
+			}
+			open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+			if open < 0 || end < open {
+				continue
+			}
+			f := strings.Fields(string(stat[end+1:]))
+			if len(f) < 13 {
+				continue
+			}
+			utime, _ := strconv.Atoi(f[11])
+			stime, _ := strconv.Atoi(f[12])
+			name := strings.TrimRight(string(stat[open+1:end]), "0123456789")
+			out[p.Type+"/"+name] += (utime + stime) * 10
+		}
+	}
+	return out, nil
 }

@@ -20,18 +20,23 @@ import (
 // function names, and writes where the page's main thread spent its time:
 // by Go package (or V8's own categories), then by function.
 func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writer) error {
-	wasm := filepath.Join(work, "app-names.wasm")
-	site := filepath.Join(work, "site-names")
-	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", wasm, "./app")
-	build.Dir = root
-	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if msg, err := build.CombinedOutput(); err != nil {
-		return setupError{fmt.Errorf("build the app with names: %v\n%s", err, msg)}
-	}
-	gen := exec.CommandContext(ctx, "go", "run", "./app", "-out", site, "-wasm", wasm, "-web", "static/web")
-	gen.Dir = root
-	if msg, err := gen.CombinedOutput(); err != nil {
-		return setupError{fmt.Errorf("write the site: %v\n%s", err, msg)}
+	// A site given with -site is profiled as it is (built with names, or
+	// the tables name wasm functions by number); otherwise one is built.
+	site := cfg.site
+	if site == "" {
+		wasm := filepath.Join(work, "app-names.wasm")
+		site = filepath.Join(work, "site-names")
+		build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", wasm, "./app")
+		build.Dir = root
+		build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		if msg, err := build.CombinedOutput(); err != nil {
+			return setupError{fmt.Errorf("build the app with names: %v\n%s", err, msg)}
+		}
+		gen := exec.CommandContext(ctx, "go", "run", "./app", "-out", site, "-wasm", wasm, "-web", "static/web")
+		gen.Dir = root
+		if msg, err := gen.CombinedOutput(); err != nil {
+			return setupError{fmt.Errorf("write the site: %v\n%s", err, msg)}
+		}
 	}
 	workbench := filepath.Join(work, "workbench")
 	wb := exec.CommandContext(ctx, "go", "build", "-o", workbench, "./cmd/workbench")
@@ -80,6 +85,16 @@ func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writ
 		}
 		fmt.Fprintf(out, "/ cold: app.wasm received %.0f ms, instantiated %.0f ms, content %.0f ms, interactive %.0f ms\n",
 			r.Wasm, r.Instantiated, r.Content, r.Interactive)
+		threads, err := b.threadCPU()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\n| Chromium's threads, CPU since the browser started (all of it, not only this load) | ms |\n|---|---|\n")
+		keys, rest := top(threads, 20)
+		for _, k := range keys {
+			fmt.Fprintf(out, "| %s | %d |\n", k, threads[k])
+		}
+		fmt.Fprintf(out, "| others | %d |\n", rest)
 		wall = r.Interactive
 	case "import":
 		v, err := newVerifier()
@@ -219,7 +234,7 @@ func writeProfile(w io.Writer, p *profiler.Profile) {
 		byPkg[goPackage(name)] += int(n.HitCount)
 		total += int(n.HitCount)
 	}
-	fmt.Fprintf(w, "\nmain thread: %d samples, %.0f ms\n", total, float64(total)*each)
+	fmt.Fprintf(w, "\nmain thread: %d samples, %.0f ms, %.0f ms of them busy (not idle)\n", total, float64(total)*each, float64(total-byFunc["(idle)"])*each)
 	for _, t := range []struct {
 		title string
 		m     map[string]int
