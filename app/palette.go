@@ -60,12 +60,19 @@ type palette struct {
 	results   []int
 	active    int
 	loadedGen int
+	// catVersion changes with every change the palette makes to the
+	// catalog state above (a reading started or answered, a backend
+	// switch): it is what makes go-app render the catalog component
+	// again. Keystrokes change the query, results and active entry from
+	// inside that component, which renders itself.
+	catVersion int
 
 	// The selected capability.
 	selID      string
 	desc       *capability.Capability
 	descErr    string
 	form       *schemaform.Form
+	formCtx    schemaform.Context // the page context the form was prefilled from
 	formErr    string
 	preview    *capability.Preview
 	previewErr string
@@ -183,6 +190,46 @@ func (p *palette) show(ctx app.Context) {
 		}
 	})
 	p.loadCatalog(ctx)
+	p.refreshPrefill(ctx)
+}
+
+// refreshPrefill brings the selected capability's form up to date with
+// the page context when it has changed since the form was prefilled
+// (another page, another selected edge, a demonstration that ended). A
+// form that shows a value prefilled from the old context is opened again
+// (fresh descriptor, new form): a value of another page must not stay
+// marked as this page's; what was typed into it is not kept. A form with
+// no prefilled value is prefilled in place: only fields the user has not
+// touched are filled. A form whose proposal waits for an approval is left
+// as it is: it is what will be resumed.
+func (p *palette) refreshPrefill(ctx app.Context) {
+	if p.form == nil || p.pending != nil || p.selID == "" {
+		return
+	}
+	now := p.contextFor(p.path)
+	if sameContext(p.formCtx, now) {
+		return
+	}
+	inferred := false
+	p.form.Walk(func(fl *schemaform.Field) bool {
+		inferred = inferred || fl.Inferred != nil
+		return !inferred
+	})
+	if inferred {
+		p.openCap(ctx, p.selID, false)
+		return
+	}
+	p.formCtx = now
+	if len(p.form.Prefill(now)) > 0 {
+		p.onFormChange(ctx, p.form)
+	}
+}
+
+// sameContext compares two page contexts by value.
+func sameContext(a, b schemaform.Context) bool {
+	ea, eb := a.EdgeIndex, b.EdgeIndex
+	a.EdgeIndex, b.EdgeIndex = nil, nil
+	return a == b && (ea == nil) == (eb == nil) && (ea == nil || *ea == *eb)
 }
 
 func (p *palette) onLauncher(ctx app.Context, e app.Event) { p.show(ctx) }
@@ -264,6 +311,7 @@ func (p *palette) switchBackend(ctx app.Context, raw string) {
 	p.backendErr = ""
 	p.gen++
 	p.caps, p.index, p.results, p.failures, p.catErr = nil, nil, nil, nil, ""
+	p.catVersion++
 	p.clearSelection()
 	p.loadCatalog(ctx)
 }
@@ -292,6 +340,7 @@ func (p *palette) loadCatalog(ctx app.Context) {
 	ctx = p.mctx
 	gen := p.gen
 	p.catLoad = true
+	p.catVersion++
 	ctx.Async(func() {
 		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
@@ -305,6 +354,7 @@ func (p *palette) loadCatalog(ctx app.Context) {
 				return
 			}
 			p.catLoad, p.backendName = false, name
+			p.catVersion++
 			if err != nil {
 				p.caps, p.index, p.results, p.failures = nil, nil, nil, nil
 				p.catErr = "The catalog could not be read: " + describeErr(err)
@@ -346,7 +396,11 @@ func (p *palette) skipDisabled(dir int) {
 
 func (p *palette) onSearchKey(ctx app.Context, e app.Event) {
 	n := min(len(p.results), paletteShown)
-	if n == 0 {
+	switch key := e.Get("key").String(); {
+	case n == 0 || key != "ArrowDown" && key != "ArrowUp" && key != "Enter":
+		// A typed character changes nothing here (the input event that
+		// follows filters): no render for it.
+		ctx.PreventUpdate()
 		return
 	}
 	switch e.Get("key").String() {
@@ -362,13 +416,20 @@ func (p *palette) onSearchKey(ctx app.Context, e app.Event) {
 		e.PreventDefault()
 		c := p.index.Capability(p.results[p.active])
 		if c.Availability != capability.Unavailable {
-			p.selectCap(ctx, c.ID)
+			p.openCap(ctx, c.ID, true)
 		}
 	}
 }
 
-func (p *palette) onPick(id string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { p.selectCap(ctx, id) }
+// onListClick opens the entry clicked (the list's one click handler); an
+// unavailable entry cannot be opened.
+func (p *palette) onListClick(ctx app.Context, e app.Event) {
+	li := e.Get("target").Call("closest", "#pal-list > [data-cap]")
+	if !li.Truthy() || li.Call("getAttribute", "aria-disabled").String() == "true" {
+		ctx.PreventUpdate()
+		return
+	}
+	p.openCap(ctx, li.Get("dataset").Get("cap").String(), true)
 }
 
 // --- selection, form, preflight -------------------------------------------
@@ -379,13 +440,20 @@ func (p *palette) clearSelection() {
 	p.pending, p.pendState, p.discarded = nil, "", false
 }
 
-// selectCap refreshes the descriptor (GET /api/capabilities/{id} on an
+// openCap refreshes the descriptor (GET /api/capabilities/{id} on an
 // HTTP backend), builds the form from its schema, prefills it from the
 // page context and asks for a preview.
-func (p *palette) selectCap(ctx app.Context, id string) {
+//
+// The user's choice (focus) moves the focus to the detail once it is
+// shown; a refresh the palette makes on its own leaves the focus where
+// it is.
+func (p *palette) openCap(ctx app.Context, id string, focus bool) {
 	ctx = p.mctx
 	p.clearSelection()
 	p.selID = id
+	// Called from the catalog component's handlers, which render that
+	// component only: the detail is the palette's.
+	ctx.Update()
 	gen := p.gen
 	pc := p.contextFor(p.path)
 	ctx.Async(func() {
@@ -411,9 +479,11 @@ func (p *palette) selectCap(ctx app.Context, id string) {
 				return
 			}
 			f.Prefill(pc)
-			p.form = f
+			p.form, p.formCtx = f, pc
 			p.schedulePreflight(ctx, 0)
-			ctx.Defer(func(app.Context) { focusID("pal-detail-h") })
+			if focus {
+				ctx.Defer(func(app.Context) { focusID("pal-detail-h") })
+			}
 		})
 	})
 }
@@ -610,11 +680,15 @@ func availabilityBadge(a capability.Availability) app.UI {
 func (p *palette) Render() app.UI {
 	launcher := app.Button().ID("pal-launcher").Class("pal-launcher secondary").
 		Aria("keyshortcuts", "Control+K Meta+K").OnClick(p.onLauncher).Text("Capabilities (Ctrl/⌘ K)")
+	// The search, the list and the detail stay mounted while the dialog
+	// is closed (a closed dialog is not rendered, so they cost nothing
+	// then): opening shows them as they were instead of building some
+	// 500 elements, and showModal focuses the search (autofocus) at once.
+	// The approvals and runs panels are mounted while it is open only:
+	// mounting reads their lists again, and a run is followed while they
+	// are shown.
 	dialog := app.Dialog().ID("pal-dialog").Class("pal-dialog").Aria("labelledby", "pal-title").
 		On("close", p.onNativeClose)
-	if !p.open {
-		return app.Div().Class("pal-mount").Body(launcher, dialog)
-	}
 	return app.Div().Class("pal-mount").Body(launcher, dialog.Body(
 		app.Div().Class("pal-top").Body(
 			app.H2().ID("pal-title").Text("Capability workbench"),
@@ -622,15 +696,32 @@ func (p *palette) Render() app.UI {
 			app.Button().ID("pal-close").Class("secondary pal-close").Aria("label", "Close the capability workbench").OnClick(p.onClose).Text("Close"),
 		),
 		app.Div().Class("pal-body").Body(
-			p.renderCatalog(),
+			&paletteCatalog{p: p, Version: p.catVersion},
 			p.renderDetail(),
 		),
-		app.Div().Class("pal-panels").Body(
-			&approvalsPanel{env: p.env, Nonce: p.approvalsNonce, Gen: p.gen, OnDecided: p.onDecided},
-			&runsPanel{env: p.env, Select: p.runSelect, Gen: p.gen},
-		),
+		app.If(p.open, func() app.UI {
+			return app.Div().Class("pal-panels").Body(
+				&approvalsPanel{env: p.env, Nonce: p.approvalsNonce, Gen: p.gen, OnDecided: p.onDecided},
+				&runsPanel{env: p.env, Select: p.runSelect, Gen: p.gen},
+			)
+		}),
 	))
 }
+
+// paletteCatalog is the palette's search and list, a component of its
+// own so that a keystroke renders the list only, not the palette's
+// detail and panels around it. Its state is the palette's (p, set when
+// the palette first renders it and kept: go-app copies exported fields
+// only); the palette changes Version whenever it changes that state
+// itself, which makes go-app render the list again.
+type paletteCatalog struct {
+	app.Compo
+
+	p       *palette
+	Version int
+}
+
+func (c *paletteCatalog) Render() app.UI { return c.p.renderCatalog() }
 
 func (p *palette) renderBackend() app.UI {
 	name := p.backendName
@@ -660,29 +751,28 @@ func (p *palette) renderCatalog() app.UI {
 	for j := 0; j < n; j++ {
 		c := p.index.Capability(p.results[j])
 		disabled := c.Availability == capability.Unavailable
-		li := app.Li().ID(fmt.Sprintf("pal-opt-%d", j)).Role("option").Class("pal-opt").
-			DataSet("cap", c.ID).Aria("selected", fmt.Sprint(j == p.active)).Aria("disabled", fmt.Sprint(disabled))
-		if !disabled {
-			li = li.OnClick(p.onPick(c.ID), app.EventScope(c.ID)) // the scope makes go-app replace the handler when the entry at this position changes
+		// No click handler per entry: the list has one (onListClick), so
+		// that filtering changes text and attributes only, instead of
+		// replacing an event listener per entry on every keystroke.
+		li := app.Li().ID("pal-opt-"+strconv.Itoa(j)).Role("option").Class("pal-opt").
+			DataSet("cap", c.ID).Aria("selected", strconv.FormatBool(j == p.active)).Aria("disabled", strconv.FormatBool(disabled))
+		body := []app.UI{
+			app.Span().Class("pal-opt-title").Text(c.Title),
+			availabilityBadge(c.Availability),
+			app.Span().Class("pal-opt-id muted").Text(c.ID),
 		}
-		var why app.UI = app.Span()
 		if len(c.Reasons) > 0 || len(c.Missing) > 0 {
 			parts := append([]string(nil), c.Reasons...)
 			if len(c.Missing) > 0 {
 				parts = append(parts, "missing: "+strings.Join(c.Missing, ", "))
 			}
-			why = app.Span().Class("pal-why").Text(strings.Join(parts, "; "))
+			body = append(body, app.Span().Class("pal-why").Text(strings.Join(parts, "; ")))
 		}
-		opts[j] = li.Body(
-			app.Span().Class("pal-opt-title").Text(c.Title),
-			availabilityBadge(c.Availability),
-			app.Span().Class("pal-opt-id muted").Text(c.ID),
-			why,
-		)
+		opts[j] = li.Body(body...)
 	}
 	active := ""
 	if n > 0 {
-		active = fmt.Sprintf("pal-opt-%d", p.active)
+		active = "pal-opt-" + strconv.Itoa(p.active)
 	}
 	status := fmt.Sprintf("%d of %d capabilities", len(p.results), len(p.caps))
 	if len(p.results) > n {
@@ -710,7 +800,7 @@ func (p *palette) renderCatalog() app.UI {
 	// list reflects what was typed when the first matches it (the
 	// benchmark waits for it too).
 	body = append(body, app.Ul().ID("pal-list").Role("listbox").Aria("label", "Capabilities").Class("pal-list").
-		Aria("busy", fmt.Sprint(p.catLoad)).DataSet("query", strconv.Quote(p.query)).Body(opts...))
+		Aria("busy", strconv.FormatBool(p.catLoad)).DataSet("query", strconv.Quote(p.query)).OnClick(p.onListClick).Body(opts...))
 	return app.Div().Class("pal-catalog").Body(body...)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/compare"
+	"workbench/pkg/schemaform"
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
@@ -68,6 +69,7 @@ func (p *replayPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Replay · Skill Workbench")
 	*p = replayPage{Compo: p.Compo, nav: ctx, env: p.env, id: skillIDOf(ctx.Page().URL().Path)}
 	id := p.id
+	p.publishContext()
 	ctx.Async(func() {
 		ok, err := p.env.prismConfigured(ctx)
 		ctx.Dispatch(func(app.Context) { p.prism, p.prismErr = ok, err })
@@ -92,9 +94,22 @@ func (p *replayPage) OnNav(ctx app.Context) {
 				}
 				p.model = l.bundle.Evidence.System.Model
 				ctx.Page().SetTitle("Replay " + l.bundle.Manifest.Name + " · Skill Workbench")
+				p.publishContext()
 			}
 		})
 	})
+}
+
+// publishContext tells the capability workbench (Ctrl/Cmd+K) what the
+// page replays, for it to prefill forms with: the skill, and once the
+// bundle is read the interaction trace being replayed and the bundle's
+// content hash. The shell forgets it on the next navigation.
+func (p *replayPage) publishContext() {
+	c := schemaform.Context{SkillID: p.id}
+	if p.bundle != nil {
+		c.TraceID, c.ContentHash = p.bundle.Trace.TraceID, p.bundle.ContentHash
+	}
+	p.env.setPageContext(c)
 }
 
 func (p *replayPage) onField(i int) app.EventHandler {

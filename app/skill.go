@@ -10,6 +10,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/export"
+	"workbench/pkg/schemaform"
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
@@ -55,6 +56,11 @@ type skillPage struct {
 	exp     exportState
 	audit   *skillpage.Audit
 	saveMsg string // a new version was stored (from Manifest or Compare)
+
+	// edge is the trace edge selected in the Audit tab, or nil. While
+	// that tab is open it is part of the page context the capability
+	// workbench prefills forms from (publishContext).
+	edge *int
 }
 
 // The tabs of spec §2.1, in order.
@@ -84,11 +90,30 @@ func (p *skillPage) OnNav(ctx app.Context) {
 	}
 	p.nav = ctx
 	if id == p.id && version == p.version && p.bundle != nil {
+		p.publishContext()
 		return
 	}
 	// Reset the page's state, keeping go-app's own (the embedded Compo).
 	*p = skillPage{Compo: p.Compo, nav: ctx, env: p.env, id: id, version: version, tab: "manifest"}
+	p.publishContext()
 	p.load(ctx)
+}
+
+// publishContext tells the capability workbench (Ctrl/Cmd+K) what the
+// page shows, for it to prefill forms with: the skill, and once the
+// bundle is read its interaction trace and content hash; while the Audit
+// tab is open with an edge selected, that edge. The shell forgets it on
+// the next navigation. Called on every change of any of these.
+func (p *skillPage) publishContext() {
+	c := schemaform.Context{SkillID: p.id}
+	if p.bundle != nil {
+		c.TraceID, c.ContentHash = p.bundle.Trace.TraceID, p.bundle.ContentHash
+	}
+	if p.tab == "audit" && p.edge != nil {
+		e := *p.edge
+		c.EdgeIndex = &e
+	}
+	p.env.setPageContext(c)
 }
 
 // loaded is everything the page reads when it opens.
@@ -180,6 +205,7 @@ func (p *skillPage) load(ctx app.Context) {
 			p.edit = newManifestEdit(l.bundle.Manifest)
 			p.exp = newExportState(l.advice, l.bundle.Evidence.RedactionProfile)
 			ctx.Page().SetTitle(l.bundle.Manifest.Name + " · Skill Workbench")
+			p.publishContext()
 		})
 		if err != nil {
 			return
@@ -201,6 +227,7 @@ func (p *skillPage) load(ctx app.Context) {
 func (p *skillPage) onTab(id string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		p.tab = id
+		defer p.publishContext()
 		switch id {
 		case "memory":
 			p.loadMemory(p.nav)

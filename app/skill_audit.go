@@ -77,6 +77,24 @@ func (p *skillPage) renderAudit() app.UI {
 			app.Td().Body(content),
 		)
 	}
+	edges := make([]app.UI, len(p.bundle.Trace.Edges))
+	for i, e := range p.bundle.Trace.Edges {
+		selected := p.edge != nil && *p.edge == e.Index
+		// A toggle: its name stays, aria-pressed says whether it is on.
+		label := "Select edge " + strconv.Itoa(e.Index)
+		row := app.Tr().ID("audit-edge-" + strconv.Itoa(e.Index))
+		if selected {
+			row = row.Class("audit-edge-selected")
+		}
+		edges[i] = row.Body(
+			app.Td().Text(strconv.Itoa(e.Index)),
+			app.Td().Body(app.Code().Text(e.TypedAction.Type)),
+			app.Td().Text(e.OutcomeStatus),
+			app.Td().Body(app.Code().Class("hash").Text(e.EdgeID)),
+			app.Td().Body(app.Button().Type("button").Class("secondary audit-edge-select").
+				Aria("pressed", strconv.FormatBool(selected)).OnClick(p.onSelectEdge(e.Index), app.EventScope(strconv.Itoa(e.Index))).Text(label)),
+		)
+	}
 	scope := make([]app.UI, 0, 2*len(a.Scope))
 	for _, kv := range a.Scope {
 		scope = append(scope, app.Dt().Text(kv.Key), app.Dd().Body(app.Code().Text(kv.Value)))
@@ -86,6 +104,8 @@ func (p *skillPage) renderAudit() app.UI {
 		app.H3().Text("Authorization in scope"),
 		app.If(len(scope) == 0, func() app.UI { return app.P().Text("The bundle records no authorization scope.") }).
 			Else(func() app.UI { return app.Dl().Class("facts").ID("audit-scope").Body(scope...) }),
+		auditTable("audit-edges", "Interaction trace "+p.bundle.Trace.TraceID+": its edges. The selected edge is what the capability workbench (Ctrl/⌘ K) prefills an edge field with.",
+			[]string{"Edge", "Action", "Outcome", "Edge id", "Selected"}, edges),
 		auditTable("audit-auth", "Authorization blocks: every decision, during the demonstration and every replay",
 			[]string{"Where", "Edge", "Decision", "Capability", "Action", "Reason", "Policy · authorizer", "Block"}, auths),
 		auditTable("audit-tools", "Tool calls: request and response hashes",
@@ -95,6 +115,19 @@ func (p *skillPage) renderAudit() app.UI {
 		auditTable("audit-transcript", "Transcript: every LLM turn, as text (redacted turns say so)",
 			[]string{"Turn", "Role", "Content"}, turns),
 	)
+}
+
+// onSelectEdge selects the trace edge with index i, or, when it is
+// already selected, clears the selection; the page context follows.
+func (p *skillPage) onSelectEdge(i int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		if p.edge != nil && *p.edge == i {
+			p.edge = nil
+		} else {
+			p.edge = &i
+		}
+		p.publishContext()
+	}
 }
 
 func auditTable(id, caption string, cols []string, rows []app.UI) app.UI {

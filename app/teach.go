@@ -13,6 +13,7 @@ import (
 	"workbench/pkg/policy"
 	"workbench/pkg/policy/delegatic"
 	"workbench/pkg/pulse"
+	"workbench/pkg/schemaform"
 	"workbench/pkg/session"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
@@ -115,6 +116,7 @@ func (p *teachPage) OnMount(ctx app.Context) { p.ui = ctx }
 func (p *teachPage) OnNav(ctx app.Context) {
 	p.ui = ctx
 	ctx.Page().SetTitle("Teach · Skill Workbench")
+	p.publishContext()
 	p.readSession(ctx)
 	if p.form.scenario == "" && !p.form.freeform {
 		p.form.init(ctx)
@@ -324,6 +326,9 @@ func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
 	}
 	r.result = res
 	r.cost = res.CostUSD
+	if p.run == r {
+		p.publishContext()
+	}
 	if res.Recorder != nil {
 		r.events = res.Recorder.Events()
 	}
@@ -356,7 +361,20 @@ func (p *teachPage) onAgain(ctx app.Context, e app.Event) {
 		return
 	}
 	p.run = nil
+	p.publishContext()
 	p.readSession(ctx)
+}
+
+// publishContext tells the capability workbench (Ctrl/Cmd+K) the trace of
+// the current demonstration once there is one (the recording ended), for
+// it to prefill forms with; nothing before, or after Start again. The
+// shell forgets it on the next navigation.
+func (p *teachPage) publishContext() {
+	var c schemaform.Context
+	if r := p.run; r != nil && r.result != nil {
+		c.TraceID = r.result.Trace.TraceID
+	}
+	p.env.setPageContext(c)
 }
 
 // modelErrorSummary says in a sentence what a failed model call means; the

@@ -120,7 +120,12 @@ func benchServers(tb testing.TB, n int) []capability.Provider {
 // frame's style, layout and paint. Each named condition is timed on its
 // own.
 const palProbe = `window.__palBench = (() => {
-  let conds = null, t0 = 0, times = {};
+  let conds = null, t0 = 0, times = {}, resolve = null;
+  const finished = () => {
+    if (!conds) return null;
+    for (const n of Object.keys(conds)) if (times[n] == null) return null;
+    return times;
+  };
   const check = () => {
     if (!conds || t0 === 0) return;
     for (const [name, cond] of Object.entries(conds)) {
@@ -128,7 +133,10 @@ const palProbe = `window.__palBench = (() => {
       times[name] = null;
       requestAnimationFrame(() => {
         const ch = new MessageChannel();
-        ch.port1.onmessage = () => { times[name] = performance.now() - t0; };
+        ch.port1.onmessage = () => {
+          times[name] = performance.now() - t0;
+          if (resolve && finished()) { resolve(times); resolve = null; }
+        };
         ch.port2.postMessage(0);
       });
     }
@@ -136,8 +144,9 @@ const palProbe = `window.__palBench = (() => {
   window.addEventListener("keydown", () => { if (conds && t0 === 0) { t0 = performance.now(); check(); } }, true);
   new MutationObserver(check).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
   return {
-    arm(c) { conds = c; t0 = 0; times = {}; },
-    done() { if (!conds) return null; for (const n of Object.keys(conds)) if (times[n] == null) return null; return times; },
+    arm(c) { conds = c; t0 = 0; times = {}; resolve = null; },
+    // wait resolves with the times once every condition was timed.
+    wait() { return finished() || new Promise((r) => { resolve = r; }); },
   };
 })(); true`
 
@@ -176,15 +185,16 @@ func (s *session) timeKey(key string, mod chromedp.Modifier, conds map[string]st
 	} else {
 		s.do(chromedp.KeyEvent(key))
 	}
-	var out map[string]float64
-	if err := chromedp.Do(s.ctx, chromedp.Poll[chromedp.Void](`__palBench.done()`, chromedp.WithPollingTimeout(60*time.Second), chromedp.WithPollingInterval(5*time.Millisecond))); err != nil {
+	// Awaited, not polled: polling would make the page and the browser
+	// work while they are measured.
+	wait, cancel := context.WithTimeout(s.ctx, time.Minute)
+	defer cancel()
+	out, err := chromedp.Run(wait, chromedp.Evaluate[map[string]float64](`__palBench.wait()`, chromedp.EvalAwaitPromise))
+	if err != nil {
 		s.t.Fatalf("key %q: the page did not reach %v (%v): search %q, list for %q, count %q", key, conds, err,
 			eval[string](s, `(document.querySelector("#pal-search")||{}).value || ""`),
 			eval[string](s, `(document.querySelector("#pal-list")||{dataset:{}}).dataset.query || ""`),
 			eval[string](s, `(document.querySelector("#pal-count")||{}).textContent || ""`))
-	}
-	if err := json.Unmarshal([]byte(eval[string](s, `JSON.stringify(__palBench.done())`)), &out); err != nil {
-		s.t.Fatal(err)
 	}
 	return out
 }
