@@ -12,7 +12,14 @@ import (
 // and from each other; n/a is neutral. A value that is none of these is
 // shown as what it is, in an alarming look, never as a success.
 func verdictBadge(v string) app.UI {
-	class, title := "verdict-unknown", "not a verdict the workbench knows"
+	class, title, text := verdictLook(v)
+	return app.Span().Class("verdict " + class).Title(title).Text(text)
+}
+
+// verdictLook is the badge of verdict v: its class, its title and its
+// text.
+func verdictLook(v string) (class, title, text string) {
+	class, title = "verdict-unknown", "not a verdict the workbench knows"
 	switch v {
 	case skill.VerdictPass:
 		class, title = "verdict-pass", "pass: every gate passed"
@@ -25,9 +32,9 @@ func verdictBadge(v string) app.UI {
 	case skill.VerdictNotApplicable:
 		class, title = "verdict-na", "n/a: the gate does not apply"
 	}
-	text := v
+	text = v
 	if text == "" {
 		text = "(none)"
 	}
-	return app.Span().Class("verdict " + class).Title(title).Text(text)
+	return class, title, text
 }
