@@ -107,7 +107,7 @@ func (p *skillsPage) load(ctx app.Context) {
 			p.list = list
 			maps.Copy(p.verified, known)
 			p.table = p.tableHTML()
-			// After this update is in the DOM, so that afterPaint waits
+			// After this update is in the DOM, so that whenPainted waits
 			// for the frame that shows it.
 			ctx.Defer(func(ctx app.Context) { p.verifyShown(ctx, st) })
 		})
@@ -136,7 +136,7 @@ func (p *skillsPage) verifyShown(ctx app.Context, st store.Store) {
 	}
 	vctx, stop := context.WithCancel(ctx)
 	p.stopVerify = stop
-	painted := afterPaint()
+	painted := whenPainted()
 	ctx.Async(func() {
 		defer stop()
 		select {
@@ -189,11 +189,11 @@ func (p *skillsPage) verifyShown(ctx app.Context, st store.Store) {
 	})
 }
 
-// afterPaint returns a channel closed once the browser has painted what
+// whenPainted returns a channel closed once the browser has painted what
 // the UI goroutine rendered before the call: a timeout set from an
 // animation frame callback runs after that frame is painted. On the
 // server, where nothing is painted, it is closed at once.
-func afterPaint() <-chan struct{} {
+func whenPainted() <-chan struct{} {
 	done := make(chan struct{})
 	if app.IsServer {
 		close(done)
