@@ -48,7 +48,7 @@ func (w *anew) value(dst []byte, i int32, omit []string) []byte {
 			w.members = append(w.members, anewMember{name, k + 1})
 		}
 		ms := w.members[base:]
-		slices.SortFunc(ms, func(a, b anewMember) int { return compareCodeUnits(a.name, b.name) })
+		sortAnew(ms)
 		dst = append(dst, '{')
 		for j := range len(ms) {
 			m := w.members[base+j] // the stack may move while a member is written
@@ -81,6 +81,25 @@ func (w *anew) value(dst []byte, i int32, omit []string) []byte {
 		return append(dst, "false"...)
 	}
 	return append(dst, "null"...)
+}
+
+// sortAnew sorts members by compareCodeUnits: by insertion, with direct
+// calls, for the small objects that are most of a bundle (a comparison
+// through a function value is dear compiled to wasm), by slices.SortFunc
+// for the others.
+func sortAnew(ms []anewMember) {
+	if len(ms) > 24 {
+		slices.SortFunc(ms, func(a, b anewMember) int { return compareCodeUnits(a.name, b.name) })
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		m := ms[i]
+		j := i
+		for ; j > 0 && compareCodeUnits(ms[j-1].name, m.name) > 0; j-- {
+			ms[j] = ms[j-1]
+		}
+		ms[j] = m
+	}
 }
 
 // compareCodeUnits orders two strings by their UTF-16 code units, decoding
@@ -133,7 +152,15 @@ func appendStringified(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	last := 0
 	for i := 0; i < len(s); i++ {
-		for i+8 <= len(s) && quiet(s[i:i+8]) {
+		// The eight loads combine into one; quiet inlines. A call per
+		// eight bytes would be dear compiled to wasm.
+		for i+8 <= len(s) {
+			_ = s[i+7]
+			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if !quiet(x) {
+				break
+			}
 			i += 8
 		}
 		if i >= len(s) {
@@ -166,14 +193,11 @@ func appendStringified(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// quiet reports whether none of the eight bytes of s is a control
+// quiet reports whether none of the eight bytes of x is a control
 // character, a quote or a backslash: whether JSON.stringify writes them as
 // they are. Each term sets a byte's high bit only where that byte is below
 // 0x20, or equal to '"' or '\\', so the test is exact.
-func quiet(s string) bool {
-	_ = s[7] // one bounds check for the eight loads, which combine into one
-	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+func quiet(x uint64) bool {
 	q := x ^ (ones * '"')
 	b := x ^ (ones * '\\')
 	return ((x-ones*0x20)&^x|(q-ones)&^q|(b-ones)&^b)&highs == 0

@@ -454,6 +454,13 @@ func AppendNumber(dst []byte, f float64) []byte {
 		dst = append(dst, '-')
 		f = -f
 	}
+	// An integer below 2^53 is its decimal digits, as ECMAScript writes
+	// every integer below 1e21. Bundles are full of them (indexes,
+	// milliseconds, counts), and the shortest-digits route below is dear
+	// compiled to wasm.
+	if f < maxSafeInteger && float64(int64(f)) == f {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
 	// Shortest round-tripping digits, as d[.ddd]e±xx.
 	var buf [32]byte
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)

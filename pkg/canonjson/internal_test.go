@@ -48,7 +48,7 @@ func TestQuiet(t *testing.T) {
 			b := []byte("abcdefgh")
 			b[pos] = byte(c)
 			want := c >= 0x20 && c != '"' && c != '\\'
-			if got := quiet(string(b)); got != want {
+			if got := quiet(binary.LittleEndian.Uint64(b)); got != want {
 				t.Errorf("quiet with byte 0x%02x at %d = %v, want %v", c, pos, got, want)
 			}
 		}

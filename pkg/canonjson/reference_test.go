@@ -218,3 +218,32 @@ func TestSealMatchesReference(t *testing.T) {
 		t.Errorf("sealed bytes differ from the reference at byte %d", firstDiff(got, want))
 	}
 }
+
+// AppendNumber writes integers as the reference does, at and around every
+// power of two and of ten up to 2^53 and beyond it (where its integer
+// shortcut stops), and at random.
+func TestAppendNumberIntegersMatchReference(t *testing.T) {
+	var xs []float64
+	for e := 0; e <= 70; e++ {
+		p := math.Ldexp(1, e)
+		xs = append(xs, p-1, p, p+1, p+2)
+	}
+	for p := 1.0; p <= 1e22; p *= 10 {
+		xs = append(xs, p-1, p, p+1, p+0.5, p*1.5)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 10000 {
+		xs = append(xs, float64(r.Int64N(1<<53)), float64(r.IntN(100000)), float64(r.Int64()))
+	}
+	for _, x := range xs {
+		for _, f := range []float64{x, -x} {
+			want, err := jcs.NumberToJSON(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(canonjson.AppendNumber(nil, f)); got != want {
+				t.Errorf("AppendNumber(%v) = %s, reference %s", f, got, want)
+			}
+		}
+	}
+}
