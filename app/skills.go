@@ -117,10 +117,10 @@ func (p *skillsPage) load(ctx app.Context) {
 // verifyShown re-derives the proof of each row shown whose verdict is not
 // known yet, newest first: the stored verdict is only a claim. It starts
 // once the rows are painted, so verifying (and, the first time, compiling
-// the schemas) never delays them. Verdicts are shown in batches
-// (re-rendering the table once per bundle would cost more than verifying
-// it) and kept in env by content hash, which names immutable bytes, so a
-// later visit shows them at once.
+// the schemas) never delays them. Verdicts are written into their cells
+// (showVerified) in batches, at most one per 250 ms, and kept in env by
+// content hash, which names immutable bytes, so a later visit shows them
+// at once.
 func (p *skillsPage) verifyShown(ctx app.Context, st store.Store) {
 	if p.stopVerify != nil {
 		p.stopVerify()
