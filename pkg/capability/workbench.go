@@ -152,11 +152,12 @@ func (w *Workbench) Source() string { return SourceWorkbench }
 func (w *Workbench) List(ctx context.Context) ([]Capability, error) {
 	skills, skillsErr := -1, error(nil)
 	if w.Store != nil {
-		list, err := w.Store.Skills(ctx)
+		// Only the count matters: a page of one reads one record.
+		list, err := w.Store.ListSkills(ctx, store.SkillQuery{Limit: 1})
 		if err != nil {
 			skillsErr = err
 		} else {
-			skills = len(list)
+			skills = list.Total
 		}
 	}
 	actions := workbenchActions()
