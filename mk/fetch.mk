@@ -1,0 +1,13 @@
+# pkg/fetch: HTTP requests over the browser's fetch in js/wasm. Its native
+# test runs in test-unit; this layer runs its js/wasm tests under Node.js,
+# whose fetch reaches a loopback server the test starts with Node's http
+# module (testdata/server.js).
+#
+#   make test-fetch   pkg/fetch compiled to WebAssembly, tested under Node.js
+.PHONY: test-fetch
+
+test-fetch:
+	@command -v node >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs; }
+	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./pkg/fetch
+
+TEST_LAYERS += test-fetch
