@@ -38,6 +38,7 @@ type palette struct {
 	mctx app.Context
 
 	open        bool
+	panels      bool // the approvals and runs panels are mounted (after the opened dialog was painted)
 	returnFocus app.Value
 	keyFn       app.Func
 	route       string
@@ -189,8 +190,36 @@ func (p *palette) show(ctx app.Context) {
 			focusID("pal-search")
 		}
 	})
-	p.loadCatalog(ctx)
+	// The catalog is read again, and the approvals and runs panels are
+	// mounted (which reads their lists), after the opened dialog is
+	// painted: decoding a large listing holds the page's one thread, and
+	// the search and list must show first (with the entries of the last
+	// reading).
+	afterPaint(ctx, func(ctx app.Context) {
+		if p.open {
+			p.panels = true
+			p.loadCatalog(ctx)
+		}
+	})
 	p.refreshPrefill(ctx)
+}
+
+// afterPaint runs f on the UI goroutine after the browser has painted
+// its next frame: a requestAnimationFrame callback runs before that
+// frame's paint, and a task it posts runs after it.
+func afterPaint(ctx app.Context, f func(app.Context)) {
+	var frame, after app.Func
+	after = app.FuncOf(func(app.Value, []app.Value) any {
+		after.Release()
+		ctx.Dispatch(f)
+		return nil
+	})
+	frame = app.FuncOf(func(app.Value, []app.Value) any {
+		frame.Release()
+		app.Window().Call("setTimeout", after, 0)
+		return nil
+	})
+	app.Window().Call("requestAnimationFrame", frame)
 }
 
 // refreshPrefill brings the selected capability's form up to date with
@@ -239,7 +268,7 @@ func (p *palette) hide(ctx app.Context) {
 	if !p.open {
 		return
 	}
-	p.open = false
+	p.open, p.panels = false, false
 	if d := app.Window().GetElementByID("pal-dialog"); d.Truthy() && d.Get("open").Bool() {
 		d.Call("close")
 	}
@@ -287,7 +316,7 @@ func (p *palette) onNativeClose(ctx app.Context, e app.Event) {
 	if d := app.Window().GetElementByID("pal-dialog"); d.Truthy() && d.Get("open").Bool() {
 		return
 	}
-	p.open = false
+	p.open, p.panels = false, false
 	if f := p.returnFocus; f != nil && f.Truthy() && f.Get("isConnected").Bool() {
 		f.Call("focus")
 	} else {
@@ -684,9 +713,9 @@ func (p *palette) Render() app.UI {
 	// is closed (a closed dialog is not rendered, so they cost nothing
 	// then): opening shows them as they were instead of building some
 	// 500 elements, and showModal focuses the search (autofocus) at once.
-	// The approvals and runs panels are mounted while it is open only:
-	// mounting reads their lists again, and a run is followed while they
-	// are shown.
+	// The approvals and runs panels are mounted while it is open only
+	// (from just after it is painted: see show): mounting reads their
+	// lists again, and a run is followed while they are shown.
 	dialog := app.Dialog().ID("pal-dialog").Class("pal-dialog").Aria("labelledby", "pal-title").
 		On("close", p.onNativeClose)
 	return app.Div().Class("pal-mount").Body(launcher, dialog.Body(
@@ -699,7 +728,7 @@ func (p *palette) Render() app.UI {
 			&paletteCatalog{p: p, Version: p.catVersion},
 			p.renderDetail(),
 		),
-		app.If(p.open, func() app.UI {
+		app.If(p.open && p.panels, func() app.UI {
 			return app.Div().Class("pal-panels").Body(
 				&approvalsPanel{env: p.env, Nonce: p.approvalsNonce, Gen: p.gen, OnDecided: p.onDecided},
 				&runsPanel{env: p.env, Select: p.runSelect, Gen: p.gen},

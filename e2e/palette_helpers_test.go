@@ -90,6 +90,19 @@ func (s *session) pendingApproval() string {
 	return `.pal-approval[data-approval=` + jsQuote(id) + `]`
 }
 
+// waitInvokable waits (at most a minute) until the palette's invoke
+// button is enabled; if it stays disabled, the failure says why the
+// palette disables it.
+func (s *session) waitInvokable() {
+	s.t.Helper()
+	cond := `(document.querySelector("#pal-invoke") || {disabled: true}).disabled === false`
+	if err := chromedp.Do(s.ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+		s.t.Fatalf("the invoke button stayed disabled (%v): %q; confirmation checked: %v", err,
+			eval[string](s, `(document.querySelector("#pal-invoke-why") || {}).textContent || "(no reason shown)"`),
+			eval[bool](s, `!!(document.querySelector("#pal-confirm") || {}).checked`))
+	}
+}
+
 // closePalette presses Esc and waits for the dialog to close.
 func (s *session) closePalette() {
 	s.t.Helper()

@@ -81,7 +81,7 @@ func TestPaletteEverythingEchoApproval(t *testing.T) {
 		t.Error("an unknown-effect action is submittable without confirmation")
 	}
 	s.tap("#pal-confirm")
-	s.waitJS(`(document.querySelector("#pal-invoke") || {disabled: true}).disabled === false`)
+	s.waitInvokable()
 	s.tap("#pal-invoke")
 	s.waitPresent(s.pendingApproval())
 
@@ -93,7 +93,7 @@ func TestPaletteEverythingEchoApproval(t *testing.T) {
 	}
 
 	// Request again, deny it: nothing can resume.
-	s.waitJS(`(document.querySelector("#pal-invoke") || {disabled: true}).disabled === false`)
+	s.waitInvokable()
 	s.tap("#pal-invoke")
 	deny := s.pendingApproval() + " .pal-deny"
 	s.waitPresent(deny)
@@ -148,7 +148,7 @@ func TestPaletteCorpusFormsSubmitTypedValues(t *testing.T) {
 		s.pickCapability(c.name, id)
 		c.fill()
 		s.waitText("#pal-pv-decision", "allow")
-		s.waitJS(`(document.querySelector("#pal-invoke") || {disabled: true}).disabled === false`)
+		s.waitInvokable()
 		s.tap("#pal-invoke")
 		s.waitText("#pal-started", "started")
 		s.waitPresent(`#pal-timeline [data-type="run_completed"]`)
@@ -177,7 +177,7 @@ func TestPaletteFollowFaults(t *testing.T) {
 	invoke := func() {
 		before := eval[string](s, `(document.querySelector("#pal-started") || {}).textContent || ""`)
 		s.waitText("#pal-pv-decision", "allow")
-		s.waitJS(`(document.querySelector("#pal-invoke") || {disabled: true}).disabled === false`)
+		s.waitInvokable()
 		s.tap("#pal-invoke")
 		s.waitJS(`(() => { const e = document.querySelector("#pal-started"); return !!e && e.textContent.includes("started") && e.textContent !== ` + jsQuote(before) + `; })()`)
 	}
@@ -262,7 +262,7 @@ func TestPaletteEachFailureOnItsOwn(t *testing.T) {
 	s.typeInto(field("/message"), "x")
 	s.waitText("#pal-pv-decision", "allow")
 	cs.Fail(contracttest.RouteInvoke, http.StatusInternalServerError)
-	s.waitJS(`(document.querySelector("#pal-invoke") || {disabled: true}).disabled === false`)
+	s.waitInvokable()
 	s.tap("#pal-invoke")
 	s.waitText("#pal-invoke-error", "500")
 	if s.text("#pal-pv-decision") != "allow" {
@@ -278,7 +278,7 @@ func TestPaletteEachFailureOnItsOwn(t *testing.T) {
 	cs.Fail(contracttest.RouteFollow, http.StatusServiceUnavailable)
 	s.pickCapability("slow", "mcp/corpus:slow")
 	s.waitText("#pal-pv-decision", "allow")
-	s.waitJS(`(document.querySelector("#pal-invoke") || {disabled: true}).disabled === false`)
+	s.waitInvokable()
 	s.tap("#pal-invoke")
 	s.waitPresent("#pal-follow-error")
 	cs.Heal(contracttest.RouteFollow)
