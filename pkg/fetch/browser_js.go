@@ -24,6 +24,10 @@ func (Browser) Do(req *http.Request) (*http.Response, error) {
 	if req == nil || req.URL == nil {
 		return nil, errors.New("fetch: a request without a URL")
 	}
+	// As with http.Client, the request body is closed whatever happens.
+	if req.Body != nil {
+		defer req.Body.Close()
+	}
 	method := req.Method
 	if method == "" {
 		method = http.MethodGet
@@ -43,7 +47,6 @@ func (Browser) Do(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil && req.Body != http.NoBody {
 		b, err := io.ReadAll(req.Body)
-		req.Body.Close()
 		if err != nil {
 			return fail(fmt.Errorf("reading the request body: %w", err))
 		}
@@ -120,6 +123,9 @@ func (Browser) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// errClosed is a read of a body after its Close.
+var errClosed = errors.New("fetch: read on a closed response body")
+
 // stream is a response body read from a ReadableStream's reader, one chunk
 // per read() as the caller asks for more.
 type stream struct {
@@ -135,13 +141,18 @@ type stream struct {
 
 func (s *stream) Read(p []byte) (int, error) {
 	if s.closed {
-		return 0, fmt.Errorf("fetch: %s: read after the body was closed", s.op)
+		return 0, errClosed
 	}
 	for len(s.buf) == 0 {
 		if s.err != nil {
 			return 0, s.err
 		}
 		r, err := await(s.reader.Call("read"))
+		if s.closed {
+			// Close, from another goroutine, cancelled the stream while
+			// this read waited.
+			return 0, errClosed
+		}
 		switch {
 		case err != nil:
 			if ctxErr := s.ctx.Err(); ctxErr != nil {

@@ -308,7 +308,37 @@ func TestCloseEarly(t *testing.T) {
 	if err := resp.Body.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := resp.Body.Read(buf); err == nil {
-		t.Error("read after Close succeeded")
+	if _, err := resp.Body.Read(buf); !errors.Is(err, errClosed) {
+		t.Errorf("read after Close: %v", err)
+	}
+}
+
+// Close from another goroutine ends a read that waits for the next chunk,
+// with an error rather than a clean end of stream.
+func TestCloseDuringRead(t *testing.T) {
+	srv := startNodeServer(t)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/sse", nil)
+	resp, err := Browser{}.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := io.ReadAll(io.LimitReader(resp.Body, int64(len("data: one\n\n"))))
+	if err != nil || string(first) != "data: one\n\n" {
+		t.Fatalf("first event %q, %v", first, err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := resp.Body.Read(make([]byte, 64))
+		got <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	resp.Body.Close()
+	select {
+	case err := <-got:
+		if !errors.Is(err, errClosed) {
+			t.Errorf("the waiting read returned %v, want errClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not end the waiting read")
 	}
 }
