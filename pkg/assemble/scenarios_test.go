@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,9 @@ func newEnv(t *testing.T, id string, scripts ...openroutertest.Script) *env {
 		t.Fatal(err)
 	}
 	or := openroutertest.New(t, openroutertest.WithScript(scripts...))
-	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()))
+	// net/http, not the default: under js/wasm the default is the
+	// JavaScript fetch, which cannot reach the in-process test server.
+	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
 	if err != nil {
 		t.Fatal(err)
 	}

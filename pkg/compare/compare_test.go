@@ -3,6 +3,7 @@ package compare_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -68,7 +69,9 @@ func newLabOn(or *openroutertest.Server) (*lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()))
+	// net/http, not the default: under js/wasm the default is the
+	// JavaScript fetch, which cannot reach the in-process test server.
+	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
 	if err != nil {
 		return nil, err
 	}

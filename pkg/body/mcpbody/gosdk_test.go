@@ -14,6 +14,7 @@ import (
 
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
+	"workbench/pkg/mcp"
 	"workbench/pkg/skill"
 )
 
@@ -61,13 +62,18 @@ func fileServer(t *testing.T, dir string) string {
 	return hs.URL
 }
 
+// netHTTP is the MCP client configuration that reaches fileServer in
+// every build: under js/wasm the client's default is the JavaScript fetch,
+// which cannot reach a server in this process.
+func netHTTP() *mcp.Options { return &mcp.Options{HTTPClient: http.DefaultClient} }
+
 func TestHostBodyOverGoSDK(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	url := fileServer(t, dir)
 	perceive := mcpbody.Perceive{Tool: "list_files"}
 	for _, trusted := range []bool{true, false} {
-		bd, err := mcpbody.Dial(ctx, url, mcpbody.Options{Kind: body.KindHost, Trusted: trusted, Perceive: perceive,
+		bd, err := mcpbody.Dial(ctx, url, mcpbody.Options{Client: netHTTP(), Kind: body.KindHost, Trusted: trusted, Perceive: perceive,
 			Tools: []string{"list_files", "write_file"}})
 		if err != nil {
 			t.Fatal(err)
@@ -92,7 +98,7 @@ func TestHostBodyOverGoSDK(t *testing.T) {
 		}
 	}
 
-	bd, err := mcpbody.Dial(ctx, url, mcpbody.Options{Kind: body.KindHost, Trusted: true, Perceive: perceive, Tools: []string{"list_files", "write_file"}})
+	bd, err := mcpbody.Dial(ctx, url, mcpbody.Options{Client: netHTTP(), Kind: body.KindHost, Trusted: true, Perceive: perceive, Tools: []string{"list_files", "write_file"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +128,7 @@ func TestHostBodyOverGoSDK(t *testing.T) {
 		t.Errorf("a tool left out was called: %v", err)
 	}
 
-	broken, err := mcpbody.Dial(ctx, url, mcpbody.Options{Kind: body.KindHost, Perceive: mcpbody.Perceive{Tool: "broken_list"}})
+	broken, err := mcpbody.Dial(ctx, url, mcpbody.Options{Client: netHTTP(), Kind: body.KindHost, Perceive: mcpbody.Perceive{Tool: "broken_list"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package prism_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -46,7 +47,9 @@ func TestJudgedReplayProof(t *testing.T) {
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": url}),
 		openroutertest.Answer("The newest version is 1.4.0."),
 	}}))
-	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()))
+	// net/http, not the default: under js/wasm the default is the
+	// JavaScript fetch, which cannot reach the in-process test server.
+	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
 	if err != nil {
 		t.Fatal(err)
 	}

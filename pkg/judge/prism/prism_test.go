@@ -26,7 +26,7 @@ func observeServer(t *testing.T, schema string, h servicestest.Handler) *service
 
 func connect(t *testing.T, url string) *prism.Judge {
 	t.Helper()
-	j, err := prism.Connect(context.Background(), services.Config{Endpoints: map[string]string{"prism": url}}, nil)
+	j, err := prism.Connect(context.Background(), services.Config{Endpoints: map[string]string{"prism": url}}, servicestest.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestUnavailable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := prism.Connect(context.Background(), c.cfg, nil)
+			_, err := prism.Connect(context.Background(), c.cfg, servicestest.ClientOptions())
 			if !errors.As(err, c.as) || !services.Unavailable(err) {
 				t.Fatalf("err %T %v", err, err)
 			}

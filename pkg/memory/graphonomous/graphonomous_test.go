@@ -63,7 +63,7 @@ func start(t *testing.T, act, retrieve servicestest.Handler) *servicestest.Serve
 
 func connect(t *testing.T, url string) *graphonomous.Memory {
 	t.Helper()
-	m, err := graphonomous.Connect(context.Background(), services.Config{Endpoints: map[string]string{"graphonomous": url}}, nil)
+	m, err := graphonomous.Connect(context.Background(), services.Config{Endpoints: map[string]string{"graphonomous": url}}, servicestest.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestUnavailable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := graphonomous.Connect(context.Background(), c.cfg, nil)
+			_, err := graphonomous.Connect(context.Background(), c.cfg, servicestest.ClientOptions())
 			if !errors.As(err, c.as) || !services.Unavailable(err) || !strings.Contains(err.Error(), c.msg) {
 				t.Errorf("err %T %v\nwant %q", err, err, c.msg)
 			}

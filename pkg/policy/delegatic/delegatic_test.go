@@ -39,7 +39,7 @@ func authorizeServer(t *testing.T, h servicestest.Handler) *servicestest.Server 
 func connect(t *testing.T, url string, o delegatic.Options) *delegatic.Authorizer {
 	t.Helper()
 	cfg := services.Config{Endpoints: map[string]string{"delegatic": url}}
-	a, err := delegatic.Connect(context.Background(), cfg, nil, o)
+	a, err := delegatic.Connect(context.Background(), cfg, servicestest.ClientOptions(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestConnectErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := delegatic.Connect(context.Background(), c.cfg, nil, opts())
+			_, err := delegatic.Connect(context.Background(), c.cfg, servicestest.ClientOptions(), opts())
 			if err == nil {
 				t.Fatal("connected")
 			}
@@ -257,7 +257,7 @@ func TestConnectErrors(t *testing.T) {
 func TestApprovedByRequired(t *testing.T) {
 	srv := authorizeServer(t, grant)
 	cfg := services.Config{Endpoints: map[string]string{"delegatic": srv.URL}}
-	if _, err := delegatic.Connect(context.Background(), cfg, nil, delegatic.Options{}); err == nil || !strings.Contains(err.Error(), "ApprovedBy is required") {
+	if _, err := delegatic.Connect(context.Background(), cfg, servicestest.ClientOptions(), delegatic.Options{}); err == nil || !strings.Contains(err.Error(), "ApprovedBy is required") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -286,7 +286,7 @@ func TestChoose(t *testing.T) {
 		{body.KindBrowser, down, "local:workbench-default-v1", "is not reachable", true},
 	}
 	for _, c := range cases {
-		ch, err := delegatic.Choose(context.Background(), c.kind, c.cfg, local, nil, opts())
+		ch, err := delegatic.Choose(context.Background(), c.kind, c.cfg, local, servicestest.ClientOptions(), opts())
 		if ch.Delegatic != nil {
 			defer ch.Delegatic.Close(context.Background())
 		}
@@ -300,7 +300,7 @@ func TestChoose(t *testing.T) {
 			t.Errorf("%s %v: choice %+v", c.kind, c.cfg.Endpoints, ch)
 		}
 	}
-	if _, err := delegatic.Choose(context.Background(), "robot", with, local, nil, opts()); err == nil {
+	if _, err := delegatic.Choose(context.Background(), "robot", with, local, servicestest.ClientOptions(), opts()); err == nil {
 		t.Error("unknown body kind accepted")
 	}
 }

@@ -2,6 +2,7 @@ package delegatic_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -82,12 +83,14 @@ func TestSimulatorUnderDelegatic(t *testing.T) {
 		// The replaying model makes the recorded calls again.
 		openroutertest.Script{Model: "example/replayer", Steps: []openroutertest.Step{open, click}},
 	))
-	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()))
+	// net/http, not the default: under js/wasm the default is the
+	// JavaScript fetch, which cannot reach the in-process test server.
+	client, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	choice, err := delegatic.Choose(ctx, "simulator", cfg, policy.Default(), nil, opts())
+	choice, err := delegatic.Choose(ctx, "simulator", cfg, policy.Default(), servicestest.ClientOptions(), opts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"workbench/pkg/mcp"
 )
 
 // Published input schemas. The authorize schema is delegatic-mcp's
@@ -131,6 +133,13 @@ func Start(t testing.TB, tools ...Tool) *Server {
 	t.Cleanup(cs.srv.Close)
 	return cs
 }
+
+// ClientOptions returns MCP client options that reach a Server in every
+// build: requests go through net/http. The clients' default under js/wasm
+// is the JavaScript fetch, and a Server, an in-process httptest server
+// there, is reachable only through net/http. Each call returns new
+// options, so a test may set more fields on them.
+func ClientOptions() *mcp.Options { return &mcp.Options{HTTPClient: http.DefaultClient} }
 
 // Close stops the server now; later calls find nothing listening.
 func (s *Server) Close() { s.srv.CloseClientConnections(); s.srv.Close() }
