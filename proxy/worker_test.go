@@ -164,12 +164,8 @@ func startDev(bin string, vars map[string]string, withOrigin bool) (*devServer, 
 			return nil, fmt.Errorf("wrangler dev exited early:\n%s", d.logs)
 		default:
 		}
-		resp, err := http.Get(d.origin + "/")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return d, nil
-			}
+		if d.ready() {
+			return d, nil
 		}
 		if time.Now().After(deadline) {
 			d.stop()
@@ -177,6 +173,30 @@ func startDev(bin string, vars map[string]string, withOrigin bool) (*devServer, 
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// ready reports whether the dev server serves the site and the Worker
+// itself answers a POST. The site's files are served without the Worker,
+// and workerd retries a GET, not a POST, that meets the Worker while it
+// (re)starts — so only a POST that is answered, not met with workerd's
+// 503 "restarted mid-request", shows the Worker is up.
+func (d *devServer) ready() bool {
+	resp, err := http.Get(d.origin + "/")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return false
+	}
+	// A POST the Worker refuses on its own (no Origin), reaching no
+	// upstream.
+	resp, err = http.Post(d.origin+"/api/mcp/ready-probe", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode != http.StatusServiceUnavailable
 }
 
 // stop ends the wrangler process group it started.
