@@ -112,6 +112,9 @@ func (p *skillPage) publishContext() {
 	if p.tab == "audit" && p.edge != nil {
 		e := *p.edge
 		c.EdgeIndex = &e
+		if p.bundle != nil && e >= 0 && e < len(p.bundle.Trace.Edges) {
+			c.EdgeID = p.bundle.Trace.Edges[e].EdgeID
+		}
 	}
 	p.env.setPageContext(c)
 }

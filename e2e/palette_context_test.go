@@ -15,7 +15,7 @@ import (
 // skill, its trace, an edge of it and the bundle's hash, beside a note.
 const annotateSchema = `{"type":"object","required":["skill_id","note"],"properties":{
   "skill_id":{"type":"string"},"trace_id":{"type":"string"},"edge_index":{"type":"integer","minimum":0},
-  "content_hash":{"type":"string"},"note":{"type":"string"}}}`
+  "edge_id":{"type":"string"},"content_hash":{"type":"string"},"note":{"type":"string"}}}`
 
 // inferred is the selector of the "prefilled from" note of the palette's
 // form field at a JSON pointer.
@@ -52,10 +52,13 @@ func TestPaletteContextPrefills(t *testing.T) {
 		ContentHash string `json:"content_hash"`
 		Trace       struct {
 			TraceID string `json:"trace_id"`
+			Edges   []struct {
+				EdgeID string `json:"edge_id"`
+			} `json:"edges"`
 		} `json:"interaction_trace"`
 	}
-	if err := json.Unmarshal(data, &fixture); err != nil || fixture.Trace.TraceID == "" {
-		t.Fatalf("the fixture has no trace id (%v)", err)
+	if err := json.Unmarshal(data, &fixture); err != nil || fixture.Trace.TraceID == "" || len(fixture.Trace.Edges) < 2 {
+		t.Fatalf("the fixture has no trace id or fewer than two edges (%v)", err)
 	}
 	id := s.importBundle(fixturePath("valid-skill-bundle.v0.json"))
 	s.openSkill(id)
@@ -75,6 +78,7 @@ func TestPaletteContextPrefills(t *testing.T) {
 		{"/skill_id", id, "current skill"},
 		{"/trace_id", fixture.Trace.TraceID, "current trace"},
 		{"/edge_index", "1", "selected edge"},
+		{"/edge_id", fixture.Trace.Edges[1].EdgeID, "selected edge"},
 		{"/content_hash", fixture.ContentHash, "bundle content hash"},
 	}
 	for _, w := range want {
@@ -108,8 +112,10 @@ func TestPaletteContextPrefills(t *testing.T) {
 	if got := eval[string](s, `document.querySelector(`+jsQuote(field("/trace_id"))+`).value`); got != fixture.Trace.TraceID {
 		t.Errorf("replay page: /trace_id holds %q, want %q", got, fixture.Trace.TraceID)
 	}
-	if n := s.countOf(inferred("/edge_index")); n != 0 {
-		t.Error("replay page: the edge selected on the skill page still prefills /edge_index")
+	for _, p := range []string{"/edge_index", "/edge_id"} {
+		if n := s.countOf(inferred(p)); n != 0 {
+			t.Errorf("replay page: the edge selected on the skill page still prefills %s", p)
+		}
 	}
 	s.closePalette()
 
@@ -164,7 +170,7 @@ func TestPaletteContextTeach(t *testing.T) {
 	if got := eval[string](s, `document.querySelector(`+jsQuote(field("/trace_id"))+`).value`); got != trace {
 		t.Errorf("/teach after the demonstration: /trace_id holds %q, want the draft's trace %q", got, trace)
 	}
-	for _, p := range []string{"/skill_id", "/edge_index", "/content_hash"} {
+	for _, p := range []string{"/skill_id", "/edge_index", "/edge_id", "/content_hash"} {
 		if n := s.countOf(inferred(p)); n != 0 {
 			t.Errorf("/teach: %s is prefilled; the page knows no such thing", p)
 		}

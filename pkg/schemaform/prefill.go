@@ -12,7 +12,8 @@ type Context struct {
 	URL         string // the page the browser body is on
 	SkillID     string // the skill on screen
 	TraceID     string // its interaction trace
-	EdgeIndex   *int   // the selected trace edge
+	EdgeIndex   *int   // the selected trace edge, by its index
+	EdgeID      string // the selected trace edge's edge_id
 	Selection   string // selected text or item
 	ContentHash string // the bundle's content hash
 	RunID       string // the run on screen (never a session id)
@@ -57,6 +58,8 @@ func Mappings() []Mapping {
 				}
 				return strconv.Itoa(*c.EdgeIndex), true
 			}},
+		{Names: []string{"edgeid"}, Key: "EdgeID", Source: "selected edge",
+			Value: str(func(c Context) string { return c.EdgeID })},
 		{Names: []string{"selection", "selected", "selectedtext"}, Key: "Selection", Source: "current selection",
 			Value: str(func(c Context) string { return c.Selection })},
 		{Names: []string{"route"}, Key: "Route", Source: "current route",

@@ -753,3 +753,38 @@ func TestPointerErrors(t *testing.T) {
 		}
 	}
 }
+
+// The selected edge prefills a field named for its index with the index
+// and one named for its id with the id; neither stands in for the other.
+func TestPrefillEdge(t *testing.T) {
+	schema := json.RawMessage(`{"type": "object", "properties": {
+		"edge_id": {"type": "string"}, "edgeIndex": {"type": "integer"}}}`)
+	edge := 2
+	tests := []struct {
+		name string
+		ctx  schemaform.Context
+		want map[string]string
+	}{
+		{"both", schemaform.Context{EdgeIndex: &edge, EdgeID: "e-2"}, map[string]string{"/edge_id": "e-2", "/edgeIndex": "2"}},
+		{"index only", schemaform.Context{EdgeIndex: &edge}, map[string]string{"/edgeIndex": "2"}},
+		{"id only", schemaform.Context{EdgeID: "e-2"}, map[string]string{"/edge_id": "e-2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := schemaform.Compile(schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, fl := range f.Prefill(tc.ctx) {
+				got[fl.Path] = fl.Raw
+				if fl.Inferred.Source != "selected edge" {
+					t.Errorf("%s: source %q", fl.Path, fl.Inferred.Source)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("prefilled %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
