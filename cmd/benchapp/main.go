@@ -45,6 +45,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"workbench/pkg/teach/teachbench"
 )
 
 func main() {
@@ -228,7 +230,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		data, steps, err := bundleOfSize(ctx, v, cfg.bundleBytes)
+		data, steps, err := teachbench.BundleOfSize(ctx, v, cfg.bundleBytes)
 		if err != nil {
 			return fmt.Errorf("teaching the large bundle: %w", err)
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
+
+	"workbench/pkg/teach/teachbench"
 )
 
 // profileFlow runs one flow ("tti", "import" or "skills") once under
@@ -101,7 +103,7 @@ func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writ
 		if err != nil {
 			return err
 		}
-		data, _, err := bundleOfSize(ctx, v, cfg.bundleBytes)
+		data, _, err := teachbench.BundleOfSize(ctx, v, cfg.bundleBytes)
 		if err != nil {
 			return err
 		}

@@ -2,91 +2,16 @@ package library_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"workbench/pkg/body/sim"
 	"workbench/pkg/library"
-	"workbench/pkg/openrouter"
-	"workbench/pkg/policy"
-	"workbench/pkg/skill"
 	"workbench/pkg/store/mem"
-	"workbench/pkg/teach"
+	"workbench/pkg/teach/teachbench"
 	"workbench/pkg/verify"
 )
-
-// scriptedModel stands in for the LLM of a demonstration, as cmd/benchapp's
-// does: it asks for browser_navigate on alternating pages until it has
-// asked n times, then answers.
-type scriptedModel struct {
-	pages []string
-	n     int
-	calls atomic.Int64
-}
-
-func (m *scriptedModel) Chat(ctx context.Context, req openrouter.Request) (*openrouter.Response, error) {
-	i := int(m.calls.Add(1)) - 1
-	cost := 0.0001
-	resp := &openrouter.Response{ID: "gen-bench-" + strconv.Itoa(i), Model: req.Model, Created: 1780000000,
-		Usage: openrouter.Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110, Cost: &cost}}
-	if i >= m.n {
-		resp.Choices = []openrouter.Choice{{Message: openrouter.Message{Role: openrouter.RoleAssistant,
-			Content: "The page's main heading is \"Getting started\"."}, FinishReason: openrouter.FinishStop}}
-		return resp, nil
-	}
-	args, _ := json.Marshal(map[string]string{"url": m.pages[i%len(m.pages)]})
-	resp.Choices = []openrouter.Choice{{Message: openrouter.Message{Role: openrouter.RoleAssistant, ToolCalls: []openrouter.ToolCall{{
-		ID: "call-" + strconv.Itoa(i), Type: "function",
-		Function: openrouter.FunctionCall{Name: "browser_navigate", Arguments: string(args)},
-	}}}, FinishReason: openrouter.FinishToolCalls}}
-	return resp, nil
-}
-
-// taughtBundle teaches fixture scenario skill.basic_prompt_to_manifest on
-// the simulator with a demonstration of steps steps, as cmd/benchapp does
-// for its import measurement, and returns the sealed bundle's bytes.
-func taughtBundle(ctx context.Context, v *verify.Verifier, steps int) ([]byte, error) {
-	plan, err := teach.FromScenario("skill.basic_prompt_to_manifest", nil)
-	if err != nil {
-		return nil, err
-	}
-	body, err := sim.New(plan.World)
-	if err != nil {
-		return nil, err
-	}
-	model := &scriptedModel{n: steps, pages: []string{
-		"https://docs.workbench.test/getting-started",
-		"https://git.workbench.test/acme/widget",
-		"https://docs.workbench.test/",
-		"https://git.workbench.test/acme/gadget",
-	}}
-	res, err := teach.Demonstrate(ctx, plan, teach.Options{Model: model, ModelID: "bench/scripted", Body: body,
-		Authorizer: policy.Default(), TrustedServer: true, MaxSteps: steps + 1})
-	if err != nil {
-		return nil, fmt.Errorf("demonstrate: %w", err)
-	}
-	now := time.Now().UTC()
-	m, err := teach.Draft(plan, res, now)
-	if err != nil {
-		return nil, fmt.Errorf("draft: %w", err)
-	}
-	m.Name = fmt.Sprintf("Read a heading, %d times", steps)
-	m.Slug = skill.Slugify(m.Name)
-	b, rep, err := teach.Seal(v, plan, res, m, "bench/scripted", now)
-	if err != nil {
-		return nil, fmt.Errorf("seal: %w", err)
-	}
-	if !teach.Ready(rep) {
-		return nil, fmt.Errorf("the taught bundle is not ready: verdict %s, overclaims %v", rep.Verdict, rep.Overclaims)
-	}
-	return b.Encode()
-}
 
 // importBundle returns a taught bundle of at least want bytes. Teaching
 // 3,000 steps takes a while, under WebAssembly most of all, so the bytes
@@ -101,29 +26,14 @@ func importBundle(b *testing.B, v *verify.Verifier, want int) []byte {
 			return data
 		}
 	}
-	small, err := taughtBundle(ctx, v, 50)
+	data, _, err := teachbench.BundleOfSize(ctx, v, want)
 	if err != nil {
 		b.Fatal(err)
 	}
-	base, err := taughtBundle(ctx, v, 1)
-	if err != nil {
-		b.Fatal(err)
+	if err := os.WriteFile(cache, data, 0o644); err != nil {
+		b.Logf("keeping the bundle for the next run: %v", err)
 	}
-	perStep := float64(len(small)-len(base)) / 49
-	steps := int(float64(want-len(base))/perStep) + 1
-	for {
-		data, err := taughtBundle(ctx, v, steps)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(data) >= want {
-			if err := os.WriteFile(cache, data, 0o644); err != nil {
-				b.Logf("keeping the bundle for the next run: %v", err)
-			}
-			return data
-		}
-		steps += int(float64(want-len(data))/perStep) + 1
-	}
+	return data
 }
 
 // BenchmarkImport is the work behind dropping a 10 MB bundle on /import,
