@@ -165,7 +165,14 @@ func startDev(bin string, vars map[string]string, withOrigin bool) (*devServer, 
 		default:
 		}
 		if d.ready() {
-			return d, nil
+			// wrangler dev's watcher can reload the Worker just after it
+			// starts (it sees the freshly built files), and a request
+			// meeting the reload fails. Wait a moment, then check that every
+			// reload the log shows has finished and the Worker answers.
+			time.Sleep(3 * time.Second)
+			if d.settled() && d.ready() {
+				return d, nil
+			}
 		}
 		if time.Now().After(deadline) {
 			d.stop()
@@ -197,6 +204,13 @@ func (d *devServer) ready() bool {
 	}
 	resp.Body.Close()
 	return resp.StatusCode != http.StatusServiceUnavailable
+}
+
+// settled reports whether every reload of the Worker in wrangler's log
+// has finished.
+func (d *devServer) settled() bool {
+	out := d.logs.String()
+	return strings.Count(out, "Reloading local server") == strings.Count(out, "Local server updated and ready")
 }
 
 // stop ends the wrangler process group it started.
