@@ -155,33 +155,9 @@ func (b *browser) addInitScript(src string) error {
 	}))
 }
 
-// cpuTime is the CPU time Chromium's processes have used so far (browser,
-// renderers, utilities such as the network service; SystemInfo
-// getProcessInfo), in milliseconds. Unlike wall time it barely changes
-// with other load on the machine, so it tells what a measurement costs
-// when the machine is busy.
-func (b *browser) cpuTime() (float64, error) {
-	c := chromedp.FromContext(b.tab)
-	if c == nil || c.Browser == nil {
-		return 0, fmt.Errorf("no browser")
-	}
-	res, err := cdp.Call(b.tab, c.Browser, systeminfo.GetProcessInfo, cdp.Empty{})
-	if err != nil {
-		return 0, fmt.Errorf("SystemInfo.getProcessInfo: %w", err)
-	}
-	total := 0.0
-	for _, p := range res.ProcessInfo {
-		total += p.CPUTime
-	}
-	return total * 1000, nil
-}
-
-// mainThreadCPU returns the CPU time, in milliseconds, that the main
-// thread of each renderer process has used, by process id: the thread
-// Go's wasm, go-app and the page's JavaScript run on, without the
-// compiler and GC threads beside it. It reads /proc (Linux), at the
-// kernel's tick resolution (10 ms).
-func (b *browser) mainThreadCPU() (map[int64]float64, error) {
+// processes lists Chromium's processes with the CPU time each has used
+// (SystemInfo.getProcessInfo).
+func (b *browser) processes() ([]*systeminfo.ProcessInfo, error) {
 	c := chromedp.FromContext(b.tab)
 	if c == nil || c.Browser == nil {
 		return nil, fmt.Errorf("no browser")
@@ -190,28 +166,74 @@ func (b *browser) mainThreadCPU() (map[int64]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("SystemInfo.getProcessInfo: %w", err)
 	}
+	return res.ProcessInfo, nil
+}
+
+// cpuTime is the CPU time Chromium's processes have used so far (browser,
+// renderers, utilities such as the network service), in milliseconds.
+// Unlike wall time it barely changes with other load on the machine, so
+// it tells what a measurement costs when the machine is busy.
+func (b *browser) cpuTime() (float64, error) {
+	procs, err := b.processes()
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, p := range procs {
+		total += p.CPUTime
+	}
+	return total * 1000, nil
+}
+
+// taskCPU reads /proc/<pid>/task/<tid>/stat (Linux): the thread's name
+// and the CPU time it has used, in milliseconds, at the kernel's tick
+// resolution (10 ms; USER_HZ is 100 on Linux). ok is false when the
+// thread has ended.
+func taskCPU(pid int64, tid string) (name string, ms float64, ok bool, err error) {
+	path := fmt.Sprintf("/proc/%d/task/%s/stat", pid, tid)
+	stat, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return "", 0, false, nil
+	}
+	// The name is in parentheses and may hold spaces; after it, state is
+	// the 3rd field of the line, utime and stime the 14th and 15th.
+	open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+	if open < 0 || end < open {
+		return "", 0, false, fmt.Errorf("%s: no name in parentheses", path)
+	}
+	f := strings.Fields(string(stat[end+1:]))
+	if len(f) < 13 {
+		return "", 0, false, fmt.Errorf("%s: %d fields after the name", path, len(f))
+	}
+	utime, err1 := strconv.ParseFloat(f[11], 64)
+	stime, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		return "", 0, false, fmt.Errorf("%s: utime %q, stime %q", path, f[11], f[12])
+	}
+	return string(stat[open+1 : end]), (utime + stime) * 10, true, nil
+}
+
+// mainThreadCPU returns the CPU time, in milliseconds, that the main
+// thread of each renderer process has used, by process id: the thread
+// Go's wasm, go-app and the page's JavaScript run on, without the
+// compiler and GC threads beside it.
+func (b *browser) mainThreadCPU() (map[int64]float64, error) {
+	procs, err := b.processes()
+	if err != nil {
+		return nil, err
+	}
 	out := map[int64]float64{}
-	for _, p := range res.ProcessInfo {
+	for _, p := range procs {
 		if p.Type != "renderer" {
 			continue
 		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", p.ID, p.ID))
+		_, ms, ok, err := taskCPU(p.ID, strconv.FormatInt(p.ID, 10))
 		if err != nil {
-			continue // the process ended meanwhile
+			return nil, err
 		}
-		// Fields after the parenthesized command name: state is the 3rd
-		// field of the line, utime and stime the 14th and 15th.
-		rest := string(stat[bytes.LastIndexByte(stat, ')')+1:])
-		f := strings.Fields(rest)
-		if len(f) < 13 {
-			return nil, fmt.Errorf("/proc/%d/task/%d/stat: %d fields after the name", p.ID, p.ID, len(f))
+		if ok {
+			out[p.ID] = ms
 		}
-		utime, err1 := strconv.ParseFloat(f[11], 64)
-		stime, err2 := strconv.ParseFloat(f[12], 64)
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("/proc/%d/task/%d/stat: utime %q, stime %q", p.ID, p.ID, f[11], f[12])
-		}
-		out[p.ID] = (utime + stime) * 10 // USER_HZ is 100 on Linux
 	}
 	return out, nil
 }
@@ -233,37 +255,22 @@ func mainThreadDelta(before, after map[int64]float64) float64 {
 // where the work beside the main thread goes (V8's compiler threads, the
 // network service, the compositor). Linux only, at tick resolution.
 func (b *browser) threadCPU() (map[string]int, error) {
-	c := chromedp.FromContext(b.tab)
-	if c == nil || c.Browser == nil {
-		return nil, fmt.Errorf("no browser")
-	}
-	res, err := cdp.Call(b.tab, c.Browser, systeminfo.GetProcessInfo, cdp.Empty{})
+	procs, err := b.processes()
 	if err != nil {
-		return nil, fmt.Errorf("SystemInfo.getProcessInfo: %w", err)
+		return nil, err
 	}
 	out := map[string]int{}
-	for _, p := range res.ProcessInfo {
+	for _, p := range procs {
 		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.ID))
 		if err != nil {
 			continue
 		}
 		for _, t := range tasks {
-			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", p.ID, t.Name()))
-			if err != nil {
+			name, ms, ok, err := taskCPU(p.ID, t.Name())
+			if err != nil || !ok {
 				continue
 			}
-			open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
-			if open < 0 || end < open {
-				continue
-			}
-			f := strings.Fields(string(stat[end+1:]))
-			if len(f) < 13 {
-				continue
-			}
-			utime, _ := strconv.Atoi(f[11])
-			stime, _ := strconv.Atoi(f[12])
-			name := strings.TrimRight(string(stat[open+1:end]), "0123456789")
-			out[p.Type+"/"+name] += (utime + stime) * 10
+			out[p.Type+"/"+strings.TrimRight(name, "0123456789")] += int(ms)
 		}
 	}
 	return out, nil
