@@ -310,19 +310,10 @@ func trapTab(d app.Value, ev app.Value) {
 // itself (its own Esc handling). A close event handled after the dialog
 // was opened again is stale — the dialog is open — and changes nothing.
 func (p *palette) onNativeClose(ctx app.Context, e app.Event) {
-	if !p.open {
-		return
-	}
 	if d := app.Window().GetElementByID("pal-dialog"); d.Truthy() && d.Get("open").Bool() {
 		return
 	}
-	p.open, p.panels = false, false
-	if f := p.returnFocus; f != nil && f.Truthy() && f.Get("isConnected").Bool() {
-		f.Call("focus")
-	} else {
-		focusID("pal-launcher")
-	}
-	p.returnFocus = nil
+	p.hide(ctx)
 }
 
 // --- backend -------------------------------------------------------------
