@@ -180,7 +180,9 @@ func TestPaletteContextTeach(t *testing.T) {
 	s.click("#teach-again")
 	s.waitVisible("#teach-form")
 	s.openPalette(chromedp.ModifierCtrl)
-	s.waitJS(`!document.querySelector(` + jsQuote(inferred("/trace_id")) + `)`)
+	// The form is rebuilt for the changed context: wait for the new one,
+	// which has the field and no prefill mark on it.
+	s.waitJS(`!!document.querySelector(` + jsQuote(field("/trace_id")) + `) && !document.querySelector(` + jsQuote(inferred("/trace_id")) + `)`)
 	if got := eval[string](s, `document.querySelector(`+jsQuote(field("/trace_id"))+`).value`); got != "" {
 		t.Errorf("/teach after Start again: /trace_id still holds %q", got)
 	}
