@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,12 +52,43 @@ func TestImportPickerAcceptsDuplicateRejects(t *testing.T) {
 	}
 	s.waitText("#skills-table .skill-verified", verdict)
 
+	// The replays the bundle carries came with it: counted, the newest
+	// summarised, as where it was replayed.
+	data, err := os.ReadFile(fixturePath("valid-skill-bundle.v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture, _, err := skill.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carried := fixture.ReplayRecords()
+	if len(carried) == 0 {
+		t.Fatal("the fixture carries no replay")
+	}
+	newest := carried[0].Report
+	for _, r := range carried {
+		if r.Report.ReplayID > newest.ReplayID {
+			newest = r.Report
+		}
+	}
+	if got, want := s.text("#skills-table .skill-replays"), strconv.Itoa(len(carried)); got != want {
+		t.Errorf("replays column %q, want %q (the replays the bundle carries)", got, want)
+	}
+	wantFidelity := strconv.FormatFloat(newest.Fidelity, 'f', 2, 64) + " · " + newest.FidelityLevel + " · " + newest.Status
+	if got := s.text("#skills-table .skill-fidelity"); got != wantFidelity {
+		t.Errorf("last fidelity column %q, want %q", got, wantFidelity)
+	}
+
 	// Its deep links load directly (the host's single-page fallback).
 	name := s.text("#skills-table .skill-name")
 	href := eval[string](s, `document.querySelector("#skills-table .skill-name").getAttribute("href")`)
 	s.open(href)
 	if got := s.waitText("main h1", name); got != name {
 		t.Errorf("%s: h1 %q, want %q", href, got, name)
+	}
+	if got := s.waitText("#skill-replays", strconv.Itoa(len(carried))); got != strconv.Itoa(len(carried)) {
+		t.Errorf("skill page counts %q replays, want %d", got, len(carried))
 	}
 	s.open(href + "/replay")
 	s.waitText("main h1", name)

@@ -59,7 +59,7 @@ func AuditOf(b *skill.Bundle) Audit {
 			a.Authorizations = append(a.Authorizations, AuthRow{Edge: e.Index, Authorization: *e.Authorization})
 		}
 	}
-	for _, rec := range ReplayRecords(b) {
+	for _, rec := range b.ReplayRecords() {
 		for _, e := range rec.Edges {
 			if e.Authorization != nil {
 				a.Authorizations = append(a.Authorizations, AuthRow{Edge: e.Index, Replay: rec.Report.ReplayID, Authorization: *e.Authorization})
@@ -76,29 +76,6 @@ func AuditOf(b *skill.Bundle) Audit {
 		a.Scope = append(a.Scope, KeyValue{Key: k, Value: string(v)})
 	}
 	return a
-}
-
-// ReplayRecords decodes the replay record of every
-// workbench.v1.ReplayExecuted event in b, in the order recorded. An event
-// whose data is not a replay record is skipped: the verifier, not the
-// audit view, judges it.
-func ReplayRecords(b *skill.Bundle) []skill.ReplayRecord {
-	var out []skill.ReplayRecord
-	for _, e := range b.Evidence.Events {
-		if e.Type != skill.EventReplayExecuted {
-			continue
-		}
-		data, err := json.Marshal(e.Data)
-		if err != nil {
-			continue
-		}
-		var rec skill.ReplayRecord
-		if err := json.Unmarshal(data, &rec); err != nil || rec.Report.ReplayID == "" {
-			continue
-		}
-		out = append(out, rec)
-	}
-	return out
 }
 
 // cut shortens s to at most n characters, marking the cut with "…".

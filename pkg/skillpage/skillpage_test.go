@@ -139,7 +139,7 @@ func TestAudit(t *testing.T) {
 			t.Errorf("event row %+v", e)
 		}
 	}
-	recs := skillpage.ReplayRecords(b)
+	recs := b.ReplayRecords()
 	want := len(b.Trace.Edges)
 	for _, r := range recs {
 		for _, e := range r.Edges {
@@ -158,7 +158,7 @@ func TestAudit(t *testing.T) {
 
 func TestEdgeRows(t *testing.T) {
 	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
-	rec := skillpage.ReplayRecords(b)[0]
+	rec := b.ReplayRecords()[0]
 	// Half way through: only the first edge replayed.
 	rows := skillpage.EdgeRows(b, rec.Edges[:1], nil)
 	if len(rows) != len(b.Trace.Edges) {

@@ -39,7 +39,8 @@ type Skill struct {
 	CreatedAt string `json:"created_at"`
 	UpdatedAt string `json:"updated_at"`
 
-	// ReplayCount counts the replays stored for this skill.
+	// ReplayCount counts the replays stored for this skill: those run
+	// here and those its stored bundles carry, each once.
 	ReplayCount int `json:"replay_count"`
 	// LastReplay summarises the newest of them; nil before the first.
 	LastReplay *ReplaySummary `json:"last_replay,omitempty"`
@@ -238,6 +239,28 @@ func ApplyBundle(prev *Skill, b *skill.Bundle) Skill {
 		s.LastReplay = prev.LastReplay
 	}
 	return s
+}
+
+// CarriedReplays returns the replays bundle f carries in its evidence
+// (workbench.v1.ReplayExecuted events) as the store keeps them, each
+// linked to f by BundleHash. Storing a bundle stores these too, so that a
+// skill imported with its replays counts and summarises them as it did
+// where it was replayed. A replay of another skill than f's is left out:
+// it cannot belong to this skill's record, and the verifier, not the
+// store, judges a bundle that carries one. So is a second record under a
+// replay id already returned.
+func CarriedReplays(f BundleFile) []Replay {
+	var out []Replay
+	seen := map[string]bool{}
+	for _, rec := range f.Bundle.ReplayRecords() {
+		r := Replay{Record: rec, BundleHash: f.Bundle.ContentHash}
+		if r.SkillID() != f.Bundle.SkillID || seen[r.ID()] {
+			continue
+		}
+		seen[r.ID()] = true
+		out = append(out, r)
+	}
+	return out
 }
 
 // ApplyReplay returns the skill record after storing replay r. A replay

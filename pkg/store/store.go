@@ -39,8 +39,9 @@ func ObjectStores() []string {
 //
 // Implementations are safe for concurrent use.
 type Store interface {
-	// AddBundle stores a sealed bundle, its trace and the skill record
-	// derived from it (ApplyBundle). It is the write behind saving a taught
+	// AddBundle stores a sealed bundle, its trace, the replays it
+	// carries that are not stored yet (CarriedReplays) and the skill
+	// record derived from them (ApplyBundle, ApplyReplay). It is the write behind saving a taught
 	// skill, importing a bundle file and saving an edited manifest as a
 	// new version. A bundle whose content hash is already stored fails with
 	// ErrDuplicate; a different bundle with the same skill id and version

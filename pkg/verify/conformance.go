@@ -93,7 +93,7 @@ func unmetCriteria(b *skill.Bundle, p *skill.ProofResult, sc fixtures.Scenario) 
 			if e.Type != skill.EventReplayExecuted {
 				continue
 			}
-			if rec, err := replayRecordOf(e); err == nil && rec.Report.ModelUsed != skill.NoModel {
+			if rec, err := e.ReplayRecord(); err == nil && rec.Report.ModelUsed != skill.NoModel {
 				models[rec.Report.ModelUsed] = true
 			}
 		}

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -213,19 +212,6 @@ func latestReplay(b *skill.Bundle, doc *canonjson.Document) (*skill.ReplayRecord
 		return &rec, nil
 	}
 	return nil, nil
-}
-
-// replayRecordOf decodes the replay record an event carries.
-func replayRecordOf(ev skill.Event) (*skill.ReplayRecord, error) {
-	raw, err := json.Marshal(ev.Data)
-	if err != nil {
-		return nil, err
-	}
-	var rec skill.ReplayRecord
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return nil, err
-	}
-	return &rec, nil
 }
 
 var proofStatus = map[string]string{

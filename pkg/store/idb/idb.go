@@ -291,7 +291,7 @@ func (d *DB) AddBundle(ctx context.Context, f store.BundleFile) (store.Skill, er
 	if err != nil {
 		return store.Skill{}, err
 	}
-	t, err := d.begin(ctx, op, "readwrite", store.StoreSkills, store.StoreTraces, store.StoreBundles)
+	t, err := d.begin(ctx, op, "readwrite", store.StoreSkills, store.StoreTraces, store.StoreBundles, store.StoreReplays)
 	if err != nil {
 		return store.Skill{}, err
 	}
@@ -302,7 +302,10 @@ func (d *DB) AddBundle(ctx context.Context, f store.BundleFile) (store.Skill, er
 	if err != nil {
 		return store.Skill{}, d.refine(ctx, err, f.Bundle)
 	}
-	sk := store.ApplyBundle(prev, f.Bundle)
+	sk, err := t.putCarried(ctx, f, store.ApplyBundle(prev, f.Bundle), "")
+	if err != nil {
+		return store.Skill{}, d.refine(ctx, err, f.Bundle)
+	}
 	if err := t.putSkill(sk); err != nil {
 		return store.Skill{}, err
 	}
@@ -342,13 +345,7 @@ func (d *DB) SaveReplay(ctx context.Context, r store.Replay, bundle *store.Bundl
 		return store.Skill{}, err
 	}
 	r = store.MergeReplay(stored, r)
-	data, err := json.Marshal(r)
-	if err != nil {
-		return store.Skill{}, t.abort(&store.Error{Op: op, Store: store.StoreReplays, Key: r.ID(), Kind: store.ErrInvalid, Err: err})
-	}
-	if err := t.call(store.StoreReplays, r.ID(), "put", map[string]any{
-		"replay_id": r.ID(), "skill_id": r.SkillID(), "json": string(data),
-	}); err != nil {
+	if err := t.putReplay(r); err != nil {
 		return store.Skill{}, err
 	}
 	sk := *prev
@@ -356,7 +353,9 @@ func (d *DB) SaveReplay(ctx context.Context, r store.Replay, bundle *store.Bundl
 		if err := t.writeBundle(*bundle, trace); err != nil {
 			return store.Skill{}, err
 		}
-		sk = store.ApplyBundle(prev, bundle.Bundle)
+		if sk, err = t.putCarried(ctx, *bundle, store.ApplyBundle(prev, bundle.Bundle), r.ID()); err != nil {
+			return store.Skill{}, d.refine(ctx, err, bundle.Bundle)
+		}
 	}
 	sk = store.ApplyReplay(sk, r, stored == nil)
 	if err := t.putSkill(sk); err != nil {
@@ -408,6 +407,49 @@ func (t *txn) writeBundle(f store.BundleFile, trace map[string]any) error {
 		"created_at":    b.CreatedAt,
 		"data":          data,
 	})
+}
+
+// putReplay issues the write of replay record r.
+func (t *txn) putReplay(r store.Replay) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return t.abort(&store.Error{Op: t.op, Store: store.StoreReplays, Key: r.ID(), Kind: store.ErrInvalid, Err: err})
+	}
+	return t.call(store.StoreReplays, r.ID(), "put", map[string]any{
+		"replay_id": r.ID(), "skill_id": r.SkillID(), "json": string(data),
+	})
+}
+
+// putCarried stores the replays bundle f carries (store.CarriedReplays)
+// that are not stored yet, and returns sk, f's skill record, counting
+// them. A replay already stored keeps its record and is not counted
+// again. skip is the id of a replay the caller writes itself.
+func (t *txn) putCarried(ctx context.Context, f store.BundleFile, sk store.Skill, skip string) (store.Skill, error) {
+	carried := store.CarriedReplays(f)
+	if len(carried) == 0 {
+		return sk, nil
+	}
+	os, err := t.objectStore(store.StoreReplays)
+	if err != nil {
+		return sk, t.abort(err)
+	}
+	for _, r := range carried {
+		if r.ID() == skip {
+			continue
+		}
+		key, err := t.get(ctx, os, store.StoreReplays, r.ID(), "getKey", r.ID())
+		if err != nil {
+			return sk, err
+		}
+		if !key.IsUndefined() {
+			continue
+		}
+		if err := t.putReplay(r); err != nil {
+			return sk, err
+		}
+		sk = store.ApplyReplay(sk, r, true)
+	}
+	return sk, nil
 }
 
 func (t *txn) putSkill(sk store.Skill) error {

@@ -125,6 +125,20 @@ func (s *Store) addBundle(op string, c *change, prev *store.Skill, f store.Bundl
 		return store.Skill{}, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrInvalid, Err: err}
 	}
 	sk := store.ApplyBundle(prev, b)
+	for _, r := range store.CarriedReplays(f) {
+		if _, ok := s.replays[r.ID()]; ok {
+			continue
+		}
+		if _, ok := c.replays[r.ID()]; ok {
+			continue
+		}
+		data, err := json.Marshal(r)
+		if err != nil {
+			return store.Skill{}, &store.Error{Op: op, Store: store.StoreReplays, Key: r.ID(), Kind: store.ErrInvalid, Err: err}
+		}
+		c.replays[r.ID()] = data
+		sk = store.ApplyReplay(sk, r, true)
+	}
 	rec, err := json.Marshal(sk)
 	if err != nil {
 		return store.Skill{}, &store.Error{Op: op, Store: store.StoreSkills, Key: sk.ID, Kind: store.ErrInvalid, Err: err}

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListSkillsEmpty", testListSkillsEmpty},
 		{"SaveReplay", testSaveReplay},
 		{"SaveReplayUnknownSkill", testSaveReplayUnknownSkill},
+		{"CarriedReplays", testCarriedReplays},
 		{"FailedAddLeavesNothing", testFailedAddLeavesNothing},
 		{"FailedReplayLeavesNothing", testFailedReplayLeavesNothing},
 		{"UnencodableReplayLeavesNothing", testUnencodableReplay},
@@ -128,6 +129,32 @@ func NewReplay(skillID string, version int, fidelity float64) store.Replay {
 		ExpectedLevel: skill.LevelExact,
 		Edges:         []skill.ReplayEdge{{Index: 0, EdgeID: "edge-0", Committed: true, Match: skill.MatchExact}},
 	}}
+}
+
+// BundleCarrying returns a sealed bundle file like Bundle's whose
+// evidence carries the given replays, each as a workbench.v1.ReplayExecuted
+// event, as a bundle saved from a replay or exported after replays does.
+func BundleCarrying(t testing.TB, skillID string, version int, name string, replays ...store.Replay) store.BundleFile {
+	t.Helper()
+	b := NewBundle(skillID, version, name)
+	for i, r := range replays {
+		b.Evidence.Events = append(b.Evidence.Events, skill.Event{
+			SpecVersion: "1.0",
+			ID:          fmt.Sprintf("event-%d", i),
+			Source:      "storetest",
+			Type:        skill.EventReplayExecuted,
+			Time:        r.Record.Report.EndedAt,
+			Data:        r.Record,
+		})
+	}
+	if err := b.Seal(); err != nil {
+		t.Fatalf("seal test bundle: %v", err)
+	}
+	f, err := store.EncodeBundle(b)
+	if err != nil {
+		t.Fatalf("encode test bundle: %v", err)
+	}
+	return f
 }
 
 func ctx() context.Context { return context.Background() }
@@ -504,6 +531,88 @@ func testSaveReplay(t *testing.T, s store.Store) {
 	must(t, "list replays of another skill", err)
 	if len(other) != 0 {
 		t.Errorf("another skill lists %d replays", len(other))
+	}
+}
+
+// testCarriedReplays stores bundles that carry replays, as an imported
+// bundle does: its replays are stored with it, each counted once however
+// many bundles carry it, and a failed add stores none of them.
+func testCarriedReplays(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	r1, r2 := NewReplay(id, 1, 0.5), NewReplay(id, 1, 1)
+	foreign := NewReplay(skill.NewID(), 1, 0.25)
+	v1 := BundleCarrying(t, id, 1, "Carried", r1, foreign, r2, r1)
+	got, err := s.AddBundle(ctx(), v1)
+	must(t, "add a bundle carrying replays", err)
+	if got.ReplayCount != 2 || got.LastReplay == nil || got.LastReplay.ReplayID != r2.ID() || got.LastReplay.Fidelity != 1 {
+		t.Fatalf("after adding a bundle carrying two replays the skill is %s", toJSON(got))
+	}
+	rs, err := s.Replays(ctx(), id)
+	must(t, "list replays", err)
+	if len(rs) != 2 || rs[0].ID() != r2.ID() || rs[1].ID() != r1.ID() {
+		t.Fatalf("Replays = %s, want r2 then r1", toJSON(rs))
+	}
+	if rs[1].BundleHash != v1.Bundle.ContentHash || !equalJSON(rs[1].Record, r1.Record) {
+		t.Errorf("carried replay stored as %s, want r1's record linked to %s", toJSON(rs[1]), v1.Bundle.ContentHash)
+	}
+	if other, err := s.Replays(ctx(), foreign.SkillID()); err != nil || len(other) != 0 {
+		t.Errorf("the replay of another skill was stored: %s, %v", toJSON(other), err)
+	}
+
+	// A conflicting bundle (version 1 again, other content) carrying a new
+	// replay is refused, and the replay with it.
+	r3 := NewReplay(id, 1, 0.75)
+	conflict := BundleCarrying(t, id, 1, "Carried otherwise", r3)
+	_, err = s.AddBundle(ctx(), conflict)
+	wantKind(t, "add a conflicting bundle", err, store.ErrConflict, "add bundle")
+	if rs, _ := s.Replays(ctx(), id); len(rs) != 2 {
+		t.Errorf("after the refused bundle %d replays, want 2", len(rs))
+	}
+
+	// Version 2 carries r1 and r2 again and r3: only r3 is new; r1 keeps
+	// its record and its link to version 1.
+	v2 := BundleCarrying(t, id, 2, "Carried", r1, r2, r3)
+	got, err = s.AddBundle(ctx(), v2)
+	must(t, "add version 2", err)
+	if got.ReplayCount != 3 || got.LastReplay.ReplayID != r3.ID() || got.Version != 2 {
+		t.Fatalf("after version 2 the skill is %s", toJSON(got))
+	}
+	rs, err = s.Replays(ctx(), id)
+	must(t, "list replays", err)
+	if len(rs) != 3 || rs[2].ID() != r1.ID() || rs[2].BundleHash != v1.Bundle.ContentHash || rs[0].BundleHash != v2.Bundle.ContentHash {
+		t.Errorf("after version 2 Replays = %s", toJSON(rs))
+	}
+
+	// A replay run here, then saved as version 3 whose evidence carries it
+	// and one more: each counts once.
+	r4 := NewReplay(id, 2, 0.9)
+	_, err = s.SaveReplay(ctx(), r4, nil)
+	must(t, "save replay", err)
+	r5 := NewReplay(id, 2, 0.8)
+	v3 := BundleCarrying(t, id, 3, "Carried", r4, r5)
+	got, err = s.SaveReplay(ctx(), r4, &v3)
+	must(t, "save replay as a bundle carrying it", err)
+	if got.ReplayCount != 5 || got.LastReplay.ReplayID != r5.ID() || got.Version != 3 {
+		t.Errorf("after saving the replay as version 3 the skill is %s", toJSON(got))
+	}
+	// Saved with its bundle in one step, a replay the bundle carries
+	// counts once too.
+	r6 := NewReplay(id, 3, 0.7)
+	v4 := BundleCarrying(t, id, 4, "Carried", r6)
+	got, err = s.SaveReplay(ctx(), r6, &v4)
+	must(t, "save a new replay with a bundle carrying it", err)
+	if got.ReplayCount != 6 {
+		t.Errorf("after saving a new replay with its bundle the skill is %s", toJSON(got))
+	}
+	stored, err := s.Skill(ctx(), id)
+	must(t, "get skill", err)
+	if !equalJSON(stored, got) {
+		t.Errorf("stored skill %s differs from the returned %s", toJSON(stored), toJSON(got))
+	}
+	rs, err = s.Replays(ctx(), id)
+	must(t, "list replays", err)
+	if len(rs) != 6 || rs[0].ID() != r6.ID() || rs[0].BundleHash != v4.Bundle.ContentHash {
+		t.Errorf("at the end Replays = %s", toJSON(rs))
 	}
 }
 
