@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"workbench/pkg/capability/httpapi/contracttest"
+	"workbench/pkg/services/servicestest"
 )
 
 // Ctrl+K and Meta+K open the capability workbench on every route without
@@ -52,7 +53,7 @@ func TestPaletteOpensOnEveryRoute(t *testing.T) {
 // granted one resumes exactly, and the run is followed to its end with
 // the echoed text rendered.
 func TestPaletteEverythingEchoApproval(t *testing.T) {
-	url := everythingServer(t)
+	url := servicestest.Everything(t)
 	s := newSession(t, withServeFlags("--mcp", "everything="+url))
 	// The MCP client's optional GET for server-initiated messages is
 	// answered 400 by server-everything; the browser logs it.

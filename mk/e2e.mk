@@ -7,7 +7,7 @@
 TEST_LAYERS += test-e2e
 
 test-e2e: chromium node-deps build
-	WORKBENCH_E2E=1 WORKBENCH_BODIES_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 45m ./e2e/
+	WORKBENCH_E2E=1 WORKBENCH_BODIES_REQUIRED=1 WORKBENCH_MCP_INTEROP_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 45m ./e2e/
 
 # The same speed goals as `make bench-app` (cmd/benchapp), as go test
 # benchmarks over the e2e harness: cold load, a 10 MB import, /skills with
