@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"workbench/fixtures"
-	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
 	"workbench/schemas"
@@ -54,14 +53,7 @@ func TestImportPickerAcceptsDuplicateRejects(t *testing.T) {
 
 	// The replays the bundle carries came with it: counted, the newest
 	// summarised, as where it was replayed.
-	data, err := os.ReadFile(fixturePath("valid-skill-bundle.v0.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixture, _, err := skill.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixture := decodeFile(t, fixturePath("valid-skill-bundle.v0.json"))
 	carried := fixture.ReplayRecords()
 	if len(carried) == 0 {
 		t.Fatal("the fixture carries no replay")
@@ -109,14 +101,7 @@ func TestImportByDrop(t *testing.T) {
 // as data and shown as text: no element is made from it, and nothing is
 // requested from another host (the session's end checks fail otherwise).
 func TestImportHostileStringsAreInert(t *testing.T) {
-	data, err := os.ReadFile(fixturePath("valid-skill-bundle.v0.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := skill.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := decodeFile(t, fixturePath("valid-skill-bundle.v0.json"))
 	const hostile = `<img src="https://evil.example/x.png" onerror="window.__pwned=1"><script>window.__pwned=2</script>`
 	b.Manifest.Name = "Hostile " + hostile
 	b.Manifest.Description = `[click](javascript:window.__pwned=3) ![p](https://tracker.example/p.gif) https://evil.example/ ` + hostile

@@ -102,14 +102,7 @@ func TestLibraryPagesAndFilter(t *testing.T) {
 // its proof.
 func writeNamedBundle(t *testing.T, v *verify.Verifier, path, name, description string) {
 	t.Helper()
-	data, err := os.ReadFile(fixturePath("valid-skill-bundle.v0.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := skill.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := decodeFile(t, fixturePath("valid-skill-bundle.v0.json"))
 	id := skill.NewID()
 	b.SkillID, b.Manifest.SkillID, b.BundleID = id, id, skill.NewID()
 	b.Manifest.Name = name

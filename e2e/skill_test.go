@@ -125,7 +125,7 @@ func at(s []string, i int) string {
 	return "(missing)"
 }
 
-func decodeFile(t *testing.T, file string) *skill.Bundle {
+func decodeFile(t testing.TB, file string) *skill.Bundle {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
