@@ -8,8 +8,9 @@
 // a server that refuses it (an HTTP error status such as 400, a JSON-RPC
 // error, or no 2026-07-28 among its supported versions) gets the
 // 2025-11-25 handshake instead (initialize, then
-// notifications/initialized).
-// Options.ProtocolVersion pins one of the two. The Client then lists and
+// notifications/initialized). Options.ProtocolVersion pins one of the
+// two; Options.Revisions lets later dials of an endpoint skip the probe
+// once it has been refused (see Revisions). The Client then lists and
 // calls tools. Under 2025-11-25 the client guarantees, per the transport
 // specification:
 //
@@ -134,6 +135,11 @@ type Options struct {
 	// server/discover probe) or StatelessProtocolVersion (2026-07-28, no
 	// fallback). Empty tries 2026-07-28 and falls back.
 	ProtocolVersion string
+	// Revisions, if not nil, remembers per endpoint the revision Dial
+	// negotiated; a later Dial of the endpoint with the same Revisions
+	// starts with that revision (see Revisions). nil negotiates afresh
+	// every time. Ignored when ProtocolVersion is set.
+	Revisions *Revisions
 }
 
 // Implementation names a client or server, as in initialize.
@@ -174,7 +180,9 @@ type Client struct {
 }
 
 // Dial connects to the MCP server at endpoint (an http or https URL) and
-// performs the handshake. opts may be nil.
+// performs the handshake. opts may be nil. With Options.Revisions, a
+// server remembered as speaking a session revision gets initialize
+// without the server/discover probe first.
 func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -210,12 +218,38 @@ func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) 
 	}
 	ctx, cancel := c.bound(ctx, 0)
 	defer cancel()
+	memo := opts.Revisions
+	if opts.ProtocolVersion != "" {
+		memo = nil // a pinned revision says nothing about the server's choice
+	}
+	remembered := memo.Revision(endpoint)
+	if supportedVersion(remembered) {
+		// The server spoke a session revision before: no probe.
+		err := c.initialize(ctx)
+		if err == nil {
+			memo.remember(endpoint, c.version)
+			return c, nil
+		}
+		if !legacyServer(err) {
+			return nil, err
+		}
+		// The server answered but refused the handshake it accepted
+		// before: it changed. Negotiate as if nothing were remembered.
+		memo.forget(endpoint, remembered)
+		c.mu.Lock()
+		c.session, c.version, c.stateless, c.server = "", "", false, ServerInfo{}
+		c.mu.Unlock()
+	}
 	if opts.ProtocolVersion != ProtocolVersion {
 		ok, err := c.discover(ctx)
+		if remembered == StatelessProtocolVersion && (!ok && (err == nil || legacyServer(err))) {
+			memo.forget(endpoint, remembered) // the server no longer speaks it
+		}
 		if err != nil && (opts.ProtocolVersion == StatelessProtocolVersion || !legacyServer(err)) {
 			return nil, err
 		}
 		if ok {
+			memo.remember(endpoint, StatelessProtocolVersion)
 			return c, nil
 		}
 		if opts.ProtocolVersion == StatelessProtocolVersion {
@@ -226,6 +260,7 @@ func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) 
 	if err := c.initialize(ctx); err != nil {
 		return nil, err
 	}
+	memo.remember(endpoint, c.version)
 	return c, nil
 }
 

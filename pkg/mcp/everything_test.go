@@ -16,7 +16,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,5 +144,63 @@ func TestEverything(t *testing.T) {
 
 	if err := c.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
+	}
+}
+
+// countingDoer counts the requests that reach the server per
+// JSON-RPC method, as their Mcp-Method header or body names it.
+type countingDoer struct {
+	mu  sync.Mutex
+	got map[string]int
+}
+
+func (d *countingDoer) Do(req *http.Request) (*http.Response, error) {
+	method := req.Header.Get("Mcp-Method")
+	if method == "" && req.Body != nil {
+		b, _ := io.ReadAll(req.Body)
+		var m struct{ Method string }
+		json.Unmarshal(b, &m)
+		method = m.Method
+		req.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	d.mu.Lock()
+	if d.got == nil {
+		d.got = map[string]int{}
+	}
+	d.got[req.Method+" "+method]++
+	d.mu.Unlock()
+	return http.DefaultClient.Do(req)
+}
+
+func (d *countingDoer) count(key string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.got[key]
+}
+
+// server-everything answers the server/discover probe with 400; with a
+// memo only the first of several dials sends it.
+func TestEverythingRevisions(t *testing.T) {
+	url := servicestest.Everything(t)
+	d := &countingDoer{}
+	memo := &mcp.Revisions{}
+	for i := range 3 {
+		c, err := mcp.Dial(context.Background(), url, &mcp.Options{HTTPClient: d, Timeout: 20 * time.Second, Revisions: memo})
+		if err != nil {
+			t.Fatalf("dial %d: %v", i+1, err)
+		}
+		if res, err := c.CallTool(context.Background(), "echo", map[string]any{"message": "m"}); err != nil || res.Text() != "Echo: m" {
+			t.Errorf("dial %d: echo %v %v", i+1, res, err)
+		}
+		c.Close(context.Background())
+	}
+	if n := d.count("POST server/discover"); n != 1 {
+		t.Errorf("server/discover sent %d times in 3 dials, want 1", n)
+	}
+	if n := d.count("POST initialize"); n != 3 {
+		t.Errorf("initialize sent %d times in 3 dials, want 3", n)
+	}
+	if got := memo.Revision(url); got != mcp.ProtocolVersion {
+		t.Errorf("memo says %q", got)
 	}
 }

@@ -79,3 +79,24 @@ func Example() {
 	// structured: {"celsius":21,"city":"Lyon"}
 	// tool error: false
 }
+
+// One memo for all the dials a program (in the browser: a page) makes:
+// a server that refused the stateless revision's server/discover gets
+// initialize at once from the second dial on.
+func ExampleRevisions() {
+	srv := exampleServer()
+	defer srv.Close()
+	ctx := context.Background()
+	memo := &mcp.Revisions{}
+	opts := &mcp.Options{HTTPClient: srv.Client(), Revisions: memo}
+	for range 2 {
+		c, err := mcp.Dial(ctx, srv.URL, opts)
+		if err != nil {
+			log.Fatal(err)
+		}
+		c.Close(ctx)
+	}
+	fmt.Println("remembered:", memo.Revision(srv.URL))
+	// Output:
+	// remembered: 2025-11-25
+}
