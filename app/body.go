@@ -54,7 +54,7 @@ func (e *env) dialBody(ctx context.Context, choice session.Body, set mcpSettings
 		Trusted: set.trusts(name),
 		// Each request is bounded like the command line's (docs/bodies.md):
 		// a browser's first navigation takes seconds.
-		Client: &mcp.Options{Timeout: 90 * time.Second},
+		Client: &mcp.Options{Timeout: 90 * time.Second, Revisions: &e.mcpRevisions},
 	}
 	if choice == session.Host {
 		tool, args, err := set.perceive()

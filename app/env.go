@@ -9,6 +9,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/fixtures"
+	"workbench/pkg/mcp"
 	"workbench/pkg/session"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
@@ -35,6 +36,13 @@ type env struct {
 	// palette is the capability workbench's state across pages (see
 	// palette_state.go).
 	palette paletteShared
+
+	// mcpRevisions remembers, for the page's lifetime, the protocol
+	// revision each MCP endpoint negotiated, so that every dial after the
+	// first skips the probe a session-only server refuses (a failed
+	// request in the console each time). Every mcp.Options the app
+	// builds carries it.
+	mcpRevisions mcp.Revisions
 
 	verifierOnce sync.Once
 	verifier     *verify.Verifier

@@ -145,7 +145,7 @@ func (p *homePage) probeServer(ctx app.Context, name string) {
 	p.probes[name] = probe{running: true}
 	origin := p.env.origin()
 	ctx.Async(func() {
-		info, err := probeMCPServer(ctx, origin, name)
+		info, err := probeMCPServer(ctx, origin, name, &p.env.mcpRevisions)
 		ctx.Dispatch(func(app.Context) {
 			pr := probe{err: err}
 			if err == nil {

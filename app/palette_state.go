@@ -140,7 +140,7 @@ func (e *env) buildLocal(done chan struct{}) {
 	// use, so a server that is down is that source's failure. A site with
 	// no relay simply has no MCP source.
 	if cfg, err := services.Discover(ctx, nil, e.origin(), nil); err == nil {
-		for _, s := range capability.Servers(cfg, nil, nil, &mcp.Options{Timeout: 30 * time.Second}) {
+		for _, s := range capability.Servers(cfg, nil, nil, &mcp.Options{Timeout: 30 * time.Second, Revisions: &e.mcpRevisions}) {
 			providers = append(providers, s)
 		}
 	}

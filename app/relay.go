@@ -54,11 +54,12 @@ func listMCPServers(ctx context.Context, origin string) ([]string, error) {
 }
 
 // probeMCPServer performs the MCP handshake with a relayed server and ends
-// the session: the only thing it shows is what the server answered.
-func probeMCPServer(ctx context.Context, origin, name string) (mcp.ServerInfo, error) {
+// the session: the only thing it shows is what the server answered. revs
+// is the page's memo of negotiated revisions.
+func probeMCPServer(ctx context.Context, origin, name string, revs *mcp.Revisions) (mcp.ServerInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	c, err := mcp.Dial(ctx, origin+"/api/mcp/"+name, &mcp.Options{Timeout: 10 * time.Second})
+	c, err := mcp.Dial(ctx, origin+"/api/mcp/"+name, &mcp.Options{Timeout: 10 * time.Second, Revisions: revs})
 	if err != nil {
 		return mcp.ServerInfo{}, err
 	}

@@ -125,7 +125,7 @@ func (e *env) judgeReplay(ctx context.Context, v *verify.Verifier, b *skill.Bund
 	cfg, err := e.services(ctx)
 	var j *prism.Judge
 	if err == nil {
-		j, err = prism.Connect(ctx, cfg, &mcp.Options{Timeout: 60 * time.Second})
+		j, err = prism.Connect(ctx, cfg, &mcp.Options{Timeout: 60 * time.Second, Revisions: &e.mcpRevisions})
 	}
 	if err != nil {
 		o = judge.Unavailable(*r.Record, err)

@@ -164,7 +164,7 @@ func (e *env) authorizer(ctx context.Context, kind, policyID string) (delegatic.
 	if err != nil {
 		return delegatic.Choice{Fallback: policy.Default()}, fmt.Errorf("the authorizer could not be chosen: %w", err)
 	}
-	return delegatic.Choose(ctx, kind, cfg, policy.Default(), &mcp.Options{Timeout: 30 * time.Second},
+	return delegatic.Choose(ctx, kind, cfg, policy.Default(), &mcp.Options{Timeout: 30 * time.Second, Revisions: &e.mcpRevisions},
 		delegatic.Options{PolicyID: policyID, ApprovedBy: approvedBy, CallTimeout: 30 * time.Second})
 }
 

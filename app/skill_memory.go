@@ -98,7 +98,7 @@ func (p *skillPage) connectMemory(ctx context.Context) (*graphonomous.Memory, er
 	if err != nil {
 		return nil, err
 	}
-	return graphonomous.Connect(ctx, cfg, &mcp.Options{Timeout: 60 * time.Second})
+	return graphonomous.Connect(ctx, cfg, &mcp.Options{Timeout: 60 * time.Second, Revisions: &p.env.mcpRevisions})
 }
 
 // renderMemory shows whether graphonomous-mcp is configured, what it

@@ -77,7 +77,6 @@ func TestMCPJudgeSemantic(t *testing.T) {
 			return servicestest.Reply{Structured: map[string]any{"equivalent": true, "score": 0.93, "rationale": "both report the README", "judge_model": "e2e-judge"}}
 		}})
 	s := newSession(t, withServeFlags("--mcp", "prism="+prism.URL))
-	s.expectConsole("400 (Bad Request)") // the MCP client's protocol fallback
 	s.replayFidelity(t)
 	s.tickJudge()
 	s.runReplay()
@@ -150,7 +149,6 @@ func TestMCPDelegaticAuthorizes(t *testing.T) {
 				"authorization_token": token}}}
 		}})
 	s := newSession(t, withServeFlags("--mcp", "delegatic="+deleg.URL))
-	s.expectConsole("400 (Bad Request)")
 	s.replayFidelity(t)
 	s.runReplay()
 	if got := s.text("#replay-authorizer"); got != "delegatic-mcp" {
@@ -230,8 +228,8 @@ func TestMCPMemorySync(t *testing.T) {
 				"started_at": tr["started_at"], "ended_at": tr["ended_at"],
 				"replay_manifest": map[string]any{"destructive": false, "re_authorization_required": false, "note": nil, "edges": edges}}}}}
 		}})
-	s := newSession(t, withServeFlags("--mcp", "graphonomous="+graph.URL))
-	s.expectConsole("400 (Bad Request)")
+	front := countProbes(t, graph.URL)
+	s := newSession(t, withServeFlags("--mcp", "graphonomous="+front.URL))
 	id := s.importBundle(fixturePath("valid-skill-bundle.v0.json"))
 	s.openSkill(id)
 	s.click("#tab-memory")
@@ -257,6 +255,11 @@ func TestMCPMemorySync(t *testing.T) {
 	nodes := s.waitText("#memory-nodes", traceID)
 	if !strings.Contains(nodes, "browser_navigate") {
 		t.Errorf("nodes %q lack the stored edge's action", nodes)
+	}
+	// Three connections from one page; the page remembers the revision
+	// the server chose (mcp.Revisions), so only the first one probes.
+	if n := front.probes.Load(); n != 1 {
+		t.Errorf("graphonomous-mcp got %d server/discover probes from three connections on one page, want 1", n)
 	}
 	s.axeClean(t, "memory tab with stored traces")
 }

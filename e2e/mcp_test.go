@@ -54,7 +54,8 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	)))
 
 	// The MCP client tries protocol 2026-07-28 first; Playwright MCP
-	// answers 400 and the client falls back (pkg/mcp).
+	// answers 400 and the client falls back (pkg/mcp). The browser logs
+	// that once per page: the app remembers the revision for later dials.
 	s.expectConsole("400 (Bad Request)")
 
 	// On /: the relay's browser server, trusted by the user, picked.
@@ -70,6 +71,7 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	}
 
 	s.open("/teach")
+	teachPage := s.refusedPerURL()
 	s.waitVisible("#teach-form")
 	s.setField("#teach-scenario", "freeform", "change")
 	s.waitVisible("#teach-task")
@@ -113,6 +115,7 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	s.waitFor(`!document.querySelector("#teach-save").disabled`)
 	s.click("#teach-save")
 	s.waitLong(`location.pathname.startsWith("/skills/")`)
+	s.probedOncePerServer("/teach", teachPage)
 	l := s.library()
 	bundles := s.storedBundles()
 	if len(bundles) != 1 || len(l.Skills) != 1 {
@@ -130,6 +133,8 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 
 	replayOnce := func() {
 		t.Helper()
+		page := s.refusedPerURL()
+		defer s.probedOncePerServer("the replay page", page)
 		s.setField("#replay-model", replayer, "input")
 		s.click("#replay-run")
 		s.waitLong(present("#replay-auth-error, #replay-outcome, #replay-error"))

@@ -55,11 +55,13 @@ func TestPaletteOpensOnEveryRoute(t *testing.T) {
 func TestPaletteEverythingEchoApproval(t *testing.T) {
 	url := servicestest.Everything(t)
 	s := newSession(t, withServeFlags("--mcp", "everything="+url))
-	// The MCP client's optional GET for server-initiated messages is
-	// answered 400 by server-everything; the browser logs it.
+	// server-everything answers the MCP client's protocol probe
+	// (server/discover) with 400; the browser logs it, once per page.
 	s.expectConsole("/api/mcp/everything")
 	s.dumpPaletteOnFailure()
 	s.open("/skills")
+	page := s.refusedPerURL()
+	defer s.probedOncePerServer("/skills with the palette", page)
 	s.openPalette(chromedp.ModifierCtrl)
 	s.pickCapability("echo", "mcp/everything:echo")
 	if got := s.text("#pal-desc-effect"); got != "unknown" {
