@@ -8,12 +8,10 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/fixtures"
 	"workbench/pkg/mcp"
 	"workbench/pkg/session"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 // env is what the pages share: made once in main and handed to every
@@ -105,17 +103,7 @@ func (e *env) dropStore(err error) {
 // verify returns the bundle verifier, compiling the schemas on first use.
 func (e *env) verify() (*verify.Verifier, error) {
 	e.verifierOnce.Do(func() {
-		sv, err := schemas.New()
-		if err != nil {
-			e.verifierErr = fmt.Errorf("compiling the schemas: %w", err)
-			return
-		}
-		sc, err := fixtures.Scenarios()
-		if err != nil {
-			e.verifierErr = fmt.Errorf("loading the fixture scenarios: %w", err)
-			return
-		}
-		e.verifier = verify.New(sv, sc, nil)
+		e.verifier, e.verifierErr = verify.Standard()
 	})
 	return e.verifier, e.verifierErr
 }

@@ -11,11 +11,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"workbench/fixtures"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 // The speed goals of the browser app, measured in real Chromium against
@@ -49,7 +47,7 @@ func BenchmarkColdLoad(b *testing.B) {
 // BenchmarkImport10MB: one ~10 MB bundle picked on /import until its
 // result is shown (read, strict parse, schema, proof, IndexedDB write).
 func BenchmarkImport10MB(b *testing.B) {
-	v := benchVerifier(b)
+	v := appVerifier(b)
 	s := newSession(b)
 	s.open("/import")
 	dir := b.TempDir()
@@ -77,7 +75,7 @@ func BenchmarkImport10MB(b *testing.B) {
 // pressed nine times.
 func BenchmarkSkills1000(b *testing.B) {
 	const count = 1000
-	v := benchVerifier(b)
+	v := appVerifier(b)
 	s := newSession(b, withTimeout(30*time.Minute))
 	dir := b.TempDir()
 	paths := make([]string, count)
@@ -106,18 +104,6 @@ func BenchmarkSkills1000(b *testing.B) {
 		b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms-all")
 		b.StartTimer()
 	}
-}
-
-func benchVerifier(b testing.TB) *verify.Verifier {
-	sv, err := schemas.New()
-	if err != nil {
-		panic(err)
-	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		panic(err)
-	}
-	return verify.New(sv, sc, nil)
 }
 
 // writeBundle writes a new skill (its own id) made from the valid fixture,

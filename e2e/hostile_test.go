@@ -9,12 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"workbench/fixtures"
 	librarypkg "workbench/pkg/library"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 // hostileMarkup is what a hostile bundle puts in its text: markup that
@@ -44,18 +42,14 @@ var hostileValues = []func(orig string) string{
 	func(string) string { return "javascript:window.__pwned='field'" },
 }
 
-// newVerifierForTest is the verifier the app uses.
-func newVerifierForTest(t *testing.T) *verify.Verifier {
-	t.Helper()
-	sv, err := schemas.New()
+// appVerifier is the verifier the app uses (verify.Standard).
+func appVerifier(tb testing.TB) *verify.Verifier {
+	tb.Helper()
+	v, err := verify.Standard()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return verify.New(sv, sc, nil)
+	return v
 }
 
 // importable says whether library.Import would accept data: it verifies
@@ -108,7 +102,7 @@ func hostileBundle(t *testing.T) ([]byte, int) {
 	if err := d.Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
-	v := newVerifierForTest(t)
+	v := appVerifier(t)
 	if !importable(v, sealJSON(t, doc)) {
 		t.Fatal("the re-sealed fixture itself is not importable")
 	}

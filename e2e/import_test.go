@@ -7,10 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"workbench/fixtures"
 	"workbench/pkg/store"
-	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 func fixturePath(name string) string { return filepath.Join(setup.root, "fixtures", name) }
@@ -105,15 +102,8 @@ func TestImportHostileStringsAreInert(t *testing.T) {
 	const hostile = `<img src="https://evil.example/x.png" onerror="window.__pwned=1"><script>window.__pwned=2</script>`
 	b.Manifest.Name = "Hostile " + hostile
 	b.Manifest.Description = `[click](javascript:window.__pwned=3) ![p](https://tracker.example/p.gif) https://evil.example/ ` + hostile
-	sv, err := schemas.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := verify.New(sv, sc, nil).SealWithProof(b); err != nil {
+	v := appVerifier(t)
+	if err := v.SealWithProof(b); err != nil {
 		t.Fatal(err)
 	}
 	f, err := store.EncodeBundle(b)

@@ -23,7 +23,7 @@ import (
 // it (so a focused row keeps its focus).
 func TestLibraryPagesAndFilter(t *testing.T) {
 	const count = 105
-	v := benchVerifier(t)
+	v := appVerifier(t)
 	s := newSession(t, withTimeout(15*time.Minute))
 	dir := t.TempDir()
 	paths := make([]string, count)

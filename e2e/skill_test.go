@@ -13,26 +13,18 @@ import (
 	"workbench/pkg/openrouter/openroutertest"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 // nativeReport verifies a bundle file natively, for comparison with what
 // the page shows.
 func nativeReport(t *testing.T, file string) *verify.Report {
 	t.Helper()
-	sv, err := schemas.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := appVerifier(t)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := verify.New(sv, sc, nil).Bytes(data)
+	r, err := v.Bytes(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,26 +3,10 @@ package main
 import (
 	"fmt"
 
-	"workbench/fixtures"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
-
-// newVerifier is the verifier the app uses: the bundle schemas and the
-// fixture scenarios.
-func newVerifier() (*verify.Verifier, error) {
-	sv, err := schemas.New()
-	if err != nil {
-		return nil, err
-	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		return nil, err
-	}
-	return verify.New(sv, sc, nil), nil
-}
 
 // librarySeed returns n distinct small bundles: the fixture bundle
 // (spec §8.2, written by a real run of the workbench) under n new skill

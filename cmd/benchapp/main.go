@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"workbench/pkg/teach/teachbench"
+	"workbench/pkg/verify"
 )
 
 func main() {
@@ -226,7 +227,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 
 	// 3. Import of a large bundle.
 	if cfg.takes("import") {
-		v, err := newVerifier()
+		v, err := verify.Standard()
 		if err != nil {
 			return err
 		}
@@ -253,7 +254,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 
 	// 4. The library page with many skills.
 	if cfg.takes("skills") {
-		v, err := newVerifier()
+		v, err := verify.Standard()
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"workbench/pkg/teach/teachbench"
+	"workbench/pkg/verify"
 )
 
 // profileFlow runs one flow ("tti", "import" or "skills") once under
@@ -99,7 +100,7 @@ func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writ
 		fmt.Fprintf(out, "| others | %d |\n", rest)
 		wall = r.Interactive
 	case "import":
-		v, err := newVerifier()
+		v, err := verify.Standard()
 		if err != nil {
 			return err
 		}
@@ -136,7 +137,7 @@ func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writ
 		wall = r.End - r.Start
 		fmt.Fprintf(out, "import of %.1f MB: %s after %.0f ms\n", mb(len(data)), r.Status, wall)
 	case "skills":
-		v, err := newVerifier()
+		v, err := verify.Standard()
 		if err != nil {
 			return err
 		}

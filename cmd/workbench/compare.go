@@ -13,6 +13,7 @@ import (
 	"workbench/pkg/compare"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/skill"
+	"workbench/pkg/verify"
 )
 
 func compareHelp(w io.Writer) {
@@ -65,7 +66,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err != nil {
 		return c.fail(err)
 	}
-	v, err := newVerifier()
+	v, err := verify.Standard()
 	if err != nil {
 		return c.fail(err)
 	}

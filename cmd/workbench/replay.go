@@ -13,6 +13,7 @@ import (
 	"workbench/pkg/replay"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/verify"
 )
 
 func replayHelp(w io.Writer) {
@@ -75,7 +76,7 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		auth.BodyKind, auth.TrustedServer = kind, mb.Trusted()
 		bd, where = mb, bf.where(mb)
 	}
-	v, err := newVerifier()
+	v, err := verify.Standard()
 	if err != nil {
 		return c.fail(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"workbench/pkg/policy"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/verify"
 )
 
 func teachHelp(w io.Writer) {
@@ -115,7 +116,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return c.fail(fmt.Errorf("nothing written: %w", err))
 	}
 
-	v, err := newVerifier()
+	v, err := verify.Standard()
 	if err != nil {
 		return c.fail(err)
 	}

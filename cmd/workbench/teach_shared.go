@@ -18,6 +18,7 @@ import (
 	"workbench/pkg/openrouter"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/verify"
 )
 
 // keyEnv is the one place the OpenRouter key is read from: a flag would
@@ -233,7 +234,7 @@ func readBundle(name string, stdin io.Reader) (*skill.Bundle, error) {
 	if err != nil {
 		return nil, usagef("%s: %v", name, err)
 	}
-	v, err := newVerifier()
+	v, err := verify.Standard()
 	if err != nil {
 		return nil, err
 	}

@@ -11,10 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"workbench/fixtures"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 // Exit statuses of workbench verify.
@@ -45,7 +43,7 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		fs.Usage()
 		return exitInvalid
 	}
-	v, err := newVerifier()
+	v, err := verify.Standard()
 	if err != nil {
 		fmt.Fprintf(stderr, "workbench verify: %v\n", err)
 		return exitInvalid
@@ -123,18 +121,6 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read: %w", err)
 	}
 	return data, nil
-}
-
-func newVerifier() (*verify.Verifier, error) {
-	sv, err := schemas.New()
-	if err != nil {
-		return nil, fmt.Errorf("load schemas: %w", err)
-	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		return nil, fmt.Errorf("load fixture scenarios: %w", err)
-	}
-	return verify.New(sv, sc, nil), nil
 }
 
 func printReport(w io.Writer, file string, r *verify.Report) {

@@ -11,19 +11,13 @@ import (
 	"workbench/pkg/assemble"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 func TestRevise(t *testing.T) {
-	sv, err := schemas.New()
+	v, err := verify.Standard()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := verify.New(sv, sc, nil)
 	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", fixtures.ValidBundleFile))
 	if err != nil {
 		t.Fatal(err)

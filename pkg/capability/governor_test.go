@@ -17,7 +17,6 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/store/mem"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 func counter(prefix string) func() string {
@@ -26,15 +25,11 @@ func counter(prefix string) func() string {
 }
 
 var verifierOnce = sync.OnceValues(func() (*verify.Verifier, error) {
-	sv, err := schemas.New()
+	v, err := verify.Standard()
 	if err != nil {
 		return nil, err
 	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		return nil, err
-	}
-	return verify.New(sv, sc, nil), nil
+	return v, nil
 })
 
 type rig struct {

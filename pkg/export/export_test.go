@@ -12,7 +12,6 @@ import (
 	"workbench/pkg/export"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 // fakeKey has the shape of an OpenRouter key; it is not one.
@@ -20,11 +19,7 @@ const fakeKey = "sk-or-v1-0123456789abcdef0123456789abcdef0123456789abcdef012345
 
 func setup(t *testing.T) (*verify.Verifier, *skill.Bundle) {
 	t.Helper()
-	sv, err := schemas.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := fixtures.Scenarios()
+	v, err := verify.Standard()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +31,7 @@ func setup(t *testing.T) (*verify.Verifier, *skill.Bundle) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return verify.New(sv, sc, nil), b
+	return v, b
 }
 
 // withSecret puts a key-shaped string into the bundle's task and re-seals it.

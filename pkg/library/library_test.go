@@ -9,26 +9,20 @@ import (
 	"strings"
 	"testing"
 
-	"workbench/fixtures"
 	"workbench/pkg/library"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/store/mem"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 func verifier(t testing.TB) *verify.Verifier {
 	t.Helper()
-	sv, err := schemas.New()
+	v, err := verify.Standard()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return verify.New(sv, sc, nil)
+	return v
 }
 
 func fixture(t *testing.T, name string) []byte {

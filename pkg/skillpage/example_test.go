@@ -4,20 +4,14 @@ import (
 	"fmt"
 	"os"
 
-	"workbench/fixtures"
 	"workbench/pkg/skillpage"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 // The conformance panel of a bundle: verify it, then lay the report out
 // gate by gate, claimed beside re-verified.
 func ExampleConformance() {
-	sv, err := schemas.New()
-	if err != nil {
-		panic(err)
-	}
-	sc, err := fixtures.Scenarios()
+	v, err := verify.Standard()
 	if err != nil {
 		panic(err)
 	}
@@ -25,7 +19,7 @@ func ExampleConformance() {
 	if err != nil {
 		panic(err)
 	}
-	report, err := verify.New(sv, sc, nil).Bytes(data)
+	report, err := v.Bytes(data)
 	if err != nil {
 		panic(err) // not a well-formed bundle: *verify.InvalidError
 	}

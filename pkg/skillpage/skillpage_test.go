@@ -8,12 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"workbench/fixtures"
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 func fixture(t *testing.T, name string) []byte {
@@ -28,15 +26,11 @@ func fixture(t *testing.T, name string) []byte {
 
 func verifier(t *testing.T) *verify.Verifier {
 	t.Helper()
-	sv, err := schemas.New()
+	v, err := verify.Standard()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return verify.New(sv, sc, nil)
+	return v
 }
 
 func decode(t *testing.T, data []byte) *skill.Bundle {

@@ -19,7 +19,6 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 func TestPlanErrorsNameTheField(t *testing.T) {
@@ -151,15 +150,11 @@ func TestTeachFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Name, m.Slug, m.Description = "Read a heading", "read-a-heading", "Opens a docs page and reads its heading."
-	sv, err := schemas.New()
+	v, err := verify.Standard()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, rep, err := teach.Seal(verify.New(sv, sc, nil), p, res, m, "example/teacher", now)
+	b, rep, err := teach.Seal(v, p, res, m, "example/teacher", now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,23 @@ func New(v *schemas.Validator, scenarios []fixtures.Scenario, now func() time.Ti
 	return &Verifier{schemas: v, scenarios: m, now: now, buffers: sync.Pool{New: func() any { return new([]byte) }}}
 }
 
+// Standard returns the workbench's own Verifier, the one the app, the
+// command line and the benchmarks verify with: the embedded bundle schemas
+// (schemas.New), every fixture scenario (fixtures.Scenarios) and the
+// wall clock. Compiling the schemas is most of its cost; callers that
+// verify often keep the Verifier.
+func Standard() (*Verifier, error) {
+	sv, err := schemas.New()
+	if err != nil {
+		return nil, fmt.Errorf("compiling the schemas: %w", err)
+	}
+	sc, err := fixtures.Scenarios()
+	if err != nil {
+		return nil, fmt.Errorf("loading the fixture scenarios: %w", err)
+	}
+	return New(sv, sc, nil), nil
+}
+
 // Problem is one reason input is not a bundle, with its place.
 type Problem struct {
 	Pointer string // JSON pointer; "" for the whole document

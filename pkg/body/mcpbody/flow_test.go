@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"workbench/fixtures"
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
 	"workbench/pkg/body/mcpbody/mcpbodytest"
@@ -23,20 +22,15 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 func verifier(t *testing.T) *verify.Verifier {
 	t.Helper()
-	sv, err := schemas.New()
+	v, err := verify.Standard()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return verify.New(sv, sc, nil)
+	return v
 }
 
 func modelClient(t *testing.T, scripts ...openroutertest.Script) (*openrouter.Client, *openroutertest.Server) {

@@ -7,13 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"workbench/fixtures"
 	"workbench/pkg/modtest"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/teach/teachbench"
 	"workbench/pkg/verify"
-	"workbench/schemas"
 )
 
 // Only the benchmark program and tests import the scripted model.
@@ -36,15 +34,10 @@ func TestImportedOnlyByBenchmarks(t *testing.T) {
 // A taught bundle has the steps asked for, its seal holds and it is ready
 // to save, as /teach requires.
 func TestBundle(t *testing.T) {
-	sv, err := schemas.New()
+	v, err := verify.Standard()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := fixtures.Scenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := verify.New(sv, sc, nil)
 	data, err := teachbench.Bundle(context.Background(), v, 3)
 	if err != nil {
 		t.Fatal(err)
