@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"workbench/pkg/skill"
 )
@@ -201,7 +202,11 @@ func preconditions(tr *skill.Trace, req Request) []string {
 	return out
 }
 
-// firstSentence shortens a goal into a name.
+// firstSentence shortens a goal into a name of at most limit characters.
+// A sentence longer than that is cut between words and ends in "…": a
+// word cut in half reads badly, and when the word is a secret (an API key
+// pasted into the task) the half left is a fragment that no redaction
+// pattern recognizes, so it would survive an export that redacts the rest.
 func firstSentence(s string, limit int) string {
 	s = strings.TrimSpace(s)
 	for _, end := range []string{". ", "! ", "? ", "\n"} {
@@ -211,7 +216,14 @@ func firstSentence(s string, limit int) string {
 	}
 	s = strings.TrimRight(s, ".!?")
 	if r := []rune(s); len(r) > limit {
-		s = strings.TrimSpace(string(r[:limit]))
+		cut := string(r[:limit-1]) // room for the ellipsis
+		if next := r[limit-1]; !unicode.IsSpace(next) {
+			// The cut is inside a word: drop that word.
+			if i := strings.LastIndexFunc(cut, unicode.IsSpace); i > 0 {
+				cut = cut[:i]
+			}
+		}
+		s = strings.TrimRight(strings.TrimSpace(cut), ",;:-") + "…"
 	}
 	if s == "" {
 		return "Untitled skill"
