@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -59,6 +60,12 @@ func FuzzRawMember(f *testing.F) {
 			if err != nil {
 				t.Fatalf("rawMember(%q, %q): %v", doc, name, err)
 			}
+			if bytes.Equal(got, want) {
+				continue
+			}
+			// Otherwise the same value written differently; a number
+			// beyond float64 (14e44444) decodes for neither, so it must
+			// have matched byte for byte above.
 			var a, b any
 			if json.Unmarshal(got, &a) != nil || json.Unmarshal(want, &b) != nil || !reflect.DeepEqual(a, b) {
 				t.Fatalf("rawMember(%q, %q) = %q, want %q", doc, name, got, want)
