@@ -42,16 +42,6 @@ var hostileValues = []func(orig string) string{
 	func(string) string { return "javascript:window.__pwned='field'" },
 }
 
-// appVerifier is the verifier the app uses (verify.Standard).
-func appVerifier(tb testing.TB) *verify.Verifier {
-	tb.Helper()
-	v, err := verify.Standard()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return v
-}
-
 // importable says whether library.Import would accept data: it verifies
 // (strict parse, schema, typed decode) and its seal holds.
 func importable(v *verify.Verifier, data []byte) bool {

@@ -117,6 +117,17 @@ func at(s []string, i int) string {
 	return "(missing)"
 }
 
+// appVerifier is the verifier the app uses (verify.Standard).
+func appVerifier(tb testing.TB) *verify.Verifier {
+	tb.Helper()
+	v, err := verify.Standard()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+// decodeFile reads and strictly decodes a bundle file.
 func decodeFile(t testing.TB, file string) *skill.Bundle {
 	t.Helper()
 	data, err := os.ReadFile(file)
