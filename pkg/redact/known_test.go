@@ -170,3 +170,55 @@ func TestCheckKnownFindsFragments(t *testing.T) {
 		t.Errorf("a clean name: %v", got)
 	}
 }
+
+// FuzzKnownFind holds Find to a plain search: a byte is covered exactly
+// when some MinFragment-byte window around it is a window of a known
+// secret, and matches are the maximal covered runs.
+func FuzzKnownFind(f *testing.F) {
+	secrets := []string{fakeOpenRouter, fakeGitHub, fakeAWSSecret}
+	k, err := NewDetector().Known(map[string]any{"a": fakeOpenRouter, "b": fakeGitHub, "aws_secret_access_key": fakeAWSSecret})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add("x", 0, 0, 20, "y")
+	f.Add("Use token ", 0, 0, 40, "…")
+	f.Add("", 1, 4, 19, "")
+	f.Add("ab", 2, 3, 30, fakeOpenRouter[10:40])
+	f.Fuzz(func(t *testing.T, before string, which, from, n int, after string) {
+		sec := secrets[(which%len(secrets)+len(secrets))%len(secrets)]
+		from = (from%len(sec) + len(sec)) % len(sec)
+		end := min(len(sec), from+(n%64+64)%64)
+		s := before + sec[from:end] + after
+		covered := make([]bool, len(s))
+		for i := 0; i+MinFragment <= len(s); i++ {
+			for _, x := range secrets {
+				if strings.Contains(x, s[i:i+MinFragment]) {
+					for j := i; j < i+MinFragment; j++ {
+						covered[j] = true
+					}
+				}
+			}
+		}
+		var want []Match
+		for i := 0; i < len(s); i++ {
+			if !covered[i] {
+				continue
+			}
+			j := i
+			for j < len(s) && covered[j] {
+				j++
+			}
+			want = append(want, Match{Start: i, End: j})
+			i = j
+		}
+		got := k.Find(s)
+		if len(got) != len(want) {
+			t.Fatalf("Find(%q) = %v, want %v", s, got, want)
+		}
+		for i := range got {
+			if got[i].Start != want[i].Start || got[i].End != want[i].End {
+				t.Fatalf("Find(%q) = %v, want %v", s, got, want)
+			}
+		}
+	})
+}
