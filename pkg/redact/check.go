@@ -97,7 +97,7 @@ func (d *Detector) CheckKnown(b *skill.Bundle, known *Known) []Problem {
 	w := walker{f: f}
 	w.value(root, "")
 	for _, fd := range w.findings {
-		ps = append(ps, findingProblem(fd, claimed))
+		ps = append(ps, findingProblem(fd, subject(fd), claimed))
 	}
 	slices.SortStableFunc(ps, func(a, b Problem) int {
 		if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
@@ -122,20 +122,24 @@ func (d *Detector) CheckText(place, text, profile string, known *Known) []Proble
 	w.record(w.buf, text, false)
 	ps := make([]Problem, 0, len(w.findings))
 	for _, fd := range w.findings {
-		p := findingProblem(fd, profile)
+		p := findingProblem(fd, "it", profile)
 		p.Pointer, p.Place = "", place
-		p.Detail = strings.Replace(p.Detail, "a string", "it", 1)
 		ps = append(ps, p)
 	}
 	return ps
 }
 
-// findingProblem turns what a check found in a string into its problem.
-func findingProblem(f Finding, profile string) Problem {
-	what := "a string"
+// subject is how a problem speaks of the string a finding is in.
+func subject(f Finding) string {
 	if f.InKey {
-		what = "a member name"
+		return "a member name"
 	}
+	return "a string"
+}
+
+// findingProblem turns what a check found in a string, spoken of as what,
+// into its problem.
+func findingProblem(f Finding, what, profile string) Problem {
 	p := Problem{Pointer: f.Pointer, Kind: ProblemSecret, Secret: f.Kind}
 	switch {
 	case f.Kind == KindEmail || f.Kind == KindPassword:

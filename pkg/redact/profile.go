@@ -378,9 +378,8 @@ func (r *redactor) key(m map[string]any, k string, p path) string {
 	if r.check {
 		ptr := p.child(name).String()
 		for _, mt := range ms {
-			f := Finding{Pointer: ptr, Kind: mt.Kind, Start: mt.Start, End: mt.End, InKey: true}
-			f.Fragment = r.f.known.Len() > 0 && isSecretKind(mt.Kind) && len(r.f.d.appendMatches(nil, k[mt.Start:mt.End])) == 0
-			r.problems = append(r.problems, findingProblem(f, r.profile))
+			f := Finding{Pointer: ptr, Kind: mt.Kind, Start: mt.Start, End: mt.End, InKey: true, Fragment: r.f.fragment(k[mt.Start:mt.End], mt.Kind)}
+			r.problems = append(r.problems, findingProblem(f, subject(f), r.profile))
 		}
 	}
 	return name

@@ -126,6 +126,12 @@ func (f finder) find(dst []Match, s, name string) []Match {
 	return sortMerge(dst, n0)
 }
 
+// fragment reports whether text, matched as kind, is a run of a known
+// secret that the detector does not see as a secret on its own.
+func (f finder) fragment(text, kind string) bool {
+	return f.known.Len() > 0 && isSecretKind(kind) && len(f.d.appendMatches(nil, text)) == 0
+}
+
 // mask masks s, held by the member named name, starting from its matches
 // ms, until nothing is left to find. A kebab-case slug (a member named
 // slug) is rebuilt from its other words instead, so that it stays a valid
@@ -201,8 +207,9 @@ func (w *walker) value(v any, name string) any {
 			w.path = w.path[:len(w.path)-1]
 		}
 	case map[string]any:
-		// Member names holding secrets are rare: find them first, so that
-		// renaming them (mask mode) never happens while ranging over t.
+		// Member names holding anything to mask are rare: find them
+		// first, so that renaming them (mask mode) never happens while
+		// ranging over t.
 		var secretNames []string
 		for k := range t {
 			if len(w.f.find(w.buf[:0], k, "")) > 0 {
@@ -272,15 +279,9 @@ func (w *walker) record(ms []Match, s string, inKey bool) {
 	for _, m := range ms {
 		w.findings = append(w.findings, Finding{
 			Pointer: p, Kind: m.Kind, Start: m.Start, End: m.End, InKey: inKey,
-			Fragment: w.fragment(s[m.Start:m.End], m.Kind),
+			Fragment: w.f.fragment(s[m.Start:m.End], m.Kind),
 		})
 	}
-}
-
-// fragment reports whether a match of kind is a run of a known secret
-// that the detector does not see as a secret on its own.
-func (w *walker) fragment(text, kind string) bool {
-	return w.f.known.Len() > 0 && isSecretKind(kind) && len(w.f.d.appendMatches(nil, text)) == 0
 }
 
 func (w *walker) note() {
