@@ -108,8 +108,9 @@ func appendEmails(dst []Match, s string) []Match {
 // snake_case or camelCase name), an optional closing quote, then ':', '=',
 // ':=', '=>' or the word is or was, then the value — quoted, or up to the
 // next blank, without trailing punctuation. With only blanks between label
-// and value, the value must hold something other than letters, so that
-// "password reset" keeps its words.
+// and value, the label must be password (pwd and passwd are also shell
+// commands: "pwd && ls" is not a password) and the value must mix letters
+// or digits with something else, so that "password reset" keeps its words.
 func appendPasswords(dst []Match, s string) []Match {
 	if !mayHoldPassword(s) {
 		return dst
@@ -126,7 +127,7 @@ func appendPasswords(dst []Match, s string) []Match {
 			if !labelStart(s, at) || off < len(s) && isWordByte(s[off]) {
 				continue
 			}
-			if m, ok := passwordValue(s, off); ok {
+			if m, ok := passwordValue(s, off, label == "password"); ok {
 				dst = append(dst, m)
 				off = m.End
 			}
@@ -168,8 +169,8 @@ func isAlnum(c byte) bool {
 func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }
 
 // passwordValue reads the separator and value that follow a label ending
-// at j.
-func passwordValue(s string, j int) (Match, bool) {
+// at j; bare allows blanks alone as the separator.
+func passwordValue(s string, j int, bare bool) (Match, bool) {
 	if j < len(s) && (s[j] == '"' || s[j] == '\'') {
 		j++
 	}
@@ -182,7 +183,7 @@ func passwordValue(s string, j int) (Match, bool) {
 		k++
 	case k > j && (hasWordFold(s[k:], "is") || hasWordFold(s[k:], "was")):
 		k += runOf(s[k:], alnum)
-	case k > j:
+	case k > j && bare:
 		sep = false
 	default:
 		return Match{}, false
@@ -211,7 +212,7 @@ func passwordValue(s string, j int) (Match, bool) {
 	if v == "" || strings.HasPrefix(v, MaskPrefix) || v == Redacted {
 		return Match{}, false
 	}
-	if !sep && allIn(v, alnum[:52]) {
+	if !sep && (allIn(v, alnum[:52]) || !strings.ContainsAny(v, alnum)) {
 		return Match{}, false
 	}
 	return Match{Kind: KindPassword, Start: k, End: end}, true
