@@ -49,6 +49,8 @@ test-fuzz:
 	$(FUZZ) -fuzz '^FuzzCheckPath$$' ./pkg/proxy
 	$(FUZZ) -fuzz '^FuzzCheckMCPPath$$' ./pkg/proxy
 	$(FUZZ) -fuzz '^FuzzRawMember$$' ./pkg/store
+	$(FUZZ) -fuzz '^FuzzScanPII$$' ./pkg/redact
+	$(FUZZ) -fuzz '^FuzzKnownFind$$' ./pkg/redact
 	$(FUZZ_SHORT) -fuzz '^FuzzFastPattern$$' ./schemas
 	$(FUZZ_SHORT) -fuzz '^FuzzEdgePlan$$' ./schemas
 	$(FUZZ_SHORT) -fuzz '^FuzzCompile$$' ./pkg/schemaform

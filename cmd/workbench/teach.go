@@ -110,7 +110,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	now := time.Now()
 	m, err := teach.Draft(plan, res, now)
 	if errors.Is(err, teach.ErrNothingDemonstrated) {
-		return c.fail(fmt.Errorf("%w (answer: %q)", err, clip(res.Answer, 200)))
+		return c.fail(fmt.Errorf("%w (answer: %q)", err, clip(c.clean(res.Answer), 200)))
 	}
 	if err != nil {
 		return c.fail(fmt.Errorf("nothing written: %w", err))
@@ -312,9 +312,9 @@ func teachProgress(c *cli, p demonstrate.Progress) {
 			return
 		}
 		args, _ := json.Marshal(p.Edge.Tool.Arguments)
-		c.progressf("step %d: edge %d %s %s: %s, %s", p.Step+1, p.Edge.Index, p.Edge.Tool.Name, clip(string(args), 160), p.Edge.OutcomeStatus, decision(*p.Edge))
+		c.progressf("step %d: edge %d %s %s: %s, %s", p.Step+1, p.Edge.Index, p.Edge.Tool.Name, clip(c.clean(string(args)), 160), p.Edge.OutcomeStatus, decision(*p.Edge))
 	case "answer":
-		c.progressf("step %d: the model answered: %s", p.Step+1, clip(p.Detail, 160))
+		c.progressf("step %d: the model answered: %s", p.Step+1, clip(c.clean(p.Detail), 160))
 	}
 }
 

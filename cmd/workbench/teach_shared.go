@@ -16,6 +16,7 @@ import (
 
 	"workbench/pkg/compare"
 	"workbench/pkg/openrouter"
+	"workbench/pkg/redact"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
@@ -41,6 +42,8 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 	help   func(w io.Writer)
+	// secrets masks what a progress or error line must not show.
+	secrets *redact.Detector
 }
 
 func newCLI(name string, stdout, stderr io.Writer, help func(io.Writer)) *cli {
@@ -48,8 +51,14 @@ func newCLI(name string, stdout, stderr io.Writer, help func(io.Writer)) *cli {
 	// The flag package's own messages are replaced by one line each (fail).
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return &cli{name: name, fs: fs, stdout: stdout, stderr: stderr, help: help}
+	return &cli{name: name, fs: fs, stdout: stdout, stderr: stderr, help: help, secrets: redact.NewDetector()}
 }
+
+// clean masks the secrets, e-mail addresses and password values in text
+// from a run — tool arguments, the model's words, error messages — before
+// it is shortened or printed: shortening first could cut a key where the
+// detector no longer sees it.
+func (c *cli) clean(s string) string { return c.secrets.Clean(s) }
 
 // parse parses flags that may come before, between and after positional
 // arguments, and returns the positional ones. done is true when the
@@ -80,14 +89,16 @@ func (c *cli) parse(args []string) (pos []string, code int, done bool) {
 	}
 }
 
-// errorf prints one line to stderr, prefixed with the command.
+// errorf prints one line to stderr, prefixed with the command, with what
+// clean masks masked.
 func (c *cli) errorf(format string, args ...any) {
-	fmt.Fprintf(c.stderr, "workbench %s: %s\n", c.name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(c.stderr, "workbench %s: %s\n", c.name, c.clean(fmt.Sprintf(format, args...)))
 }
 
-// progressf prints one progress line to stderr.
+// progressf prints one progress line to stderr, with what clean masks
+// masked. A caller that shortens text cleans it first.
 func (c *cli) progressf(format string, args ...any) {
-	fmt.Fprintf(c.stderr, "%s: %s\n", c.name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(c.stderr, "%s: %s\n", c.name, c.clean(fmt.Sprintf(format, args...)))
 }
 
 // fail prints err as one line and returns its exit status: 2 for what the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -293,5 +294,59 @@ func TestPipelineHelp(t *testing.T) {
 		if !strings.Contains(stdout, "  "+cmd+" ") {
 			t.Errorf("workbench help does not list %s:\n%s", cmd, stdout)
 		}
+	}
+}
+
+// TestPipelinePrintsNoSecret: teach and replay print what a run does to
+// stderr — tool arguments, the model's answer — with secrets, e-mail
+// addresses and passwords masked before anything is shortened, and name
+// the file after words that hold none of them.
+func TestPipelinePrintsNoSecret(t *testing.T) {
+	key := "sk-or-v1-" + strings.Repeat("0123456789abcdef", 4)
+	notes := "revoke " + key + ", reply to jane@example.com, password: hunter2x"
+	or := stand(t, openroutertest.WithScript(teacher(
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://support.workbench.test/contact"}),
+		openroutertest.ToolCall("browser_type", map[string]any{"field": "Message", "text": notes}),
+		openroutertest.ToolCall("browser_submit", map[string]any{"button": "Send message"}),
+		openroutertest.Answer("Sent the message about "+key+" for jane@example.com."))))
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := pipeline(t, or, "teach", "--task", "Use token "+key+" to type {notes} into Message and press Send message at https://support.workbench.test/contact",
+		"--world", "support-desk", "--input", "notes="+notes, "--model", teacherModel)
+	wantCode(t, code, exitProven, stdout, stderr)
+	files, _ := filepath.Glob("*.skill.json")
+	if len(files) != 1 || files[0] != "use-token-to-type-revoke-reply.v1.skill.json" {
+		t.Errorf("wrote %v", files)
+	}
+	code, rstdout, rstderr := pipeline(t, nil, "replay", files[0], "--input", "notes=again "+key+" jane@example.com", "--out", "r.skill.json")
+	wantCode(t, code, exitProven, rstdout, rstderr)
+
+	printed := stderr + rstderr
+	for _, want := range []string{"[redacted:openrouter_key]", "[redacted:email]", "[redacted:password]", "the model answered: Sent the message about [redacted:openrouter_key]"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	for i := 0; i+16 <= len(key); i++ {
+		if strings.Contains(printed, key[i:i+16]) {
+			t.Fatalf("stderr holds %q, part of the key:\n%s", key[i:i+16], printed)
+		}
+	}
+	for _, s := range []string{"jane@example.com", "hunter2x"} {
+		if strings.Contains(printed, s) {
+			t.Errorf("stderr holds %q:\n%s", s, printed)
+		}
+	}
+}
+
+func TestProgressAndErrorLinesAreMasked(t *testing.T) {
+	var stderr strings.Builder
+	c := newCLI("compare", io.Discard, &stderr, func(io.Writer) {})
+	key := "sk-or-v1-" + strings.Repeat("0123456789abcdef", 4)
+	c.progressf("%s: failed: the model said %q", "example/a", "use "+key)
+	c.errorf("write to jane@example.com with pwd=abc123")
+	want := "compare: example/a: failed: the model said \"use [redacted:openrouter_key]\"\n" +
+		"workbench compare: write to [redacted:email] with pwd=[redacted:password]\n"
+	if stderr.String() != want {
+		t.Errorf("stderr\n%s\nwant\n%s", stderr.String(), want)
 	}
 }

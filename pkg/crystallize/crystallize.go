@@ -19,12 +19,14 @@ package crystallize
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
-	"unicode"
+	"unicode/utf8"
 
+	"workbench/pkg/redact"
 	"workbench/pkg/skill"
 )
 
@@ -38,18 +40,30 @@ type Input struct {
 type Request struct {
 	Trace       *skill.Trace
 	SkillID     string // minted by the caller (skill.NewID)
-	Name        string // defaults to the first sentence of the goal
+	Name        string // defaults to a few words of the goal (see Draft)
 	Description string // defaults to the goal
 	BodyChoice  string
 	Inputs      []Input
 	Outputs     []skill.OutputSpec
 	PolicyID    string // defaults to skill.DefaultPolicyID
 	Now         time.Time
+	// Secrets finds what never enters a name; nil means a detector made
+	// for the call.
+	Secrets *redact.Detector
 }
 
 // Draft crystallizes req.Trace. It rewrites the trace's param_sources for
 // every edge and returns the draft manifest; the trace is otherwise left as
 // recorded.
+//
+// The name and slug are made only after the secret detector has run over
+// their source: secrets, e-mail addresses and password values never enter
+// them, whole or in part. The default name is a few words of the goal's
+// first sentence, cut between words, with a URL standing as its host and
+// no word longer than a word should be (see Name); a name given in req has
+// the same patterns removed and falls back to the default when nothing is
+// left. The description defaults to the goal as written: it is text that
+// redaction cleans, never part of a file name.
 func Draft(req Request) (skill.Manifest, error) {
 	tr := req.Trace
 	if tr == nil || len(tr.Edges) == 0 {
@@ -62,9 +76,13 @@ func Draft(req Request) (skill.Manifest, error) {
 		bindParams(&tr.Edges[i], req.Inputs, tr.Goal)
 	}
 
-	name := strings.TrimSpace(req.Name)
+	d := req.Secrets
+	if d == nil {
+		d = redact.NewDetector()
+	}
+	name := cleanWords(d, req.Name)
 	if name == "" {
-		name = firstSentence(tr.Goal, 120)
+		name = Name(d, tr.Goal)
 	}
 	desc := strings.TrimSpace(req.Description)
 	if desc == "" {
@@ -202,31 +220,96 @@ func preconditions(tr *skill.Trace, req Request) []string {
 	return out
 }
 
-// firstSentence shortens a goal into a name of at most limit characters.
-// A sentence longer than that is cut between words and ends in "…": a
-// word cut in half reads badly, and when the word is a secret (an API key
-// pasted into the task) the half left is a fragment that no redaction
-// pattern recognizes, so it would survive an export that redacts the rest.
-func firstSentence(s string, limit int) string {
+// Limits of a default name: a few words, short enough to read at a glance
+// and to make a short slug and file name.
+const (
+	nameWords   = 6  // words at most
+	nameChars   = 48 // characters at most, before the ellipsis
+	maxWordChar = 32 // a longer word is a token, a path or an id, not a word
+)
+
+// Name makes a skill's default name from a goal: the first sentence, with
+// every secret, e-mail address and password value d finds masked and each
+// word holding a mask left out, each URL reduced to its host, and words
+// longer than 32 characters left out; then at most six words and 48
+// characters of it, cut between words and ending in "…" when shortened.
+// Detection runs over the whole goal before anything is cut, so a key is
+// seen in its full shape and no piece of it is left: a name is made of
+// whole words that are not secrets. A goal with no such words gives
+// "Untitled skill".
+func Name(d *redact.Detector, goal string) string {
+	var out []string
+	n, cut := 0, false
+	for _, w := range strings.Fields(firstSentence(d.Clean(goal))) {
+		w = nameWord(w)
+		if w == "" {
+			continue
+		}
+		size := utf8.RuneCountInString(w)
+		if len(out) > 0 {
+			size++ // the space before it
+		}
+		if len(out) == nameWords || n+size > nameChars {
+			cut = true
+			break
+		}
+		out = append(out, w)
+		n += size
+	}
+	s := strings.Join(out, " ")
+	if cut {
+		s = strings.TrimRight(s, ",;:-–—") + "…"
+	} else {
+		s = strings.TrimRight(s, ",;:")
+	}
+	if strings.TrimRight(s, "…") == "" {
+		return "Untitled skill"
+	}
+	return s
+}
+
+// firstSentence is s up to the end of its first sentence or line, without
+// the sentence's closing punctuation.
+func firstSentence(s string) string {
 	s = strings.TrimSpace(s)
 	for _, end := range []string{". ", "! ", "? ", "\n"} {
 		if i := strings.Index(s, end); i > 0 {
 			s = s[:i]
 		}
 	}
-	s = strings.TrimRight(s, ".!?")
-	if r := []rune(s); len(r) > limit {
-		cut := string(r[:limit-1]) // room for the ellipsis
-		if next := r[limit-1]; !unicode.IsSpace(next) {
-			// The cut is inside a word: drop that word.
-			if i := strings.LastIndexFunc(cut, unicode.IsSpace); i > 0 {
-				cut = cut[:i]
-			}
+	return strings.TrimRight(s, ".!?")
+}
+
+// nameWord is what a word of the goal contributes to a name: nothing for a
+// word holding a mask or longer than maxWordChar, the host for a URL, else
+// the word. Punctuation after the word is kept.
+func nameWord(w string) string {
+	if redact.HasMask(w) {
+		return ""
+	}
+	core := strings.TrimRight(w, ",;:.!?)")
+	punct := w[len(core):]
+	if strings.Contains(core, "://") {
+		u, err := url.Parse(core)
+		if err != nil || u.Hostname() == "" {
+			return ""
 		}
-		s = strings.TrimRight(strings.TrimSpace(cut), ",;:-") + "…"
+		core = u.Hostname()
 	}
-	if s == "" {
-		return "Untitled skill"
+	if core == "" || utf8.RuneCountInString(core) > maxWordChar {
+		return ""
 	}
-	return s
+	return core + punct
+}
+
+// cleanWords is a name the user gave, with every word that holds a
+// secret, an e-mail address or a password value left out.
+func cleanWords(d *redact.Detector, name string) string {
+	var out []string
+	for _, w := range strings.Fields(d.Clean(name)) {
+		if !redact.HasMask(w) {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
 }

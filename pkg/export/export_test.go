@@ -2,14 +2,18 @@ package export_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"workbench/fixtures"
+	"workbench/pkg/crystallize"
 	"workbench/pkg/export"
+	"workbench/pkg/redact"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
 )
@@ -108,6 +112,129 @@ func TestSecretsAreNeverExportedSilently(t *testing.T) {
 		}
 		if len(f.Redaction.FieldsStripped) == 0 {
 			t.Errorf("%s export lists no stripped fields", profile)
+		}
+	}
+}
+
+// taught is the fixture bundle as if taught from goal with the given
+// inputs: the manifest crystallized afresh, its name and slug made by the
+// workbench, sealed with its proof.
+func taught(t *testing.T, v *verify.Verifier, goal string, inputs map[string]any) *skill.Bundle {
+	t.Helper()
+	_, b := setup(t)
+	b.Trace.Goal = goal
+	b.Evidence.Scenario.Task.Description = goal
+	b.Evidence.Scenario.Inputs = inputs
+	var in []crystallize.Input
+	for name, val := range inputs {
+		in = append(in, crystallize.Input{InputSpec: skill.InputSpec{Name: name, Type: "string", Required: true}, Value: val})
+	}
+	m, err := crystallize.Draft(crystallize.Request{Trace: &b.Trace, SkillID: b.SkillID, BodyChoice: b.Manifest.BodyChoice, Inputs: in, Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Version = b.SkillVersion
+	b.Manifest = m
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Evidence.Scenario.Manifest = map[string]any{}
+	if err := json.Unmarshal(data, &b.Evidence.Scenario.Manifest); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.SealWithProof(b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestNoKeyInNamesSlugsOrFileNames: a key pasted into a short freeform
+// task, or given as an input the task mentions, never reaches the
+// manifest's name or slug, the scenario's copy of them, or the export file
+// name — whole or as any run of 16 of its characters — in any profile;
+// under transcript_pii and full it is nowhere in the file.
+func TestNoKeyInNamesSlugsOrFileNames(t *testing.T) {
+	v, _ := setup(t)
+	d := redact.NewDetector()
+	for _, tc := range []struct {
+		name   string
+		goal   string
+		inputs map[string]any
+	}{
+		{"a key in a short task", "Use token " + fakeKey, nil},
+		{"a key given as an input", "Post the note " + fakeKey + " on the form", map[string]any{"note": fakeKey}},
+		{"a key glued to a label", "Call it with key=" + fakeKey, nil},
+	} {
+		b := taught(t, v, tc.goal, tc.inputs)
+		known, err := d.Known(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, profile := range []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull} {
+			t.Run(tc.name+"/"+profile, func(t *testing.T) {
+				f, err := export.Prepare(v, b, profile, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _, err := skill.Decode(f.Data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for what, s := range map[string]any{
+					"file name":                       f.Name,
+					"manifest.name":                   got.Manifest.Name,
+					"manifest.slug":                   got.Manifest.Slug,
+					"evidence.scenario.manifest.name": got.Evidence.Scenario.Manifest["name"],
+					"evidence.scenario.manifest.slug": got.Evidence.Scenario.Manifest["slug"],
+				} {
+					str, _ := s.(string)
+					if str == "" || len(known.Find(str)) > 0 || strings.Contains(str, "sk-or") {
+						t.Errorf("%s %q holds the key or a piece of it", what, str)
+					}
+				}
+				if err := skill.ValidSlug(got.Manifest.Slug); err != nil {
+					t.Error(err)
+				}
+				if profile == skill.RedactionNone {
+					return
+				}
+				if len(known.Find(string(f.Data))) > 0 {
+					t.Error("the file holds a piece of the key")
+				}
+				for _, g := range f.Report.Derived.ProofGates {
+					if g.ID == skill.GateRedactionVerify && g.Verdict != skill.VerdictPass {
+						t.Errorf("gate.redaction_verify %s: %s", g.Verdict, g.Reason)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPrepareCleansANameCutThroughAKey: a bundle named the way names used
+// to be made — cut through a key, so that the detector no longer sees one —
+// is exported without the piece: the export knows the key from the goal.
+func TestPrepareCleansANameCutThroughAKey(t *testing.T) {
+	v, b := setup(t)
+	b.Trace.Goal = "Use token " + fakeKey + " to read the README"
+	b.Manifest.Name = "Use token " + fakeKey[:50] + "…"
+	b.Manifest.Slug = skill.Slugify(b.Manifest.Name)
+	b.Evidence.Scenario.Manifest["name"] = b.Manifest.Name
+	b.Evidence.Scenario.Manifest["slug"] = b.Manifest.Slug
+	if err := v.SealWithProof(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, profile := range []string{skill.RedactionTranscriptPII, skill.RedactionFull} {
+		f, err := export.Prepare(v, b, profile, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name != "use-token.v2.skill.json" {
+			t.Errorf("%s: file name %q", profile, f.Name)
+		}
+		if bytes.Contains(f.Data, []byte(fakeKey[9:25])) || bytes.Contains(f.Data, []byte(fakeKey[34:50])) {
+			t.Errorf("%s: the file holds a piece of the key", profile)
 		}
 	}
 }

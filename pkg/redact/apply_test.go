@@ -12,8 +12,10 @@ import (
 )
 
 // piiStripped is what transcript_pii strips from newBundle(t, 3): the
-// personal class, then every string still holding a secret.
+// personal class, then every string still holding a secret, an e-mail
+// address or a password.
 var piiStripped = []string{
+	"/evidence/authorization/reason",
 	"/evidence/events/0/data/aws_secret_access_key",
 	"/evidence/events/1/data/replay_report/input/city",
 	"/evidence/events/1/data/replay_report/input/count",
@@ -136,7 +138,7 @@ func TestApplyTranscriptPII(t *testing.T) {
 		"/evidence/events/0/data/aws_secret_access_key":        "[redacted:aws_secret_access_key]",
 		"/evidence/events/1/data/replay_report/status":         skill.StatusCompletedWithSurprises,
 		"/evidence/judge/rationale":                            "The output names the forecast for Porto.",
-		"/evidence/authorization/reason":                       "browser reads are allowed for jane@example.com",
+		"/evidence/authorization/reason":                       "browser reads are allowed for [redacted:email]",
 		"/manifest/description":                                "Searches the weather site for a city. Debug token [redacted:jwt] (remove).",
 	} {
 		if got, ok := resolve(tree, ptr); !ok || got != want {

@@ -606,17 +606,8 @@ func (d *Detector) matchValue(dst []Match, s, name string) []Match {
 // standing alone. No match ever spans a mask, so each round removes text
 // and the loop ends.
 func (d *Detector) MaskString(s string) string {
-	return d.maskFixed(s, "", d.appendMatches(nil, s))
-}
-
-// maskFixed masks s, held by the member named name, starting from its
-// matches ms, until no secret is left.
-func (d *Detector) maskFixed(s, name string, ms []Match) string {
-	for len(ms) > 0 {
-		s = Mask(s, ms)
-		ms = d.matchValue(ms[:0], s, name)
-	}
-	return s
+	f := finder{d: d}
+	return f.mask(s, "", f.find(nil, s, ""))
 }
 
 // Mask returns s with every match replaced by its mask, [redacted:<kind>],

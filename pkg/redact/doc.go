@@ -14,6 +14,23 @@
 // is linear in the input whatever it holds, so scanning an imported bundle
 // is safe. No finding, problem or error ever contains a secret.
 //
+// # Personal patterns
+//
+// ScanPII finds e-mail addresses and the value after password, passwd or
+// pwd (see PIIKinds). They are not secrets for the export dialog's warning,
+// but transcript_pii and full mask them wherever they are, like secrets,
+// and Clean masks secrets and both patterns in one string: the text a
+// command prints about a run, or a skill's default name is made from.
+//
+// # Runs of known secrets
+//
+// A name or slug cut through a key, or a key split across two strings,
+// leaves a piece the detector no longer sees as a key. Known collects the
+// secrets of a bundle before it is redacted; its Find reports every run of
+// MinFragment (16) or more bytes of one of them in any text, in time linear
+// in the text. Apply collects them itself and masks such runs everywhere;
+// CheckKnown and CheckText report them, for gate.redaction_verify at export.
+//
 // # Profiles
 //
 // Apply redacts a bundle in place under one of three profiles, records the
@@ -42,7 +59,10 @@
 //	hashes, ids, timestamps, event types, numbers,
 //	  manifest, proof, system, capability_snapshot,
 //	  pulse_manifest_snapshot, scenario id and manifest public    kept            kept
-//	any string anywhere holding a secret                —         secret masked   secret masked
+//	any string anywhere holding a secret, a run of 16
+//	  or more bytes of a secret of the unredacted
+//	  bundle, an e-mail address or a password value   —         masked          masked
+//	the same in a member named slug holding a slug      —         words dropped   words dropped
 //
 // "Free text" in an open object is every string except identifiers, hashes,
 // RFC 3339 times and closed vocabularies: short tokens without white space
@@ -58,7 +78,12 @@
 // redacted set. Null and empty strings hold nothing and are left alone. A
 // secret is masked in place as [redacted:<kind>] (MaskPrefix, kind,
 // MaskSuffix), keeping the rest of its string; a member name holding a
-// secret is renamed the same way. Under none nothing changes, though Scan
+// secret is renamed the same way. A slug cannot hold a mask, so a slug
+// (manifest.slug, evidence.scenario.manifest.slug, any member named slug
+// whose value is kebab-case) loses every hyphen-separated word a match
+// touches and stays a valid slug ("skill" when nothing is left); it is not
+// listed in fields_stripped, which lists only positions holding a redaction
+// marker. Under none nothing changes, though Scan
 // still reports what it finds. No required member is ever removed, so the
 // redacted bundle stays schema-valid; replay stays possible under
 // transcript_pii because input-bound parameters are bound afresh from the
@@ -67,6 +92,9 @@
 //
 // Check is the other side, for gate.redaction_verify: given a bundle that
 // claims a profile, it reports every position that profile strips which
-// still holds content and every residual secret, by reading the content
-// rather than trusting fields_stripped.
+// still holds content and every residual secret, e-mail address and
+// password value in any string, by reading the content rather than
+// trusting fields_stripped. CheckKnown adds the runs of the original's
+// secrets, and CheckText checks text that travels with the bundle, such as
+// the name of the file it is saved under.
 package redact

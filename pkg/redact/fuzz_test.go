@@ -41,7 +41,7 @@ func FuzzScan(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := walker{d: d, mask: true}
+		w := walker{f: finder{d: d}, mask: true}
 		root = w.value(root, "")
 		if rest, err := d.Scan(root); err != nil || len(rest) != 0 {
 			t.Fatalf("the masked document still holds %v (%v)", rest, err)

@@ -51,7 +51,13 @@ func HasMask(s string) bool {
 	}
 }
 
+// isKind reports whether k is one of the Kinds or PIIKinds.
 func isKind(k string) bool {
+	return isSecretKind(k) || k == KindEmail || k == KindPassword
+}
+
+// isSecretKind reports whether k is one of the Kinds.
+func isSecretKind(k string) bool {
 	switch k {
 	case KindOpenRouterKey, KindOpenAIKey, KindAnthropicKey, KindAWSAccessKeyID, KindAWSSecretKey,
 		KindJWT, KindGitHubToken, KindSlackToken, KindSlackWebhook, KindPrivateKey, KindGoogleAPIKey:
@@ -116,9 +122,13 @@ func (d *Detector) Apply(b *skill.Bundle, profile string) (skill.RedactionResult
 		if rr := asObj(asObj(asObj(root)["proof"])["redaction_result"]); rr != nil {
 			rr["fields_stripped"] = []any{}
 		}
-		r := newRedactor(d, profile, false)
+		// The secrets are collected before anything is masked, so that a
+		// run of one left elsewhere — a name or slug cut through a key, a
+		// key split across strings — is masked too.
+		f := finder{d: d, pii: true, known: d.knownOf(root)}
+		r := newRedactor(f, profile, false)
 		r.run(root)
-		w := walker{d: d, mask: true}
+		w := walker{f: f, mask: true}
 		w.value(root, "")
 		for p := range w.masked {
 			r.listed[p] = struct{}{}
@@ -193,7 +203,7 @@ func verifies(b *skill.Bundle) error {
 // check mode it still rewrites the tree (a private copy) but records every
 // change as a Problem: a value the profile would strip still held content.
 type redactor struct {
-	d        *Detector
+	f        finder
 	profile  string
 	check    bool
 	listed   map[string]struct{}
@@ -204,9 +214,9 @@ type redactor struct {
 	traceMembers, edgeMembers []string
 }
 
-func newRedactor(d *Detector, profile string, check bool) *redactor {
+func newRedactor(f finder, profile string, check bool) *redactor {
 	return &redactor{
-		d:            d,
+		f:            f,
 		profile:      profile,
 		check:        check,
 		listed:       make(map[string]struct{}),
@@ -360,14 +370,16 @@ func (r *redactor) stripMembers(m map[string]any, p path, class string) {
 // member is renamed so, and in check mode each secret is a problem. Every
 // pointer the redactor records goes through here, so none holds a secret.
 func (r *redactor) key(m map[string]any, k string, p path) string {
-	ms := r.d.appendMatches(nil, k)
+	ms := r.f.find(nil, k, "")
 	if len(ms) == 0 {
 		return k
 	}
-	name := renameMember(m, k, r.d.maskFixed(k, "", slices.Clone(ms)))
+	name := renameMember(m, k, r.f.mask(k, "", slices.Clone(ms)))
 	if r.check {
+		ptr := p.child(name).String()
 		for _, mt := range ms {
-			r.problems = append(r.problems, secretProblem(Finding{Pointer: p.child(name).String(), Kind: mt.Kind, Start: mt.Start, End: mt.End, InKey: true}, r.profile))
+			f := Finding{Pointer: ptr, Kind: mt.Kind, Start: mt.Start, End: mt.End, InKey: true, Fragment: r.f.fragment(k[mt.Start:mt.End], mt.Kind)}
+			r.problems = append(r.problems, findingProblem(f, subject(f), r.profile))
 		}
 	}
 	return name

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"workbench/pkg/skill"
 )
 
 // Finding is one secret found in a JSON document. Pointer is the RFC 6901
@@ -22,6 +24,10 @@ type Finding struct {
 	Kind       string
 	Start, End int
 	InKey      bool
+	// Fragment is set when the string holds a run of MinFragment or more
+	// bytes of a secret known from before redaction, rather than a whole
+	// secret the detector recognizes (see Known).
+	Fragment bool
 }
 
 // String describes the finding without the secret.
@@ -30,7 +36,11 @@ func (f Finding) String() string {
 	if f.InKey {
 		where = "member name"
 	}
-	return fmt.Sprintf("%s in the %s at %s (bytes %d-%d)", f.Kind, where, displayPointer(f.Pointer), f.Start, f.End)
+	what := f.Kind
+	if f.Fragment {
+		what = "part of a " + f.Kind
+	}
+	return fmt.Sprintf("%s in the %s at %s (bytes %d-%d)", what, where, displayPointer(f.Pointer), f.Start, f.End)
 }
 
 func displayPointer(p string) string {
@@ -57,7 +67,7 @@ func (d *Detector) Scan(v any) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redact: scan: %w", err)
 	}
-	w := walker{d: d}
+	w := walker{f: finder{d: d}}
 	w.value(root, "")
 	w.sortFindings()
 	return w.findings, nil
@@ -94,11 +104,79 @@ func toTree(v any) (any, error) {
 	return root, nil
 }
 
+// finder finds what redaction removes from a string: secrets always,
+// e-mail addresses and password values when pii is set, and runs of the
+// known secrets when known holds any.
+type finder struct {
+	d     *Detector
+	pii   bool
+	known *Known
+}
+
+// find appends the matches of s, held by the member named name ("" for
+// array elements and member names), to dst, ordered by position and not
+// overlapping.
+func (f finder) find(dst []Match, s, name string) []Match {
+	n0 := len(dst)
+	dst = f.d.matchValue(dst, s, name)
+	if f.pii {
+		dst = appendPII(dst, s, name)
+	}
+	dst = f.known.appendFragments(dst, s)
+	return sortMerge(dst, n0)
+}
+
+// fragment reports whether text, matched as kind, is a run of a known
+// secret that the detector does not see as a secret on its own.
+func (f finder) fragment(text, kind string) bool {
+	return f.known.Len() > 0 && isSecretKind(kind) && len(f.d.appendMatches(nil, text)) == 0
+}
+
+// mask masks s, held by the member named name, starting from its matches
+// ms, until nothing is left to find. A kebab-case slug (a member named
+// slug) is rebuilt from its other words instead, so that it stays a valid
+// slug: the mask's brackets and colon are not slug characters.
+func (f finder) mask(s, name string, ms []Match) string {
+	slug := name == "slug" && skill.ValidSlug(s) == nil
+	for len(ms) > 0 {
+		if slug {
+			s = dropSlugWords(s, ms)
+		} else {
+			s = Mask(s, ms)
+		}
+		ms = f.find(ms[:0], s, name)
+	}
+	return s
+}
+
+// dropSlugWords removes from a slug every hyphen-separated word that a
+// match touches. What is left is still a slug; when too little is left,
+// the slug is "skill", the default for a name without letters.
+func dropSlugWords(s string, ms []Match) string {
+	var kept []string
+	start := 0
+	for start <= len(s) {
+		end := start + strings.IndexByte(s[start:], '-')
+		if end < start {
+			end = len(s)
+		}
+		if !slices.ContainsFunc(ms, func(m Match) bool { return m.Start < end && m.End > start }) {
+			kept = append(kept, s[start:end])
+		}
+		start = end + 1
+	}
+	out := strings.Join(kept, "-")
+	if len(out) < 2 {
+		return "skill"
+	}
+	return out
+}
+
 // walker visits every string of a tree, keeping the path to it. In scan
-// mode it collects findings; with mask set it replaces each secret by its
+// mode it collects findings; with mask set it replaces each match by its
 // mask in place and notes the pointer of every string that holds a mask.
 type walker struct {
-	d        *Detector
+	f        finder
 	mask     bool
 	path     []string
 	findings []Finding
@@ -129,24 +207,25 @@ func (w *walker) value(v any, name string) any {
 			w.path = w.path[:len(w.path)-1]
 		}
 	case map[string]any:
-		// Member names holding secrets are rare: find them first, so that
-		// renaming them (mask mode) never happens while ranging over t.
+		// Member names holding anything to mask are rare: find them
+		// first, so that renaming them (mask mode) never happens while
+		// ranging over t.
 		var secretNames []string
 		for k := range t {
-			if len(w.d.appendMatches(w.buf[:0], k)) > 0 {
+			if len(w.f.find(w.buf[:0], k, "")) > 0 {
 				secretNames = append(secretNames, k)
 			}
 		}
 		var segs map[string]string
 		for _, k := range secretNames {
-			w.buf = w.d.appendMatches(w.buf[:0], k)
+			w.buf = w.f.find(w.buf[:0], k, "")
 			if w.mask {
-				renameMember(t, k, w.d.maskFixed(k, "", w.buf))
+				renameMember(t, k, w.f.mask(k, "", w.buf))
 				continue
 			}
-			seg := w.d.maskFixed(k, "", slices.Clone(w.buf))
+			seg := w.f.mask(k, "", slices.Clone(w.buf))
 			w.path = append(w.path, seg)
-			w.record(w.buf, true)
+			w.record(w.buf, k, true)
 			w.path = w.path[:len(w.path)-1]
 			if segs == nil {
 				segs = make(map[string]string)
@@ -169,28 +248,39 @@ func (w *walker) value(v any, name string) any {
 }
 
 func (w *walker) str(s, name string) string {
-	w.buf = w.d.matchValue(w.buf[:0], s, name)
+	w.buf = w.f.find(w.buf[:0], s, name)
 	if len(w.buf) == 0 {
 		if w.mask && HasMask(s) {
 			w.note()
 		}
 		return s
 	}
-	w.record(w.buf, false)
-	if w.mask {
-		return w.d.maskFixed(s, name, w.buf)
+	if !w.mask {
+		w.record(w.buf, s, false)
+		return s
 	}
-	return s
+	out := w.f.mask(s, name, w.buf)
+	// A rebuilt slug holds no marker, so it is not listed as stripped:
+	// a verifier would find content at a pointer said to hold none.
+	if HasMask(out) {
+		w.note()
+	}
+	return out
 }
 
-func (w *walker) record(ms []Match, inKey bool) {
+// record notes the matches ms in s (a member name when inKey): in mask
+// mode the pointer, in scan mode a finding for each.
+func (w *walker) record(ms []Match, s string, inKey bool) {
 	if w.mask {
 		w.note()
 		return
 	}
 	p := w.pointer()
 	for _, m := range ms {
-		w.findings = append(w.findings, Finding{Pointer: p, Kind: m.Kind, Start: m.Start, End: m.End, InKey: inKey})
+		w.findings = append(w.findings, Finding{
+			Pointer: p, Kind: m.Kind, Start: m.Start, End: m.End, InKey: inKey,
+			Fragment: w.f.fragment(s[m.Start:m.End], m.Kind),
+		})
 	}
 }
 

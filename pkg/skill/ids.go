@@ -46,8 +46,11 @@ func ValidSlug(s string) error {
 }
 
 // Slugify derives the default slug of a skill name: accents folded, anything
-// that is not a letter or digit becomes a single hyphen. A name with no
-// letters or digits gives "skill".
+// that is not a letter or digit becomes a single hyphen. A slug longer than
+// MaxSlugLen is cut between words, never inside one: half a word may be
+// half of something that should not be in a file name at all. A name with
+// no letters or digits, or whose first word alone is too long, gives
+// "skill".
 func Slugify(name string) string {
 	var b strings.Builder
 	hyphen := false
@@ -64,13 +67,18 @@ func Slugify(name string) string {
 		default:
 			hyphen = true
 		}
-		if b.Len() >= MaxSlugLen {
+		if b.Len() > MaxSlugLen {
 			break
 		}
 	}
-	s := strings.Trim(b.String(), "-")
+	s := b.String()
 	if len(s) > MaxSlugLen {
-		s = strings.TrimRight(s[:MaxSlugLen], "-")
+		// s[MaxSlugLen] == '-' means the cut falls between two words.
+		if i := strings.LastIndexByte(s[:MaxSlugLen+1], '-'); i > 0 {
+			s = s[:i]
+		} else {
+			s = ""
+		}
 	}
 	if len(s) < 2 {
 		return "skill"

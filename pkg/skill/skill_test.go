@@ -158,6 +158,11 @@ func TestSlugs(t *testing.T) {
 		{"a", "skill"},
 		{"日本語", "skill"},
 		{strings.Repeat("ab ", 60), strings.TrimRight(strings.Repeat("ab-", 27), "-")},
+		{strings.Repeat("abc ", 20) + "x", strings.Repeat("abc-", 19) + "abc"}, // 79: the cut falls on a hyphen
+		{strings.Repeat("abcd ", 16) + "xyz", strings.TrimRight(strings.Repeat("abcd-", 16), "-")},
+		{strings.Repeat("abcd", 19) + " " + "xyzw", strings.Repeat("abcd", 19)},
+		{"go " + strings.Repeat("abcdef", 14), "go"}, // the long word is not cut
+		{strings.Repeat("z", 90), "skill"},
 	}
 	for _, tt := range tests {
 		got := skill.Slugify(tt.name)

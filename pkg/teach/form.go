@@ -3,9 +3,11 @@ package teach
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"workbench/fixtures"
+	"workbench/pkg/redact"
 	"workbench/pkg/skill"
 	"workbench/schemas"
 )
@@ -57,29 +59,53 @@ type DraftProblems map[string][]string
 func (d DraftProblems) Valid() bool { return len(d) == 0 }
 
 // CheckDraft validates m against the manifest schema, as the draft stands
-// after the user's edits. The error is not nil only when m could not be
-// checked at all.
+// after the user's edits, and refuses a name or slug holding what looks
+// like a secret, an e-mail address or a password: they become the file
+// name and travel in every export, so they never carry one. The error is
+// not nil only when m could not be checked at all.
 func CheckDraft(v *schemas.Validator, m skill.Manifest) (DraftProblems, error) {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("teach: encoding the draft manifest: %w", err)
 	}
+	out := DraftProblems{}
 	err = v.ValidateJSON(schemas.Manifest, data)
-	if err == nil {
+	if err != nil {
+		ve, ok := err.(*schemas.ValidationError)
+		if !ok {
+			return nil, fmt.Errorf("teach: checking the draft manifest: %w", err)
+		}
+		for _, f := range ve.Errors {
+			member, rest, _ := strings.Cut(strings.TrimPrefix(f.Pointer, "/"), "/")
+			msg := f.Message
+			if rest != "" {
+				msg = f.Pointer + ": " + msg
+			}
+			out[member] = append(out[member], msg)
+		}
+	}
+	d := redact.NewDetector()
+	for _, f := range []struct{ member, text string }{{"name", m.Name}, {"slug", m.Slug}} {
+		if kinds := sensitive(d, f.text); len(kinds) > 0 {
+			out[f.member] = append(out[f.member], "holds what looks like a "+strings.Join(kinds, ", ")+
+				": it becomes the file name and travels with every export, so remove it")
+		}
+	}
+	if len(out) == 0 {
 		return nil, nil
 	}
-	ve, ok := err.(*schemas.ValidationError)
-	if !ok {
-		return nil, fmt.Errorf("teach: checking the draft manifest: %w", err)
-	}
-	out := DraftProblems{}
-	for _, f := range ve.Errors {
-		member, rest, _ := strings.Cut(strings.TrimPrefix(f.Pointer, "/"), "/")
-		msg := f.Message
-		if rest != "" {
-			msg = f.Pointer + ": " + msg
-		}
-		out[member] = append(out[member], msg)
-	}
 	return out, nil
+}
+
+// sensitive lists, sorted and once each, the kinds of secret and personal
+// pattern d finds in s.
+func sensitive(d *redact.Detector, s string) []string {
+	var kinds []string
+	for _, m := range append(d.ScanString(s), d.ScanPII(s)...) {
+		if !slices.Contains(kinds, m.Kind) {
+			kinds = append(kinds, m.Kind)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
 }

@@ -89,6 +89,9 @@ func draftManifest(t *testing.T) skill.Manifest {
 	return m
 }
 
+// fakeKey has the shape of an OpenRouter key; it is not one.
+var fakeKey = "sk-or-v1-" + strings.Repeat("0123456789abcdef", 4)
+
 // CheckDraft puts each schema error under the field the user edits, and
 // accepts a draft once they are fixed.
 func TestCheckDraft(t *testing.T) {
@@ -109,6 +112,10 @@ func TestCheckDraft(t *testing.T) {
 		{"slug with spaces", func(m *skill.Manifest) { m.Slug = "Bad Slug" }, "slug", "pattern"},
 		{"slug with double hyphen", func(m *skill.Manifest) { m.Slug = "a--b" }, "slug", "pattern"},
 		{"empty description", func(m *skill.Manifest) { m.Description = "" }, "description", "must not be empty"},
+		{"name holding a key", func(m *skill.Manifest) { m.Name = "Use " + fakeKey }, "name", "holds what looks like a openrouter_key: it becomes the file name"},
+		{"slug holding a key", func(m *skill.Manifest) { m.Slug = "use-" + fakeKey }, "slug", "openrouter_key"},
+		{"name holding an e-mail address", func(m *skill.Manifest) { m.Name = "Mail jane@example.com" }, "name", "email"},
+		{"a key in the description is for redaction", func(m *skill.Manifest) { m.Description = "Use " + fakeKey }, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := base

@@ -132,7 +132,7 @@ type Report struct {
 // bundle schema, the content hash and the re-derived proof. It returns an
 // *InvalidError when data is not a well-formed bundle.
 func (v *Verifier) Bytes(data []byte) (*Report, error) {
-	r, _, err := v.read(data)
+	r, _, err := v.read(data, nil)
 	return r, err
 }
 
@@ -143,7 +143,7 @@ func (v *Verifier) Bytes(data []byte) (*Report, error) {
 // *skill.SealError; when they are not a well-formed bundle, an
 // *InvalidError and no report.
 func (v *Verifier) File(data []byte) (*Report, skill.Sealed, error) {
-	r, rd, err := v.read(data)
+	r, rd, err := v.read(data, nil)
 	if err != nil {
 		return nil, skill.Sealed{}, err
 	}
@@ -154,8 +154,9 @@ func (v *Verifier) File(data []byte) (*Report, skill.Sealed, error) {
 	return r, s, nil
 }
 
-// read is Bytes, also returning the reading of data, decoded and hashed.
-func (v *Verifier) read(data []byte) (*Report, *skill.Reading, error) {
+// read is Bytes, also returning the reading of data, decoded and hashed;
+// ex, when not nil, is what the export flow knows about data (Export).
+func (v *Verifier) read(data []byte, ex *exported) (*Report, *skill.Reading, error) {
 	rd, err := skill.Read(data)
 	if err != nil {
 		return nil, nil, invalid(err)
@@ -171,7 +172,7 @@ func (v *Verifier) read(data []byte) (*Report, *skill.Reading, error) {
 	b, decodeErr := rd.Decode()
 	var derived skill.ProofResult
 	if decodeErr == nil {
-		derived = v.prove(b, doc, hashes)
+		derived = v.prove(b, doc, hashes, ex)
 	}
 	if err := <-schemaErr; err != nil {
 		return nil, nil, invalid(err)
@@ -221,13 +222,13 @@ func (v *Verifier) Prove(b *skill.Bundle) (skill.ProofResult, error) {
 	if err != nil {
 		return skill.ProofResult{}, err
 	}
-	return v.prove(b, doc, v.serialize(doc, nil)), nil
+	return v.prove(b, doc, v.serialize(doc, nil), nil), nil
 }
 
 // ProveDocument derives the proof of a bundle decoded from doc, without
 // validating doc against the bundle schema.
 func (v *Verifier) ProveDocument(b *skill.Bundle, doc *canonjson.Document) skill.ProofResult {
-	return v.prove(b, doc, v.serialize(doc, nil))
+	return v.prove(b, doc, v.serialize(doc, nil), nil)
 }
 
 // SealWithProof seals b, derives its proof, embeds it and seals again. The
@@ -246,14 +247,15 @@ func (v *Verifier) SealWithProof(b *skill.Bundle) error {
 }
 
 // prove derives the proof of b, decoded from doc; hashes waits for the
-// serializations of doc the content hash covers.
-func (v *Verifier) prove(b *skill.Bundle, doc *canonjson.Document, hashes func() serialized) skill.ProofResult {
+// serializations of doc the content hash covers, and ex is what an export
+// knows about b, or nil.
+func (v *Verifier) prove(b *skill.Bundle, doc *canonjson.Document, hashes func() serialized, ex *exported) skill.ProofResult {
 	rec, recErr := latestReplay(b, doc)
 	authGate, authInv, authRes := authority(b, rec)
 	traceGate, traceInv := traceCompleteness(b)
 	replayGate, replayRes := replayFidelity(b, rec, recErr)
 	hashGate, hashInv, hashOK := contentHash(b, hashes())
-	redGate, redInv, redRes := v.redaction(b, doc, hashOK)
+	redGate, redInv, redRes := v.redaction(b, doc, hashOK, ex)
 	capGate := noHiddenCapability(b)
 	gates := []skill.Gate{authGate, traceGate, replayGate, redGate, hashGate, capGate}
 	p := skill.ProofResult{
@@ -341,9 +343,15 @@ func contentHash(b *skill.Bundle, s serialized) (skill.Gate, skill.InvariantResu
 }
 
 // redaction checks gate.redaction_verify: under a profile other than none,
-// the stripped classes really hold no content, no secret remains, every
-// pointer the claim lists as stripped is stripped, and the hash verifies.
-func (v *Verifier) redaction(b *skill.Bundle, doc *canonjson.Document, hashOK bool) (skill.Gate, skill.InvariantResult, skill.RedactionResult) {
+// the stripped classes really hold no content, no string of the whole
+// document — names, slug and description included — holds a secret, an
+// e-mail address or a password value, nor does the name of the file it is
+// saved under (at export the name given, otherwise the one its slug
+// makes), every pointer the claim lists as stripped is stripped, and the
+// hash verifies. At export, a run of redact.MinFragment or more
+// characters of a secret of the unredacted bundle, in the document or the
+// file name, fails the gate too.
+func (v *Verifier) redaction(b *skill.Bundle, doc *canonjson.Document, hashOK bool, ex *exported) (skill.Gate, skill.InvariantResult, skill.RedactionResult) {
 	profile := b.Evidence.RedactionProfile
 	g := skill.Gate{ID: skill.GateRedactionVerify, EvidenceRef: "evidence.redaction_profile"}
 	inv := skill.InvariantResult{ID: skill.InvRedactedBundleStillVerify}
@@ -353,7 +361,17 @@ func (v *Verifier) redaction(b *skill.Bundle, doc *canonjson.Document, hashOK bo
 		return g, inv, res
 	}
 	var problems []string
-	for _, p := range redact.Check(b) {
+	d := redact.NewDetector()
+	name, known := skill.ExportFilename(b.Manifest.Slug, b.SkillVersion), (*redact.Known)(nil)
+	if ex != nil {
+		name, known = ex.name, ex.known
+	}
+	for _, p := range d.CheckKnown(b, known) {
+		problems = append(problems, p.String())
+	}
+	// The problem names the file name without quoting it: it is what
+	// holds the secret.
+	for _, p := range d.CheckText("the file name", name, profile, known) {
 		problems = append(problems, p.String())
 	}
 	claimed := b.Proof.RedactionResult.FieldsStripped
