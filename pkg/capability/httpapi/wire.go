@@ -608,9 +608,6 @@ func DecodePreview(data []byte, c capability.Capability, n *Notes) (capability.P
 			eligible = false
 		}
 	}
-	if _, ok := o["executable"]; !ok {
-		n.addf("preflight: no executable member; the client decides from the decision")
-	}
 	pv.Executable = eligible && len(pv.Problems) == 0 && pv.Capability.Availability != capability.Unavailable &&
 		(pv.Decision == skill.DecisionAllow || pv.Decision == skill.DecisionApprovalRequired)
 	return pv, nil
@@ -671,7 +668,6 @@ func DecodeReceipt(status int, data []byte, n *Notes) (capability.Receipt, error
 	case failedWords[w]:
 		rc.Status, rc.Result = capability.StatusFailed, append(json.RawMessage(nil), bytes.TrimSpace(data)...)
 	default:
-		n.addf("invoke: a synchronous %d answer (status %q) read as the result", status, w)
 		rc.Status, rc.Result = capability.StatusCompleted, append(json.RawMessage(nil), bytes.TrimSpace(data)...)
 	}
 	return rc, nil
