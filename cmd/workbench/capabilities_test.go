@@ -11,8 +11,8 @@ import (
 	"workbench/pkg/body/sim"
 	"workbench/pkg/capability"
 	"workbench/pkg/capability/httpapi/altbackend"
-	"workbench/pkg/capability/httpapi/contracttest"
 	"workbench/pkg/capability/httpapi/conformance"
+	"workbench/pkg/capability/httpapi/contracttest"
 )
 
 // contractBackend serves a Governor over the simulator through the
