@@ -62,7 +62,7 @@ const Catalog = `{
      "schema": {"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}, "body": {"type": "string"}}},
      "effect": "mutating", "availability": {"state": "ok"}},
     {"id": "notes.purge", "label": "Purge notes", "provider": "notes",
-     "schema": {"type": "object", "properties": {"folder": {"type": "string"}}},
+     "schema": {"type": "object", "required": ["folder"], "properties": {"folder": {"type": "string"}}},
      "effect": "destructive", "availability": {"state": "ok"}},
     {"id": "notes.export", "label": "Export notes", "provider": "notes", "schema": {"type": "object"},
      "effect": "read_only", "availability": {"state": "degraded", "reasons": ["the archive store is slow"]}},
@@ -194,7 +194,8 @@ func (s *Server) Grant(id string) bool {
 }
 
 // Forget drops a run's events up to sequence upTo from the retained
-// window.
+// window, those not emitted yet included: a follower whose cursor is
+// before upTo gets stream_reset.
 func (s *Server) Forget(runID string, upTo int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -490,7 +491,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	var items []event
 	more := false
 	for _, e := range rn.events {
-		if e.Seq > after {
+		if e.Seq > after && e.Seq > rn.forgotten {
 			if len(items) == PageSize {
 				more = true
 				break
@@ -534,7 +535,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rn *run, after i
 		}
 		var batch []event
 		for _, e := range rn.events {
-			if e.Seq > after {
+			if e.Seq > after && e.Seq > rn.forgotten {
 				batch = append(batch, e)
 			}
 		}
