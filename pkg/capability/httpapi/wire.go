@@ -401,12 +401,16 @@ func effect(o, action obj, n *Notes, where string) policy.Effect {
 		raw, k = o.pick("side_effect", "side_effects", "sideEffect", "effect", "effects")
 	}
 	if raw == nil {
-		for flag, e := range map[string]policy.Effect{"destructive": policy.EffectDestructive, "read_only": policy.EffectRead,
-			"readOnly": policy.EffectRead, "mutating": policy.EffectWrite} {
+		// The most severe flag set wins.
+		for _, f := range []struct {
+			flag string
+			e    policy.Effect
+		}{{"destructive", policy.EffectDestructive}, {"mutating", policy.EffectWrite},
+			{"read_only", policy.EffectRead}, {"readOnly", policy.EffectRead}} {
 			var b bool
-			if json.Unmarshal(o[flag], &b) == nil && b {
-				n.addf("%s: the flag %s read as side_effect %s", where, flag, e)
-				return e
+			if json.Unmarshal(o[f.flag], &b) == nil && b {
+				n.addf("%s: the flag %s read as side_effect %s", where, f.flag, f.e)
+				return f.e
 			}
 		}
 		n.addf("%s: no side_effect declared; read as unknown (confirmation needed)", where)
