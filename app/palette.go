@@ -657,7 +657,7 @@ func (p *palette) onInvoke(ctx app.Context, e app.Event) {
 		q.Confirmed = p.confirmed || q.Confirmed
 	}
 	p.invoking, p.invokeErr, p.started, p.discarded, p.result = true, "", "", false, nil
-	hint := p.desc.RenderHint
+	invoked := *p.desc
 	gen := p.gen
 	ctx.Async(func() {
 		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -698,7 +698,7 @@ func (p *palette) onInvoke(ctx app.Context, e app.Event) {
 				}
 				return
 			}
-			p.accepted(q, rc, hint)
+			p.accepted(invoked, q, rc)
 		})
 	})
 }
@@ -706,23 +706,31 @@ func (p *palette) onInvoke(ctx app.Context, e app.Event) {
 // accepted shows a successful answer of the invoke route: a pending
 // approval, a run to follow, or a synchronous result — which is a
 // success, shown through the renderer registry, never a failure the user
-// might repeat.
-func (p *palette) accepted(q capability.Proposal, rc capability.Receipt, hint string) {
+// might repeat. c is the capability invoked; when the user has opened
+// another since, only the approvals and runs panels learn of the answer.
+func (p *palette) accepted(c capability.Capability, q capability.Proposal, rc capability.Receipt) {
+	p.approvalsNonce++
+	p.runSelect = string(rc.RunID)
+	if rc.Status == capability.StatusApprovalRequired {
+		if p.requested == nil {
+			p.requested = map[string]policy.Effect{}
+		}
+		p.requested[rc.ApprovalID] = c.Effect
+	}
+	if p.selID != c.ID {
+		return
+	}
 	switch {
 	case rc.Status == capability.StatusApprovalRequired:
 		p.pending = &capability.Pending{Proposal: q, Receipt: rc}
 		p.pendState = capability.ApprovalPending
 		p.started = fmt.Sprintf("Approval %s requested; run %s waits for it.", rc.ApprovalID, rc.RunID)
-		if p.requested == nil {
-			p.requested = map[string]policy.Effect{}
-		}
-		p.requested[rc.ApprovalID] = p.desc.Effect
 	case rc.Synchronous():
 		p.pending, p.pendState = nil, ""
 		if p.reg == nil {
 			p.reg = capability.NewRegistry(nil)
 		}
-		v := p.reg.Render(hint, rc.Result)
+		v := p.reg.Render(c.RenderHint, rc.Result)
 		p.result = &v
 		what := "The action completed"
 		if rc.Status == capability.StatusFailed {
@@ -737,8 +745,6 @@ func (p *palette) accepted(q capability.Proposal, rc capability.Receipt, hint st
 		p.pending, p.pendState = nil, ""
 		p.started = fmt.Sprintf("Run %s started (%s).", rc.RunID, rc.Status)
 	}
-	p.approvalsNonce++
-	p.runSelect = string(rc.RunID)
 }
 
 // withheld lists the approvals requested from this dialog for a

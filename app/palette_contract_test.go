@@ -58,8 +58,9 @@ func TestSynchronousAnswerIsShownAsTheResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &palette{desc: &capability.Capability{ID: "notes.search", Effect: policy.EffectRead, RenderHint: "table"}}
-	p.accepted(capability.Proposal{CapabilityID: "notes.search"}, rc, "table")
+	c := capability.Capability{ID: "notes.search", Effect: policy.EffectRead, RenderHint: "table"}
+	p := &palette{selID: c.ID, desc: &c}
+	p.accepted(c, capability.Proposal{CapabilityID: "notes.search"}, rc)
 	if p.invokeErr != "" || p.result == nil || p.result.Table == nil || p.runSelect != "run-9" ||
 		!strings.Contains(p.started, "completed") || !strings.Contains(p.started, "run-9") {
 		t.Errorf("err %q, result %+v, run %q, started %q", p.invokeErr, p.result, p.runSelect, p.started)
@@ -103,12 +104,23 @@ func TestInvokeBlockedByTheDecision(t *testing.T) {
 // The requester of a destructive action gets no Grant for it in the
 // dialog it was requested from; other approvals keep theirs.
 func TestRequesterCannotGrantOwnDestructiveAction(t *testing.T) {
-	p := &palette{desc: &capability.Capability{ID: "notes.purge", Effect: policy.EffectDestructive}}
-	p.accepted(capability.Proposal{}, capability.Receipt{Status: capability.StatusApprovalRequired, ApprovalID: "ap-2", RunID: "r"}, "")
-	p.desc = &capability.Capability{ID: "notes.create", Effect: policy.EffectWrite}
-	p.accepted(capability.Proposal{}, capability.Receipt{Status: capability.StatusApprovalRequired, ApprovalID: "ap-1", RunID: "r"}, "")
-	if got := p.withheld(); len(got) != 1 || got[0] != "ap-2" {
-		t.Errorf("withheld %v, want [ap-2]", got)
+	purge := capability.Capability{ID: "notes.purge", Effect: policy.EffectDestructive}
+	create := capability.Capability{ID: "notes.create", Effect: policy.EffectWrite}
+	p := &palette{selID: purge.ID, desc: &purge}
+	p.accepted(purge, capability.Proposal{}, capability.Receipt{Status: capability.StatusApprovalRequired, ApprovalID: "ap-2", RunID: "r"})
+	if p.pending == nil || p.pending.Receipt.ApprovalID != "ap-2" {
+		t.Fatalf("pending %+v", p.pending)
+	}
+	// The user opened another capability before the answer came: the
+	// answer is recorded, and does not become that form's pending state.
+	p.selID, p.desc, p.pending = create.ID, &create, nil
+	p.accepted(purge, capability.Proposal{}, capability.Receipt{Status: capability.StatusApprovalRequired, ApprovalID: "ap-3", RunID: "r"})
+	if p.pending != nil {
+		t.Error("an answer for another capability became this form's pending approval")
+	}
+	p.accepted(create, capability.Proposal{}, capability.Receipt{Status: capability.StatusApprovalRequired, ApprovalID: "ap-1", RunID: "r"})
+	if got := p.withheld(); len(got) != 2 || got[0] != "ap-2" || got[1] != "ap-3" {
+		t.Errorf("withheld %v, want [ap-2 ap-3]", got)
 	}
 }
 
