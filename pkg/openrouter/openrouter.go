@@ -17,6 +17,9 @@
 //     transport adds what HTTP itself needs (Host, Content-Length,
 //     Accept-Encoding) and no User-Agent.
 //   - The key appears in no error text and in no formatting of the Client.
+//   - No redirect is followed, so the key goes nowhere but the base URL: a
+//     redirect is an error naming its status and target (wrapping a
+//     *fetch.RedirectError).
 //   - Failures are typed: *APIError (matching ErrBadKey, ErrOutOfCredit,
 //     ErrRateLimited, ErrUpstream with errors.Is, with RetryAfter for 429),
 //     *MalformedError for replies that are not the documented shape (with
@@ -90,9 +93,9 @@ func WithBaseURL(base string) Option { return func(c *Client) { c.base = base } 
 
 // WithHTTPClient sets what sends the requests, an *http.Client or any
 // fetch.Doer; the default is fetch.Default() (the browser's fetch in a
-// browser, http.DefaultClient natively). It should not follow redirects
-// across origins with the key (net/http does not forward Authorization
-// across hosts; fetch drops it on a cross-origin redirect).
+// browser, http.DefaultClient natively). New wraps it with
+// fetch.NoRedirects, which makes an *http.Client and the browser's fetch
+// stop at a redirect; any other Doer must not follow redirects itself.
 func WithHTTPClient(hc fetch.Doer) Option { return func(c *Client) { c.hc = hc } }
 
 // WithReferer sets the HTTP-Referer OpenRouter attributes requests to,
@@ -123,6 +126,9 @@ func New(key string, opts ...Option) (*Client, error) {
 	if c.hc == nil {
 		c.hc = fetch.Default()
 	}
+	// A redirect would resend the key; net/http resends it even to
+	// another port of the same host.
+	c.hc = fetch.NoRedirects(c.hc)
 	c.base = strings.TrimRight(c.base, "/")
 	u, err := url.Parse(c.base)
 	if err != nil {
