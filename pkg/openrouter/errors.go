@@ -1,6 +1,7 @@
 package openrouter
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -167,6 +168,19 @@ func (e *MalformedError) Error() string {
 }
 
 func (e *MalformedError) Unwrap() error { return e.Err }
+
+// TimeoutError is a request that outlived the client's per-request limit
+// (WithTimeout). It matches context.DeadlineExceeded with errors.Is.
+type TimeoutError struct {
+	Limit time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no complete reply within %s, the client's limit for one request", e.Limit)
+}
+
+// Is makes a TimeoutError match context.DeadlineExceeded.
+func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // RequestError is a Request the client refuses to send, naming the field.
 type RequestError struct {

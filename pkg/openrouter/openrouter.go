@@ -78,6 +78,7 @@ type Client struct {
 	referer string
 	key     scrubber
 	retry   RetryPolicy
+	timeout time.Duration // per request; 0: only the context
 
 	// Hooks for tests; set by New to the real clock.
 	sleep func(context.Context, time.Duration) error
@@ -101,6 +102,15 @@ func WithHTTPClient(hc fetch.Doer) Option { return func(c *Client) { c.hc = hc }
 // WithReferer sets the HTTP-Referer OpenRouter attributes requests to,
 // normally the workbench's own URL.
 func WithReferer(referer string) Option { return func(c *Client) { c.referer = referer } }
+
+// WithTimeout bounds each request, from sending it to the last byte of
+// the reply (for ChatStream, the whole stream); a retry is a new request
+// with a limit of its own. A request over the limit fails with an error
+// wrapping a *TimeoutError, which matches context.DeadlineExceeded. Zero,
+// the default, leaves only the context to bound requests. A connect or
+// header timeout belongs to what sends the requests (an *http.Client's
+// Transport).
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
 // WithRetry turns on retrying; see RetryPolicy.
 func WithRetry(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
@@ -147,6 +157,9 @@ func New(key string, opts ...Option) (*Client, error) {
 	case u.Scheme != "http" && u.Scheme != "https":
 		return nil, fmt.Errorf("openrouter: base URL %q: scheme must be http or https", c.base)
 	}
+	if c.timeout < 0 {
+		return nil, fmt.Errorf("openrouter: timeout %s is negative", c.timeout)
+	}
 	if c.retry.MaxAttempts < 0 || c.retry.MaxWait < 0 || c.retry.Backoff < 0 {
 		return nil, fmt.Errorf("openrouter: retry policy %+v has a negative bound", c.retry)
 	}
@@ -182,6 +195,25 @@ func (c Client) GoString() string { return c.String() }
 // Format prints String for every verb.
 func (c Client) Format(f fmt.State, _ rune) { io.WriteString(f, c.String()) }
 
+// bound applies the per-request limit of WithTimeout to ctx. When the
+// limit is what ends the request, context.Cause of the returned context
+// is a *TimeoutError.
+func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, c.timeout, &TimeoutError{Limit: c.timeout})
+}
+
+// ctxError is why a request's context ended: the caller's context, or the
+// client's per-request limit (a *TimeoutError).
+func ctxError(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(ctx)
+}
+
 // newRequest builds a request carrying exactly the allowed headers.
 func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
 	var r io.Reader
@@ -208,7 +240,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 func (c *Client) send(req *http.Request, op string) (*http.Response, error) {
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		if ctxErr := req.Context().Err(); ctxErr != nil {
+		if ctxErr := ctxError(req.Context()); ctxErr != nil {
 			return nil, c.key.transport(op, ctxErr)
 		}
 		return nil, c.key.transport(op, err)
@@ -275,6 +307,8 @@ func (c *Client) Key(ctx context.Context) (*KeyInfo, error) {
 }
 
 func (c *Client) key1(ctx context.Context) (*KeyInfo, error) {
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
 	req, err := c.newRequest(ctx, http.MethodGet, "/key", nil)
 	if err != nil {
 		return nil, err
@@ -314,7 +348,7 @@ func (c *Client) key1(ctx context.Context) (*KeyInfo, error) {
 // readError classifies a failed body read: the context ending, or a
 // connection breaking off.
 func (c *Client) readError(req *http.Request, op string, err error) error {
-	if ctxErr := req.Context().Err(); ctxErr != nil {
+	if ctxErr := ctxError(req.Context()); ctxErr != nil {
 		return c.key.transport(op+": reading the reply", ctxErr)
 	}
 	var tooBig *tooLargeError
