@@ -31,7 +31,10 @@
 //
 // Retrying is off by default (a retried completion may be billed twice);
 // WithRetry turns on a policy bounded in attempts and total wait that
-// honours Retry-After and the context.
+// honours Retry-After and the context. WithTimeout bounds each request
+// from start to last byte (a *TimeoutError past it). A caller that asks
+// again after a *MalformedError stops after UnreadableRetries of them in a
+// row with an *UnreadableError.
 package openrouter
 
 import (
