@@ -377,6 +377,24 @@ func TestTeachModelErrorsShownLiterally(t *testing.T) {
 	}
 }
 
+// Replies the model's client cannot read stop the demonstration after
+// two retries, and the page says the replies were unreadable instead of
+// that the model did nothing.
+func TestTeachUnreadableReplies(t *testing.T) {
+	garbage := openroutertest.Malformed("<html>upstream error</html>")
+	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{garbage, garbage, garbage}}
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(script)))
+	s.startTeaching()
+	s.click("#teach-start")
+	s.waitVisible("#teach-draft-error")
+	if got := s.text("#teach-error"); !strings.Contains(got, "replies were unreadable: 3 in a row") {
+		t.Errorf("error %q", got)
+	}
+	if got := s.text("#teach-outcome"); !strings.Contains(got, "replies could not be read (3 in a row)") {
+		t.Errorf("outcome %q", got)
+	}
+}
+
 // The destructive-mode switch reaches the policy: with it off a host
 // write is refused and the file never appears; with it on the same write
 // is allowed and the body's view lists the new file.
