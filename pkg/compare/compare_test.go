@@ -52,10 +52,6 @@ type lab struct {
 	verifier *verify.Verifier
 }
 
-func newLab(scripts ...openroutertest.Script) (*lab, error) {
-	return newLabOn(openroutertest.Start(openroutertest.WithScript(scripts...)))
-}
-
 func newLabOn(or *openroutertest.Server) (*lab, error) {
 	sc, err := fixtures.ScenarioByID(fixtures.ModelComparison)
 	if err != nil {

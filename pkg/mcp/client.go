@@ -100,14 +100,6 @@ const (
 	headerName        = "Mcp-Name"
 )
 
-// Keys of a 2026-07-28 request's or result's _meta.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
-)
-
 // maxResumes bounds how often one request's SSE stream is resumed.
 const maxResumes = 5
 

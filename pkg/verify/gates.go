@@ -3,7 +3,6 @@ package verify
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -384,13 +383,4 @@ var levelRank = map[string]int{
 func gateIDs() []string {
 	return []string{skill.GateAuthority, skill.GateTraceCompleteness, skill.GateReplayFidelity,
 		skill.GateRedactionVerify, skill.GateContentHash, skill.GateNoHiddenCapability}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
