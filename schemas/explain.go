@@ -365,6 +365,10 @@ func (p *plan) explainArray(v canonjson.Value, x *explainer) {
 		x.fail(s.Location, &kind.MaxItems{Got: n, Want: p.maxItems})
 	}
 	contained := p.contains == nil
+	// Once the errors of one element all come after the kept ones, so do
+	// those of every later element: they are counted without comparing
+	// each element's pointer. restMark is then where to leave to.
+	restMark, restCounting := -1, false
 	for i, e := range v.Elements() {
 		if !contained {
 			contained = p.contains.valid(e)
@@ -376,9 +380,20 @@ func (p *plan) explainArray(v canonjson.Value, x *explainer) {
 		if sub == nil {
 			continue
 		}
+		if restMark >= 0 {
+			sub.explain(e, x)
+			continue
+		}
 		mark, c := x.enterIndex(i)
 		sub.explain(e, x)
+		if x.counting && !c {
+			restMark, restCounting = mark, c
+			continue
+		}
 		x.leave(mark, c)
+	}
+	if restMark >= 0 {
+		x.leave(restMark, restCounting)
 	}
 	if !contained {
 		x.fail(s.Location, &kind.Contains{})

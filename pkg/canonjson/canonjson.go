@@ -783,6 +783,12 @@ func (p *parser) object(depth int) (int32, error) {
 			p.names = unescape(p.names, decoded)
 			decoded = p.names[from:len(p.names):len(p.names)]
 		}
+		if len(p.members) == cap(p.members) {
+			// Doubling, where append grows a large slice by a quarter:
+			// an object of two million members would otherwise
+			// allocate five times its members on the way.
+			p.members = slices.Grow(p.members, len(p.members)+1)
+		}
 		p.members = append(p.members, member{name: decoded, node: name})
 		p.skipSpace()
 		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
