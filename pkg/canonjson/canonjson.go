@@ -784,10 +784,16 @@ func (p *parser) object(depth int) (int32, error) {
 			decoded = p.names[from:len(p.names):len(p.names)]
 		}
 		if len(p.members) == cap(p.members) {
-			// Doubling, where append grows a large slice by a quarter:
-			// an object of two million members would otherwise
-			// allocate five times its members on the way.
-			p.members = slices.Grow(p.members, len(p.members)+1)
+			// Doubling while the stack is small, then at once room for
+			// as many members as the document has room for (a member
+			// is two nodes): append grows a large slice by a quarter,
+			// and an object of two million members would copy its
+			// members again and again on the way.
+			more := len(p.members) + 1
+			if room := cap(p.nodes)/2 - len(p.members); len(p.members) >= 1024 && room > more {
+				more = room
+			}
+			p.members = slices.Grow(p.members, more)
 		}
 		p.members = append(p.members, member{name: decoded, node: name})
 		p.skipSpace()
