@@ -314,13 +314,19 @@ func (p *plan) explainObject(v canonjson.Value, x *explainer) {
 	if p.maxProps >= 0 && n > p.maxProps {
 		x.fail(s.Location, &kind.MaxProperties{Got: n, Want: p.maxProps})
 	}
+	// Which required members are present matters only for errors that
+	// are built; counted, the missing ones are only a number.
 	var present []bool
-	if len(p.required) > 0 {
+	if len(p.required) > 0 && !x.counting {
 		present = make([]bool, len(p.required))
 	}
+	found := 0
 	for name, m := range v.Members() {
 		if r, ok := p.required[name]; ok {
-			present[r] = true
+			found++
+			if present != nil {
+				present[r] = true
+			}
 		}
 		evaluated := false
 		if pp, ok := p.props[name]; ok {
@@ -349,9 +355,13 @@ func (p *plan) explainObject(v canonjson.Value, x *explainer) {
 			x.leave(mark, c)
 		}
 	}
-	for _, r := range s.Required {
-		if !present[p.required[r]] {
-			x.member(r, "required", requiredMessage)
+	if present == nil {
+		x.list.omitted += len(p.required) - found
+		return
+	}
+	for r, name := range p.requiredNames {
+		if !present[r] {
+			x.member(name, "required", requiredMessage)
 		}
 	}
 }

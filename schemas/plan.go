@@ -52,6 +52,9 @@ type plan struct {
 	ref      *plan
 	all      []*plan        // allOf
 	required map[string]int // each required name, numbered from 0
+	// requiredNames are the required names, each once, in the schema's
+	// order.
+	requiredNames []string
 
 	props      map[string]*plan
 	patterns   []patternPlan
@@ -213,6 +216,7 @@ func (p *plan) fill(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, via
 		for _, r := range s.Required {
 			if _, dup := p.required[r]; !dup {
 				p.required[r] = len(p.required)
+				p.requiredNames = append(p.requiredNames, r)
 			}
 		}
 	}
