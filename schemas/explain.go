@@ -388,6 +388,9 @@ func (p *plan) explainArray(v canonjson.Value, x *explainer) {
 			sub = p.prefix[i]
 		}
 		if sub == nil {
+			if contained && i >= len(p.prefix) {
+				break // nothing applies to the elements left
+			}
 			continue
 		}
 		if restMark >= 0 {
