@@ -357,19 +357,6 @@ func keyword(k jsonschema.ErrorKind) string {
 	return ""
 }
 
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escape(t))
-	}
-	return b.String()
-}
-
-func escape(t string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-}
-
 func typeName(t string) string {
 	switch t {
 	case "integer", "object", "array":
