@@ -10,7 +10,8 @@
 //
 // A failed validation is a *ValidationError listing only the leaf causes,
 // each with the JSON pointer of the offending place and a message meant to
-// be shown next to that field in a form.
+// be shown next to that field in a form: the first MaxFieldErrors of them
+// in pointer order, and the count of the rest.
 package schemas
 
 import (
