@@ -211,6 +211,10 @@ func renderImportResult(r importResult) app.UI {
 				app.Span().Class("problem-message").Text(pr.Message),
 			))
 		}
+		if res.ProblemsOmitted > 0 {
+			problems = append(problems, app.Li().Class("problem problems-omitted").Text(
+				fmt.Sprintf("… and %d more problems", res.ProblemsOmitted)))
+		}
 		return app.Li().Class("status status-error import-result import-rejected").Body(
 			name, app.Text(" — "), app.Span().Class("import-status").Text("rejected"),
 			app.Ul().Class("problems").Body(problems...),

@@ -277,6 +277,14 @@ func TestHostileFilesRejected(t *testing.T) {
 	}
 	dir := t.TempDir()
 	deep := strings.Repeat("[", 10000) + strings.Repeat("]", 10000)
+	// 50,000 members the bundle does not allow, and the 11 it requires
+	// missing: the first 100 problems are listed and the rest counted.
+	var many strings.Builder
+	many.WriteString(`{"x0":0`)
+	for i := 1; i < 50_000; i++ {
+		fmt.Fprintf(&many, `,"x%d":0`, i)
+	}
+	many.WriteString(`}`)
 	cases := []struct {
 		file string
 		data []byte
@@ -292,6 +300,7 @@ func TestHostileFilesRejected(t *testing.T) {
 			[]string{"invalid UTF-8"}},
 		{"deep.json", []byte(`{"manifest": ` + deep + `}`), []string{"nesting too deep"}},
 		{"not-a-bundle.json", []byte(`{"hello": "<script>window.__pwned=1</script>", "url": "https://evil.example/pwned"}`), []string{"/"}},
+		{"many-problems.json", []byte(many.String()), []string{"/bundle_id", "is required", "/x0", "is not an allowed member here", "… and 49911 more problems"}},
 		{"huge-number.json", bytes.Replace(fixture, []byte(`"skill_version":2`), []byte(`"skill_version":1e400`), 1), []string{"non-finite number", "/skill_version"}},
 	}
 	for _, c := range cases {

@@ -22,13 +22,14 @@ import (
 // the plan only walks the keywords (and matches the simplest patterns
 // itself, see fastPattern). It understands the keywords whose meaning does
 // not depend on other keywords' results — type, enum and const of
-// strings, booleans and null, format, $ref, required, properties,
+// strings, booleans and null, format, $ref, allOf, required, properties,
 // patternProperties, additionalProperties, min/maxProperties,
-// prefixItems, items, min/maxItems, min/maxLength, pattern, minimum,
-// maximum and their exclusive forms — and annotations.
+// prefixItems, items, contains (without min/maxContains), min/maxItems,
+// min/maxLength, pattern, minimum, maximum and their exclusive forms —
+// and annotations.
 //
-// A subschema that uses any other keyword (applicators such as allOf or
-// if, unevaluated*, contains, uniqueItems …) or sets a field a later
+// A subschema that uses any other keyword (applicators such as anyOf or
+// if, unevaluated*, uniqueItems …) or sets a field a later
 // library version adds is left to the library: its plan node validates the
 // generic form of that one value with the library. Its verdict there is
 // its verdict in place, because the parents a plan walks collect no
@@ -36,19 +37,24 @@ import (
 // references, the only ways a subschema's verdict depends on where it is
 // applied; New holds the embedded schemas to the latter.
 //
-// A plan only ever answers valid or invalid. Field errors always come from
-// the library: a document the plan finds invalid is validated again by
-// the library, whose verdict stands.
+// A plan answers valid or invalid (valid), and says why a value is
+// invalid (explain, in explain.go) with the field errors the library
+// gives for the same value, built from the library's own error kinds.
 type plan struct {
 	always *bool              // a boolean schema
 	lib    *jsonschema.Schema // a schema left to the library
+	schema *jsonschema.Schema // the schema planned, for explain's messages
 	types  typeSet
 
 	enum     []any // when hasEnum: the allowed strings, booleans and nulls
 	hasEnum  bool
 	format   *jsonschema.Format
 	ref      *plan
-	required map[string]bool
+	all      []*plan        // allOf
+	required map[string]int // each required name, numbered from 0
+	// requiredNames are the required names, each once, in the schema's
+	// order.
+	requiredNames []string
 
 	props      map[string]*plan
 	patterns   []patternPlan
@@ -58,6 +64,7 @@ type plan struct {
 	minProps, maxProps int // -1: none
 	prefix             []*plan
 	items              *plan
+	contains           *plan
 	minItems, maxItems int // -1: none
 	minLen, maxLen     int // -1: none
 	pattern            jsonschema.Regexp
@@ -104,7 +111,7 @@ var planFields = map[string]bool{
 	"Anchor": true, "DynamicAnchor": true, "Types": true, "Enum": true, "Const": true, "Format": true,
 	"MaxProperties": true, "MinProperties": true, "Required": true, "Properties": true,
 	"PatternProperties": true, "AdditionalProperties": true,
-	"MinItems": true, "MaxItems": true, "PrefixItems": true, "Items2020": true,
+	"MinItems": true, "MaxItems": true, "PrefixItems": true, "Items2020": true, "Contains": true, "AllOf": true,
 	"MinLength": true, "MaxLength": true, "Pattern": true,
 	"Maximum": true, "Minimum": true, "ExclusiveMaximum": true, "ExclusiveMinimum": true,
 	"Title": true, "Description": true, "Default": true, "Comment": true,
@@ -118,8 +125,9 @@ func newPlan(s *jsonschema.Schema) *plan {
 
 // makePlan builds the plan of s. done memoizes finished and unfinished
 // plans so that a recursive schema makes a finite plan; viaRef holds the
-// schemas that reached s through $ref alone, a cycle the library reports
-// as an error and a plan would loop on, so it is left to the library.
+// schemas that reached s through $ref and allOf alone, which apply to the
+// same value: a cycle there the library reports as an error and a plan
+// would loop on, so it is left to the library.
 func makePlan(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, viaRef map[*jsonschema.Schema]bool) *plan {
 	if viaRef[s] {
 		return &plan{lib: s}
@@ -172,6 +180,7 @@ func (p *plan) fill(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, via
 	if !plannable(s) {
 		return false
 	}
+	p.schema = s
 	if s.Types != nil {
 		for _, t := range s.Types.ToStrings() {
 			b, ok := typeBits[t]
@@ -203,9 +212,12 @@ func (p *plan) fill(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, via
 		return makePlan(s, done, map[*jsonschema.Schema]bool{})
 	}
 	if len(s.Required) > 0 {
-		p.required = make(map[string]bool, len(s.Required))
+		p.required = make(map[string]int, len(s.Required))
 		for _, r := range s.Required {
-			p.required[r] = true
+			if _, dup := p.required[r]; !dup {
+				p.required[r] = len(p.required)
+				p.requiredNames = append(p.requiredNames, r)
+			}
 		}
 	}
 	if len(s.Properties) > 0 {
@@ -233,6 +245,16 @@ func (p *plan) fill(s *jsonschema.Schema, done map[*jsonschema.Schema]*plan, via
 	}
 	if s.Items2020 != nil {
 		p.items = sub(s.Items2020)
+	}
+	if s.Contains != nil {
+		p.contains = sub(s.Contains)
+	}
+	// An allOf subschema applies to the value itself, like $ref, so a
+	// cycle through it alone is left to the library in the same way.
+	for _, as := range s.AllOf {
+		viaRef[s] = true
+		p.all = append(p.all, makePlan(as, done, viaRef))
+		delete(viaRef, s)
 	}
 	for _, b := range []struct {
 		dst *int
@@ -266,7 +288,7 @@ func (p *plan) nativeSeen(seen map[*plan]bool) bool {
 	if p.lib != nil {
 		return false
 	}
-	subs := slices.Concat(p.prefix, []*plan{p.ref, p.items, p.additional})
+	subs := slices.Concat(p.prefix, p.all, []*plan{p.ref, p.items, p.contains, p.additional})
 	for _, s := range p.props {
 		subs = append(subs, s)
 	}
@@ -310,17 +332,21 @@ func (p *plan) valid(v canonjson.Value) bool {
 	if p.ref != nil && !p.ref.valid(v) {
 		return false
 	}
+	ok := true
 	switch t {
 	case canonjson.Object:
-		return p.validObject(v)
+		ok = p.validObject(v)
 	case canonjson.Array:
-		return p.validArray(v)
+		ok = p.validArray(v)
 	case canonjson.String:
-		return p.validString(v.Text())
+		ok = p.validString(v.Text())
 	case canonjson.Number:
-		return p.validNumber(v.Text())
+		ok = p.validNumber(v.Text())
 	}
-	return true
+	for _, a := range p.all {
+		ok = ok && a.valid(v)
+	}
+	return ok
 }
 
 func (p *plan) hasType(v canonjson.Value, t canonjson.Type) bool {
@@ -367,7 +393,7 @@ func (p *plan) validObject(v canonjson.Value) bool {
 	n, required := 0, 0
 	for name, m := range v.Members() {
 		n++
-		if p.required[name] {
+		if _, ok := p.required[name]; ok {
 			required++ // names are unique: the parser rejects duplicates
 		}
 		evaluated := false
@@ -402,9 +428,12 @@ func (p *plan) validObject(v canonjson.Value) bool {
 }
 
 func (p *plan) validArray(v canonjson.Value) bool {
-	n := 0
+	n, contained := 0, p.contains == nil
 	for i, e := range v.Elements() {
 		n++
+		if !contained {
+			contained = p.contains.valid(e)
+		}
 		switch {
 		case i < len(p.prefix):
 			if !p.prefix[i].valid(e) {
@@ -416,7 +445,7 @@ func (p *plan) validArray(v canonjson.Value) bool {
 			}
 		}
 	}
-	return !(p.minItems >= 0 && n < p.minItems || p.maxItems >= 0 && n > p.maxItems)
+	return contained && !(p.minItems >= 0 && n < p.minItems || p.maxItems >= 0 && n > p.maxItems)
 }
 
 func (p *plan) validString(s string) bool {

@@ -4,35 +4,83 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"workbench/fixtures"
 	"workbench/pkg/canonjson"
 )
 
-// The trace edge schema must keep a plan: without one every edge goes
-// through the generic form and a large bundle verifies several times
-// slower, silently.
-func TestEdgeSchemaHasPlan(t *testing.T) {
+// The bundle schema must keep a plan that leaves nothing to the library:
+// without one a large bundle verifies several times slower, and an
+// invalid one with millions of errors is explained by the library's
+// generic form and error tree, for minutes, silently.
+func TestBundleSchemaHasNativePlan(t *testing.T) {
 	v, err := New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.edgePlan == nil || v.bundlePlan == nil {
-		t.Fatal("no plans: a schema uses dynamic references")
+	if v.bundlePlan == nil {
+		t.Fatal("no plan: a schema uses dynamic references")
 	}
-	if !v.edgePlan.native() {
-		t.Fatal("the trace edge schema uses a keyword plans do not understand")
+	if !v.bundlePlan.native() {
+		t.Fatal("the bundle schema uses a keyword plans do not understand")
 	}
 }
 
-// TestBundlePlanAgreesWithLibrary holds the bundle plan, which leaves
-// some parts (the proof, the replay report) to the library, to the
-// library's verdict on the reference bundle with every place outside the
+// edgeSchema returns the bundle schema's trace edge, compiled, and its
+// plan.
+func edgeSchema(t testing.TB, v *Validator) (*jsonschema.Schema, *plan) {
+	t.Helper()
+	s := v.compiled[Bundle].Properties["interaction_trace"]
+	if s.Ref != nil {
+		s = s.Ref
+	}
+	if s = s.Properties["edges"].Items2020; s.Ref != nil {
+		s = s.Ref
+	}
+	if !strings.HasSuffix(s.Location, "#/$defs/trace_edge") {
+		t.Fatalf("the edges' items are %s, not the trace edge", s.Location)
+	}
+	return s, newPlan(s)
+}
+
+// libraryErrors is the library's answer on value: nil or a
+// *ValidationError keeping max field errors.
+func libraryErrors(v *Validator, s *jsonschema.Schema, id string, value any, max int) error {
+	err := s.Validate(value)
+	if err == nil {
+		return nil
+	}
+	x := &explainer{v: v, list: newFieldList(max)}
+	x.libraryError(err)
+	return x.list.result(id)
+}
+
+// agree holds a plan's verdict and explanation of a document to the
+// library's: the same nil, or the same field errors.
+func agree(t *testing.T, what string, v *Validator, s *jsonschema.Schema, p *plan, doc *canonjson.Document) bool {
+	t.Helper()
+	want := libraryErrors(v, s, s.Location, doc.Generic(), MaxFieldErrors)
+	if got := p.valid(doc.Root()); got != (want == nil) {
+		t.Errorf("%s: plan says valid=%v, library %v", what, got, want == nil)
+		return want == nil
+	}
+	got := v.validatePlan(p, s.Location, doc.Root(), MaxFieldErrors)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: plan explains\n%v\nlibrary\n%v", what, got, want)
+	}
+	return want == nil
+}
+
+// TestBundlePlanAgreesWithLibrary holds the bundle plan to the library's
+// verdict and field errors on the reference bundle with every place outside the
 // trace edges (which TestEdgePlanAgreesWithLibrary covers) and the deep,
 // mostly open parts of the evidence replaced by a few values, or removed,
 // and with unknown members added.
@@ -59,11 +107,7 @@ func TestBundlePlanAgreesWithLibrary(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		want := v.Validate(Bundle, doc.Generic()) == nil
-		if got := v.bundlePlan.valid(doc.Root()); got != want {
-			t.Errorf("%s: plan says valid=%v, library %v", what, got, want)
-		}
-		return want
+		return agree(t, what, v, v.compiled[Bundle], v.bundlePlan, doc)
 	}
 	if !check("reference bundle", bundle) {
 		t.Fatal("the reference bundle does not validate")
@@ -128,6 +172,7 @@ func TestEdgePlanAgreesWithLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	edgeLib, edgePlan := edgeSchema(t, v)
 	var edges []any
 	data, err := os.ReadFile(filepath.Join("testdata", "edge.json"))
 	if err != nil {
@@ -159,11 +204,7 @@ func TestEdgePlanAgreesWithLibrary(t *testing.T) {
 		if err != nil {
 			return false // not I-JSON (an integer beyond 2^53): never validated
 		}
-		want := v.edge.Validate(doc.Generic()) == nil
-		if got := v.edgePlan.valid(doc.Root()); got != want {
-			t.Errorf("%s: plan says valid=%v, library %v\n%s", what, got, want, raw)
-		}
-		return want
+		return agree(t, what+"\n"+string(raw), v, edgeLib, edgePlan, doc)
 	}
 	// Compiled to WebAssembly, or in -short mode, a quarter of the places
 	// will do.
@@ -268,8 +309,8 @@ func pathString(edge int, path []string) string {
 	return "edge " + strconv.Itoa(edge) + " /" + strings.Join(path, "/")
 }
 
-// FuzzEdgePlan holds the edge plan to the library's verdict on arbitrary
-// documents.
+// FuzzEdgePlan holds the edge plan to the library's verdict and field
+// errors on arbitrary documents.
 func FuzzEdgePlan(f *testing.F) {
 	data, err := os.ReadFile(filepath.Join("testdata", "edge.json"))
 	if err != nil {
@@ -282,14 +323,12 @@ func FuzzEdgePlan(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	edge, edgePlan := edgeSchema(f, v)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := canonjson.Parse(data, canonjson.DefaultLimits())
 		if err != nil {
 			return
 		}
-		want := v.edge.Validate(doc.Generic()) == nil
-		if got := v.edgePlan.valid(doc.Root()); got != want {
-			t.Errorf("plan says valid=%v, library %v\n%s", got, want, data)
-		}
+		agree(t, string(data), v, edge, edgePlan, doc)
 	})
 }

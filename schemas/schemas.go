@@ -11,7 +11,8 @@
 //
 // A failed validation is a *ValidationError listing only the leaf causes,
 // each with the JSON pointer of the offending place and a message meant to
-// be shown next to that field in a form.
+// be shown next to that field in a form: the first MaxFieldErrors of them
+// in pointer order, and the count of the rest.
 package schemas
 
 import (
@@ -99,13 +100,10 @@ type Validator struct {
 	// docs holds each schema's parsed source, keyed by $id, so that an
 	// error can quote the schema's own description of what was expected.
 	docs map[string]any
-	// edge is the bundle schema's trace edge, the part of a bundle that
-	// grows with the trace, which ValidateBundle checks in parallel.
-	edge *jsonschema.Schema
-	// bundlePlan and edgePlan check a bundle and an edge in place, in the
-	// parsed document (see plan); nil when a schema uses dynamic
-	// references, which plans cannot leave to the library part by part.
-	bundlePlan, edgePlan *plan
+	// bundlePlan checks and explains a bundle in place, in the parsed
+	// document (see plan); nil when a schema uses dynamic references,
+	// which plans cannot leave to the library part by part.
+	bundlePlan *plan
 }
 
 // New compiles every embedded schema. An error here means the embedded
@@ -157,11 +155,8 @@ func New() (*Validator, error) {
 		}
 		v.compiled[id] = s
 	}
-	if v.edge, err = c.Compile(Bundle + edgeSchemaFragment); err != nil {
-		return nil, fmt.Errorf("schemas: compile %s%s: %w", Bundle, edgeSchemaFragment, err)
-	}
 	if !slices.ContainsFunc(slices.Collect(maps.Values(docs)), dynamicRefs) {
-		v.bundlePlan, v.edgePlan = newPlan(v.compiled[Bundle]), newPlan(v.edge)
+		v.bundlePlan = newPlan(v.compiled[Bundle])
 	}
 	return v, nil
 }
@@ -188,104 +183,37 @@ func (v *Validator) Validate(schemaID string, instance any) error {
 	if err == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return fmt.Errorf("schemas: validate against %s: %w", schemaID, err)
-	}
-	out := &ValidationError{Schema: schemaID}
-	v.collect(ve, &out.Errors)
-	sortFields(out.Errors)
-	out.Errors = slices.Compact(out.Errors)
-	return out
+	x := &explainer{v: v, list: newFieldList(MaxFieldErrors)}
+	x.libraryError(err)
+	return x.list.result(schemaID)
 }
-
-// Where a bundle's trace edges are, and the schema each must satisfy.
-const (
-	edgesPointer       = "/interaction_trace/edges"
-	edgeSchemaFragment = "#/$defs/trace_edge"
-)
-
-// edgeChunk is how many trace edges one goroutine of ValidateBundle
-// validates: enough to outweigh the goroutine, few enough to spread a
-// thousand-edge trace over the cores.
-const edgeChunk = 128
 
 // ValidateBundle validates a strictly parsed bundle against the Bundle
-// schema. It gives exactly what Validate(Bundle, doc.Generic()) gives, but
-// checks the bundle in place in the parsed document first (see plan), and
-// only when that finds it invalid validates it with the library for the
-// field errors: the trace edges, which dominate a large bundle, in
-// parallel chunks beside the rest of the bundle, each edge checked in
-// place again and handed to the library only when it is invalid.
+// schema. It gives what Validate(Bundle, doc.Generic()) gives, but checks
+// the bundle in place in the parsed document (see plan), and explains an
+// invalid one there too, in one pass whatever the number of its errors,
+// building nothing for the errors beyond the MaxFieldErrors it lists.
 func (v *Validator) ValidateBundle(doc *canonjson.Document) error {
-	if v.bundlePlan != nil && v.bundlePlan.valid(doc.Root()) {
-		return nil
-	}
-	return v.validateBundle(doc, edgeChunk)
-}
-
-func (v *Validator) validateBundle(doc *canonjson.Document, chunk int) error {
-	list, ok := doc.At(edgesPointer)
-	if !ok || list.Type() != canonjson.Array || list.Len() <= chunk && v.edgePlan == nil {
+	if v.bundlePlan == nil {
 		return v.Validate(Bundle, doc.Generic())
 	}
-	edges := make([]canonjson.Value, 0, list.Len())
-	for _, e := range list.Elements() {
-		edges = append(edges, e)
-	}
-	// The edges array's schema is items alone ("type" is checked on the
-	// array kept, empty, in the rest), so each edge validated on its own
-	// against the same subschema fails exactly where it failed in place.
-	chunks := (len(edges) + chunk - 1) / chunk
-	fields := make([][]FieldError, chunks+1)
-	errs := make([]error, chunks+1)
-	var wg sync.WaitGroup
-	for c := range chunks {
-		wg.Go(func() {
-			from := c * chunk
-			for j, e := range edges[from:min(from+chunk, len(edges))] {
-				if v.edgePlan != nil && v.edgePlan.valid(e) {
-					continue
-				}
-				err := v.edge.Validate(e.Generic())
-				if err == nil {
-					continue
-				}
-				var ve *jsonschema.ValidationError
-				if !errors.As(err, &ve) {
-					errs[c+1] = err
-					return
-				}
-				at := len(fields[c+1])
-				v.collect(ve, &fields[c+1])
-				prefix := edgesPointer + "/" + strconv.Itoa(from+j)
-				for k := at; k < len(fields[c+1]); k++ {
-					fields[c+1][k].Pointer = prefix + fields[c+1][k].Pointer
-				}
-			}
-		})
-	}
-	if err := v.compiled[Bundle].Validate(doc.GenericWithout(edgesPointer)); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			v.collect(ve, &fields[0])
-		} else {
-			errs[0] = err
-		}
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return fmt.Errorf("schemas: validate against %s: %w", Bundle, err)
-		}
-	}
-	out := &ValidationError{Schema: Bundle, Errors: slices.Concat(fields...)}
-	if len(out.Errors) == 0 {
+	return v.validatePlan(v.bundlePlan, Bundle, doc.Root(), MaxFieldErrors)
+}
+
+// validatePlan validates root against the schema of p, keeping at most
+// max field errors. When the plan finds root invalid but cannot say why —
+// a disagreement with the library, which tests rule out — the library
+// judges the whole value.
+func (v *Validator) validatePlan(p *plan, schemaID string, root canonjson.Value, max int) error {
+	if p.valid(root) {
 		return nil
 	}
-	sortFields(out.Errors)
-	out.Errors = slices.Compact(out.Errors)
-	return out
+	x := &explainer{v: v, list: newFieldList(max)}
+	p.explain(root, x)
+	if ve := x.list.result(schemaID); ve != nil {
+		return ve
+	}
+	return v.Validate(schemaID, root.Generic())
 }
 
 // ValidateJSON parses data and validates it like Validate. Data that is not
@@ -332,13 +260,16 @@ func (f FieldError) String() string {
 
 // ValidationError is a document that does not satisfy its schema. Errors
 // holds the leaf causes only, sorted by pointer (array indices in numeric
-// order), never empty.
+// order), never empty: the first MaxFieldErrors of them when the schemas
+// package made it. Omitted counts the causes left out after those.
 type ValidationError struct {
-	Schema string // $id of the schema the document failed
-	Errors []FieldError
+	Schema  string // $id of the schema the document failed
+	Errors  []FieldError
+	Omitted int
 }
 
-// Error lists every field error, one per line.
+// Error lists every field error, one per line, and how many were left
+// out.
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	for i, f := range e.Errors {
@@ -346,6 +277,9 @@ func (e *ValidationError) Error() string {
 			b.WriteByte('\n')
 		}
 		b.WriteString(f.String())
+	}
+	if e.Omitted > 0 {
+		fmt.Fprintf(&b, "\n(and %d more)", e.Omitted)
 	}
 	return b.String()
 }
@@ -355,89 +289,58 @@ func (e *ValidationError) Error() string {
 // nothing invalid never pays for it.
 var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
-// collect flattens the library's error tree into leaf field errors. Every
-// leaf is a requirement the value really failed: the schemas avoid anyOf and
-// oneOf, whose branch causes would each be only one possible way out (a test
-// holds them to that), and a failed contains is reported on the array.
-func (v *Validator) collect(e *jsonschema.ValidationError, out *[]FieldError) {
-	// A failed contains carries every item's mismatch as a cause; none of
-	// those items was required to match, so the array itself is the leaf.
-	_, contains := e.ErrorKind.(*kind.Contains)
-	if len(e.Causes) > 0 && !contains {
-		for _, c := range e.Causes {
-			v.collect(c, out)
-		}
-		return
-	}
-	*out = append(*out, v.leaf(e)...)
-}
-
-// leaf turns one leaf cause into field errors; required and
-// additionalProperties give one per member.
-func (v *Validator) leaf(e *jsonschema.ValidationError) []FieldError {
-	at := pointer(e.InstanceLocation)
-	one := func(msg string) []FieldError {
-		return []FieldError{{Pointer: at, Keyword: keyword(e.ErrorKind), Message: msg}}
-	}
-	switch k := e.ErrorKind.(type) {
-	case *kind.Required:
-		fs := make([]FieldError, 0, len(k.Missing))
-		for _, m := range k.Missing {
-			fs = append(fs, FieldError{Pointer: at + "/" + escape(m), Keyword: "required", Message: "is required"})
-		}
-		return fs
-	case *kind.AdditionalProperties:
-		fs := make([]FieldError, 0, len(k.Properties))
-		for _, m := range k.Properties {
-			fs = append(fs, FieldError{Pointer: at + "/" + escape(m), Keyword: "additionalProperties", Message: "is not an allowed member here"})
-		}
-		return fs
+// message says what is wrong with a value that fails k, a kind of one
+// field error (not required or additionalProperties, which make one per
+// member), in words fit for a form field; schemaURL is the location of
+// the failing schema.
+func (v *Validator) message(schemaURL string, k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
 	case *kind.Type:
-		return one(fmt.Sprintf("must be %s, not %s", orList(k.Want, typeName), typeName(k.Got)))
+		return fmt.Sprintf("must be %s, not %s", orList(k.Want, typeName), typeName(k.Got))
 	case *kind.Enum:
 		if len(k.Want) == 1 {
-			return one("must be " + literal(k.Want[0]))
+			return "must be " + literal(k.Want[0])
 		}
-		return one("must be one of " + orList(k.Want, literal))
+		return "must be one of " + orList(k.Want, literal)
 	case *kind.Const:
-		return one("must be " + literal(k.Want))
+		return "must be " + literal(k.Want)
 	case *kind.Pattern:
-		return one("must match pattern " + k.Want)
+		return "must match pattern " + k.Want
 	case *kind.Format:
-		return one(fmt.Sprintf("must be %s: %v", formatName(k.Want), k.Err))
+		return fmt.Sprintf("must be %s: %v", formatName(k.Want), k.Err)
 	case *kind.MinLength:
 		if k.Want == 1 {
-			return one("must not be empty")
+			return "must not be empty"
 		}
-		return one(fmt.Sprintf("must be at least %d characters long", k.Want))
+		return fmt.Sprintf("must be at least %d characters long", k.Want)
 	case *kind.MaxLength:
-		return one(fmt.Sprintf("must be at most %d characters long", k.Want))
+		return fmt.Sprintf("must be at most %d characters long", k.Want)
 	case *kind.Minimum:
-		return one("must be at least " + ratString(k.Want))
+		return "must be at least " + ratString(k.Want)
 	case *kind.Maximum:
-		return one("must be at most " + ratString(k.Want))
+		return "must be at most " + ratString(k.Want)
 	case *kind.ExclusiveMinimum:
-		return one("must be greater than " + ratString(k.Want))
+		return "must be greater than " + ratString(k.Want)
 	case *kind.ExclusiveMaximum:
-		return one("must be less than " + ratString(k.Want))
+		return "must be less than " + ratString(k.Want)
 	case *kind.MinItems:
 		if k.Want == 1 {
-			return one("must not be empty")
+			return "must not be empty"
 		}
-		return one(fmt.Sprintf("must have at least %d items", k.Want))
+		return fmt.Sprintf("must have at least %d items", k.Want)
 	case *kind.MaxItems:
-		return one(fmt.Sprintf("must have at most %d items", k.Want))
+		return fmt.Sprintf("must have at most %d items", k.Want)
 	case *kind.UniqueItems:
-		return one(fmt.Sprintf("items %d and %d are equal; each must appear once", k.Duplicates[0], k.Duplicates[1]))
+		return fmt.Sprintf("items %d and %d are equal; each must appear once", k.Duplicates[0], k.Duplicates[1])
 	case *kind.Contains:
-		if d := v.description(e.SchemaURL, "contains"); d != "" {
-			return one("must contain " + d)
+		if d := v.description(schemaURL, "contains"); d != "" {
+			return "must contain " + d
 		}
-		return one("must contain a matching item")
+		return "must contain a matching item"
 	case *kind.FalseSchema:
-		return one("is not allowed")
+		return "is not allowed"
 	}
-	return one(e.ErrorKind.LocalizedString(printer()))
+	return k.LocalizedString(printer())
 }
 
 // description returns the "description" of the subschema at keyword kw of
@@ -480,19 +383,6 @@ func keyword(k jsonschema.ErrorKind) string {
 		return "false"
 	}
 	return ""
-}
-
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escape(t))
-	}
-	return b.String()
-}
-
-func escape(t string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
 func typeName(t string) string {
@@ -547,35 +437,74 @@ func ratString(r *big.Rat) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// sortFields orders errors by pointer, comparing array indices as numbers
-// so that /edges/2 comes before /edges/10, then by keyword and message.
-func sortFields(fs []FieldError) {
-	slices.SortFunc(fs, func(a, b FieldError) int {
-		if c := comparePointers(a.Pointer, b.Pointer); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Keyword, b.Keyword); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Message, b.Message)
-	})
+// compareFields orders field errors by pointer (see comparePointers), then
+// by keyword and message.
+func compareFields(a, b FieldError) int {
+	if c := comparePointers(a.Pointer, b.Pointer); c != 0 {
+		return c
+	}
+	return compareKeyMessage(a, b.Keyword, b.Message)
 }
 
-func comparePointers(a, b string) int {
-	at, bt := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < len(at) && i < len(bt); i++ {
-		if at[i] == bt[i] {
-			continue
-		}
-		ai, aerr := strconv.Atoi(at[i])
-		bi, berr := strconv.Atoi(bt[i])
-		if aerr == nil && berr == nil {
-			if ai < bi {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(at[i], bt[i])
+func compareKeyMessage(a FieldError, keyword, message string) int {
+	if c := strings.Compare(a.Keyword, keyword); c != 0 {
+		return c
 	}
-	return len(at) - len(bt)
+	return strings.Compare(a.Message, message)
+}
+
+// comparePointers orders JSON pointers token by token, a pointer before
+// the pointers below it. Tokens that are array indices (digits, without
+// leading zeros) come before other tokens and in numeric order, so that
+// /edges/2 comes before /edges/10; other tokens are in byte order. It
+// splits and allocates nothing: errors are ordered by it millions of
+// times on a hostile document.
+func comparePointers[A, B ~string | ~[]byte](a A, b B) int {
+	for len(a) > 0 && len(b) > 0 {
+		// Both start with '/': every pointer here is built that way.
+		a, b = a[1:], b[1:]
+		i, j := 0, 0
+		for i < len(a) && a[i] != '/' {
+			i++
+		}
+		for j < len(b) && b[j] != '/' {
+			j++
+		}
+		if c := compareTokens(a[:i], b[:j]); c != 0 {
+			return c
+		}
+		a, b = a[i:], b[j:]
+	}
+	return len(a) - len(b)
+}
+
+func compareTokens[A, B ~string | ~[]byte](a A, b B) int {
+	an, bn := isIndex(a), isIndex(b)
+	switch {
+	case an && !bn:
+		return -1
+	case bn && !an:
+		return 1
+	case an && len(a) != len(b):
+		return len(a) - len(b)
+	}
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return int(a[i]) - int(b[i])
+		}
+	}
+	return len(a) - len(b)
+}
+
+// isIndex reports whether a pointer token is an array index.
+func isIndex[T ~string | ~[]byte](t T) bool {
+	if len(t) == 0 || len(t) > 1 && t[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -52,7 +52,10 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	type result struct {
 		File   string         `json:"file"`
 		Report *verify.Report `json:"report,omitempty"`
-		Errors []string       `json:"errors,omitempty"`
+		// Errors lists an invalid input's first problems; ErrorsOmitted
+		// counts the others (a hostile file can have millions).
+		Errors        []string `json:"errors,omitempty"`
+		ErrorsOmitted int      `json:"errors_omitted,omitempty"`
 	}
 	var results []result
 	code := exitProven
@@ -68,6 +71,7 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 			for _, p := range ie.Problems {
 				res.Errors = append(res.Errors, p.String())
 			}
+			res.ErrorsOmitted = ie.Omitted
 			code = max(code, exitInvalid)
 		case err != nil:
 			res.Errors = append(res.Errors, err.Error())
@@ -94,6 +98,9 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		if r.Report == nil {
 			for _, e := range r.Errors {
 				fmt.Fprintf(stderr, "%s: %s\n", r.File, e)
+			}
+			if r.ErrorsOmitted > 0 {
+				fmt.Fprintf(stderr, "%s: … and %d more problems\n", r.File, r.ErrorsOmitted)
 			}
 			continue
 		}

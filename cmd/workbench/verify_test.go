@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"workbench/schemas"
 )
 
 func fixture(name string) string { return filepath.Join("..", "..", "fixtures", name) }
@@ -125,5 +128,36 @@ func TestVerifyUnverifiedSignature(t *testing.T) {
 	}
 	if strings.Contains(stdout, "signed: true") {
 		t.Errorf("an unverified signature reads as signed:\n%s", stdout)
+	}
+}
+
+// An input with more problems than are listed gets the first ones and the
+// count of the others, as text and as JSON.
+func TestVerifyListsFirstProblems(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "edges.json")
+	data := `{"interaction_trace":{"edges":[0` + strings.Repeat(",0", 999) + `]}}`
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The 10 other members a bundle requires, the 9 others a trace does,
+	// and 1,000 edges of the wrong type.
+	const total, listed = 10 + 9 + 1000, schemas.MaxFieldErrors
+
+	code, _, stderr := runCmd(t, "", "verify", file)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != 2 || len(lines) != listed+1 || lines[listed] != fmt.Sprintf("%s: … and %d more problems", file, total-listed) {
+		t.Errorf("exit %d, %d lines, last %q", code, len(lines), lines[len(lines)-1])
+	}
+
+	code, stdout, _ := runCmd(t, "", "verify", "--json", file)
+	var results []struct {
+		Errors        []string `json:"errors"`
+		ErrorsOmitted int      `json:"errors_omitted"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &results); err != nil {
+		t.Fatalf("--json output is not JSON: %v", err)
+	}
+	if code != 2 || len(results) != 1 || len(results[0].Errors) != listed || results[0].ErrorsOmitted != total-listed {
+		t.Errorf("exit %d, results %+v", code, results)
 	}
 }

@@ -45,6 +45,9 @@ func (w *anew) value(dst []byte, i int32, omit []string) []byte {
 			if slices.Contains(omit, name) {
 				continue
 			}
+			if len(w.members) == cap(w.members) {
+				w.members = slices.Grow(w.members, len(w.members)+1) // doubling, as the parser's
+			}
 			w.members = append(w.members, anewMember{name, k + 1})
 		}
 		ms := w.members[base:]

@@ -783,6 +783,18 @@ func (p *parser) object(depth int) (int32, error) {
 			p.names = unescape(p.names, decoded)
 			decoded = p.names[from:len(p.names):len(p.names)]
 		}
+		if len(p.members) == cap(p.members) {
+			// Doubling while the stack is small, then at once room for
+			// as many members as the document has room for (a member
+			// is two nodes): append grows a large slice by a quarter,
+			// and an object of two million members would copy its
+			// members again and again on the way.
+			more := len(p.members) + 1
+			if room := cap(p.nodes)/2 - len(p.members); len(p.members) >= 1024 && room > more {
+				more = room
+			}
+			p.members = slices.Grow(p.members, more)
+		}
 		p.members = append(p.members, member{name: decoded, node: name})
 		p.skipSpace()
 		if p.pos >= len(p.src) || p.src[p.pos] != ':' {

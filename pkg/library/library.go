@@ -49,8 +49,11 @@ type Result struct {
 	Name   string
 	Status Status
 	// Problems are the reasons for a rejection, each with its place (JSON
-	// pointer, byte offset) when it has one.
+	// pointer, byte offset) when it has one: the first
+	// schemas.MaxFieldErrors of them.
 	Problems []verify.Problem
+	// ProblemsOmitted counts the reasons found beyond Problems.
+	ProblemsOmitted int
 	// Report is the re-verification of a bundle that parsed and validated
 	// (accepted or duplicate): the claimed proof beside the re-derived
 	// one, overclaims, and the verdict to show. A bundle may be accepted
@@ -79,6 +82,7 @@ func Import(ctx context.Context, st store.Store, v *verify.Verifier, name string
 	var se *skill.SealError
 	switch {
 	case errors.As(err, &inv):
+		res.ProblemsOmitted = inv.Omitted
 		return reject(inv.Problems...)
 	case errors.As(err, &se):
 		// The schema passed, so what is left is the seal: the bytes do

@@ -14,6 +14,7 @@ import (
 	"workbench/pkg/store"
 	"workbench/pkg/store/mem"
 	"workbench/pkg/verify"
+	"workbench/schemas"
 )
 
 func verifier(t testing.TB) *verify.Verifier {
@@ -167,5 +168,28 @@ func TestImportStoreFailure(t *testing.T) {
 	_, err := library.Import(ctx, st, v, "a.json", fixture(t, "valid-skill-bundle.v0.json"))
 	if !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("err = %v, want ErrClosed", err)
+	}
+}
+
+// A file with more problems than are listed is rejected with the first
+// ones and the count of the others, whatever their number.
+func TestImportRejectsListingFirstProblems(t *testing.T) {
+	ctx := context.Background()
+	var b strings.Builder
+	b.WriteString(`{"interaction_trace":{"edges":[0`)
+	b.WriteString(strings.Repeat(",0", 99_999))
+	b.WriteString(`]}}`)
+	res, err := library.Import(ctx, mem.New(), verifier(t), "edges.json", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 10 other members a bundle requires, the 9 others a trace does,
+	// and 100,000 edges of the wrong type.
+	if res.Status != library.Rejected || len(res.Problems) != schemas.MaxFieldErrors ||
+		len(res.Problems)+res.ProblemsOmitted != 10+9+100_000 {
+		t.Fatalf("status %q, %d problems and %d omitted", res.Status, len(res.Problems), res.ProblemsOmitted)
+	}
+	if p := res.Problems[0]; p.Pointer != "/bundle_id" {
+		t.Errorf("first problem %s, want one at /bundle_id", p)
 	}
 }

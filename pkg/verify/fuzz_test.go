@@ -16,6 +16,12 @@ func FuzzVerify(f *testing.F) {
 	for _, data := range files {
 		f.Add(data)
 	}
+	// Each hostile shape, small: many members, long arrays, deep nesting,
+	// long strings, many escapes (BenchmarkVerifyHostile runs them at
+	// 20 MB).
+	for _, s := range hostileShapes {
+		f.Add(s.make(300))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := v.Bytes(data)
 		if err != nil {

@@ -90,14 +90,22 @@ func (p Problem) String() string {
 // InvalidError says input is not a well-formed bundle: it failed strict
 // decoding or the bundle schema. Nothing about its proof can be said.
 type InvalidError struct {
+	// Problems are the first problems found, at most
+	// schemas.MaxFieldErrors of them, in the order of their pointers.
 	Problems []Problem
+	// Omitted counts the problems found beyond Problems, which a hostile
+	// file can have millions of.
+	Omitted int
 }
 
+// Total is the number of problems found, listed or not.
+func (e *InvalidError) Total() int { return len(e.Problems) + e.Omitted }
+
 func (e *InvalidError) Error() string {
-	if len(e.Problems) == 1 {
+	if e.Total() == 1 {
 		return "invalid bundle: " + e.Problems[0].String()
 	}
-	return fmt.Sprintf("invalid bundle: %s (and %d more problems)", e.Problems[0], len(e.Problems)-1)
+	return fmt.Sprintf("invalid bundle: %s (and %d more problems)", e.Problems[0], e.Total()-1)
 }
 
 // Overclaim is one place where a bundle's claimed proof is better than what
@@ -188,24 +196,21 @@ func (v *Verifier) read(data []byte, ex *exported) (*Report, *skill.Reading, err
 		return nil, nil, invalid(err)
 	}
 	doc := rd.Document()
-	// Schema validation, the two serializations the content hash covers,
-	// and typed decoding followed by the other gates read the same parsed
-	// document and share nothing else, so they run side by side; the proof
-	// is discarded if the schema rejects the bundle.
-	schemaErr := make(chan error, 1)
-	go func() { schemaErr <- v.schemas.ValidateBundle(doc) }()
-	hashes := v.serialize(doc, rd)
-	b, decodeErr := rd.Decode()
-	var derived skill.ProofResult
-	if decodeErr == nil {
-		derived = v.prove(b, doc, hashes, ex)
-	}
-	if err := <-schemaErr; err != nil {
+	// The schema is checked first, alone: on a hostile document (two
+	// million empty trace edges) the serializations, the typed decoding
+	// and the gates would cost many times what the schema does. The two
+	// serializations the content hash covers are then written while the
+	// bundle is decoded.
+	if err := v.schemas.ValidateBundle(doc); err != nil {
 		return nil, nil, invalid(err)
 	}
-	if decodeErr != nil {
-		return nil, nil, invalid(decodeErr)
+	hashes := v.serialize(doc, rd)
+	b, err := rd.Decode()
+	if err != nil {
+		hashes()
+		return nil, nil, invalid(err)
 	}
+	derived := v.prove(b, doc, hashes, ex)
 	claimed := b.Proof
 	r := &Report{
 		BundleID: b.BundleID, SkillID: b.SkillID, SkillName: b.Manifest.Name, Version: b.SkillVersion,
@@ -230,7 +235,7 @@ func invalid(err error) error {
 		for _, fe := range ve.Errors {
 			ps = append(ps, Problem{Pointer: fe.Pointer, Offset: -1, Message: fe.Message})
 		}
-		return &InvalidError{Problems: ps}
+		return &InvalidError{Problems: ps, Omitted: ve.Omitted}
 	}
 	var de *skill.DecodeError
 	if errors.As(err, &de) {
