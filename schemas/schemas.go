@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -250,12 +251,38 @@ type FieldError struct {
 }
 
 // String is "pointer: message", with "(document)" for the empty pointer.
+// A pointer or message longer than maxShown bytes is shortened in the
+// middle, saying how much was left out: a hostile document whose one
+// member name is megabytes long would otherwise print that name in full,
+// once per problem.
 func (f FieldError) String() string {
 	p := f.Pointer
 	if p == "" {
 		p = "(document)"
 	}
-	return p + ": " + f.Message
+	return Abbreviate(p) + ": " + Abbreviate(f.Message)
+}
+
+// maxShown is the longest pointer or message String prints whole.
+const maxShown = 512
+
+// Abbreviate is s, or, when s is longer than 512 bytes, its start and end
+// around a note of the bytes left out, cut at rune boundaries: the form in
+// which a pointer or a message about a document is printed, so that no
+// problem line grows with a hostile document's longest string.
+func Abbreviate(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	head, tail := maxShown*3/4, maxShown/4
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	start := len(s) - tail
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return fmt.Sprintf("%s…[%d bytes]…%s", s[:head], start-head, s[start:])
 }
 
 // ValidationError is a document that does not satisfy its schema. Errors

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -566,5 +567,39 @@ func BenchmarkNew(b *testing.B) {
 		if _, err := schemas.New(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A problem whose pointer or message is megabytes long (a hostile member
+// name) prints in a bounded line that keeps its start and end and says how
+// much was left out; a short one prints whole.
+func TestFieldErrorStringIsBounded(t *testing.T) {
+	long := "/manifest/" + strings.Repeat("é", 1<<20) + "/end"
+	tests := []struct {
+		name    string
+		f       schemas.FieldError
+		want    []string
+		maxSize int
+	}{
+		{"short", schemas.FieldError{Pointer: "/manifest/slug", Message: "does not match pattern"},
+			[]string{"/manifest/slug: does not match pattern"}, 100},
+		{"document", schemas.FieldError{Message: "not an object"}, []string{"(document): not an object"}, 100},
+		{"long pointer", schemas.FieldError{Pointer: long, Message: "additional property not allowed"},
+			[]string{"/manifest/éé", "bytes]…", "é/end: additional property not allowed"}, 1200},
+		{"long message", schemas.FieldError{Pointer: "/x", Message: "property " + strings.Repeat("a", 1<<20) + " not allowed"},
+			[]string{"/x: property aaa", "aaa not allowed"}, 1200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.f.String()
+			if len(got) > tt.maxSize || !utf8.ValidString(got) {
+				t.Errorf("%d bytes (valid UTF-8: %t), want at most %d", len(got), utf8.ValidString(got), tt.maxSize)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%.200q lacks %q", got, w)
+				}
+			}
+		})
 	}
 }

@@ -94,8 +94,8 @@ func members(prefix, suffix string, n int, namePrefix ...string) []byte {
 
 // TestHostileShapesRejected: every hostile shape, at a size with more
 // problems than are listed, is rejected with at most
-// schemas.MaxFieldErrors problems, each with its place, and the count of
-// the rest.
+// schemas.MaxFieldErrors problems, each with its place and printed in a
+// bounded line, and the count of the rest.
 func TestHostileShapesRejected(t *testing.T) {
 	v, _ := setup(t)
 	for _, s := range hostileShapes {
@@ -115,6 +115,10 @@ func TestHostileShapesRejected(t *testing.T) {
 			for _, p := range ie.Problems {
 				if p.Pointer == "" && p.Offset < 0 {
 					t.Errorf("problem without a place: %s", p)
+				}
+				// A line never grows with the input's longest string.
+				if n := len(p.String()); n > 2048 {
+					t.Errorf("a problem prints as %d bytes: %.120s…", n, p)
 				}
 			}
 		})

@@ -75,16 +75,19 @@ type Problem struct {
 	Message string
 }
 
+// String is the problem as one line, its pointer and message shortened
+// by schemas.Abbreviate so that its length never grows with the input's.
 func (p Problem) String() string {
+	ptr, msg := schemas.Abbreviate(p.Pointer), schemas.Abbreviate(p.Message)
 	switch {
 	case p.Pointer != "" && p.Offset >= 0:
-		return fmt.Sprintf("%s (byte %d): %s", p.Pointer, p.Offset, p.Message)
+		return fmt.Sprintf("%s (byte %d): %s", ptr, p.Offset, msg)
 	case p.Pointer != "":
-		return p.Pointer + ": " + p.Message
+		return ptr + ": " + msg
 	case p.Offset >= 0:
-		return fmt.Sprintf("byte %d: %s", p.Offset, p.Message)
+		return fmt.Sprintf("byte %d: %s", p.Offset, msg)
 	}
-	return p.Message
+	return msg
 }
 
 // InvalidError says input is not a well-formed bundle: it failed strict
