@@ -85,8 +85,8 @@ func MCPAttacks() []Attack {
 		{Name: "scheme-relative-target", Method: "POST", Target: "//evil.example" + rec, Headers: post, Body: mcpBody,
 			Native: refused(404, "not_found"), Serve: front(405), Workerd: front(405)},
 		// wrangler dev's front refuses an absolute-form target; Go's
-		// server hands it over and the relay ignores its host.
-		a("absolute-form-target", "POST", "http://evil.example"+rec, post, toRec, front(500)),
+		// server takes its host for Host, which is not the workbench's.
+		a("absolute-form-target", "POST", "http://evil.example"+rec, post, refused(421, "host_forbidden"), front(500)),
 		// Origin.
 		a("no-origin-post", "POST", rec, []string{jsonCT, mcpAcc}, refused(403, "origin_missing"), refused(403, "origin_missing")),
 		a("no-origin-delete", "DELETE", rec, []string{"Mcp-Session-Id: " + MCPSession}, refused(403, "origin_missing"), refused(403, "origin_missing")),

@@ -137,10 +137,10 @@ func Attacks() []Attack {
 		// /evil.example/…; RunAttacks checks no redirect leaves the origin.
 		{Name: "scheme-relative-target", Method: "GET", Target: "//evil.example" + mp + "key", Headers: std,
 			Native: refused(404, "not_found"), Serve: front(200), Workerd: front(307)},
-		// An absolute-form request-target names a host; the proxy ignores
-		// it and forwards to its configured upstream only.
+		// An absolute-form request-target names a host, which takes the
+		// place of Host (RFC 9112 §3.2.2): not the workbench's own.
 		// (wrangler dev's local front refuses it outright.)
-		a("absolute-form-target", "GET", "http://evil.example"+mp+"key", std, forwarded(200, "/api/v1/key"), front(500)),
+		a("absolute-form-target", "GET", "http://evil.example"+mp+"key", std, refused(421, "host_forbidden"), front(500)),
 		// Paths outside the mount or without an endpoint.
 		a("prefix-confusion", "GET", "/api/llm/openrouterx/key", std, refused(404, "not_found"), refused(404, "not_found")),
 		a("mount-only", "GET", mp, std, refused(404, "not_found"), refused(404, "not_found")),
