@@ -254,14 +254,6 @@ func (c timeouts) start(w http.ResponseWriter) {
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(c.body + c.header + c.idle))
 }
 
-// bodyRead lifts the read deadline of a native server once the request
-// body is read whole: from then on the connection's read side only
-// watches for the client leaving, and a server ReadTimeout that fired
-// during a long stream would cancel it.
-func (c timeouts) bodyRead(w http.ResponseWriter) {
-	http.NewResponseController(w).SetReadDeadline(time.Time{})
-}
-
 // writing gives the client one idle period to take the next write.
 func (c timeouts) writing(w http.ResponseWriter) {
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(c.idle))

@@ -356,7 +356,6 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 		refuse(e)
 		return
 	}
-	m.clock.bodyRead(w)
 
 	var br io.Reader
 	if r.Method == http.MethodPost {

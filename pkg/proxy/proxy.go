@@ -313,7 +313,6 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		refuse(e)
 		return
 	}
-	h.clock.bodyRead(w)
 
 	target := *h.base
 	target.Path = h.base.Path + "/" + rest
