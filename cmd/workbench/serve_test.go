@@ -507,6 +507,9 @@ func TestServeMCPFlags(t *testing.T) {
 		{[]string{"--mcp", "b=http://127.0.0.1:9/", "--mcp", "b=http://127.0.0.1:8/"}, "configured twice"},
 		{[]string{"--mcp", "b=http://127.0.0.1:9/", "--mcp-authorization", "c"}, "not configured"},
 		{[]string{"--mcp", ""}, "empty value"},
+		// The URL is named without the credentials it may carry.
+		{[]string{"--mcp", "b=http://user:PW-SECRET@10.0.0.5/mcp?key=Q-SECRET"}, `URL "http://…@10.0.0.5/mcp?…": userinfo is not allowed`},
+		{[]string{"--mcp", "https://user:PW-SECRET@mcp.example/mcp"}, `"https://…@mcp.example/mcp": want name=URL`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -514,6 +517,9 @@ func TestServeMCPFlags(t *testing.T) {
 			code := run(context.Background(), append(append([]string{"serve"}, base...), tt.args...), nil, &stdout, &stderr)
 			if code != 2 || !strings.Contains(stderr.String(), tt.errHas) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), tt.errHas)
+			}
+			if strings.Contains(stderr.String(), "SECRET") {
+				t.Errorf("stderr quotes a credential: %q", stderr.String())
 			}
 		})
 	}
