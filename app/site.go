@@ -54,6 +54,11 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsaf
 // applied by `workbench serve`). Referrer-Policy is same-origin rather than
 // no-referrer: under no-referrer a browser sends "Origin: null" on a
 // same-origin POST, which the proxy's CSRF rule must refuse.
+// Cross-Origin-Embedder-Policy: require-corp makes the page
+// cross-origin isolated; everything it loads is its own, so nothing
+// breaks (measured in Chromium, docs/decisions.md). Trusted Types are not
+// required: go-app writes app.Raw through innerHTML, and requiring them
+// stopped the /skills table (measured; docs/decisions.md).
 var headersFile = `/*
   Content-Security-Policy: ` + contentSecurityPolicy + `
   X-Content-Type-Options: nosniff
@@ -61,8 +66,9 @@ var headersFile = `/*
   Referrer-Policy: same-origin
   Cross-Origin-Opener-Policy: same-origin
   Cross-Origin-Resource-Policy: same-origin
+  Cross-Origin-Embedder-Policy: require-corp
   Permissions-Policy: camera=(), microphone=(), geolocation=(), payment=(), usb=()
-  Strict-Transport-Security: max-age=31536000
+  Strict-Transport-Security: max-age=31536000; includeSubDomains
   Cache-Control: no-cache
 `
 

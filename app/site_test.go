@@ -183,3 +183,33 @@ func TestBuildSiteLoader(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadersFile holds the site's security headers: HSTS for the
+// subdomains too, cross-origin isolation, and no Trusted Types
+// requirement (which go-app's app.Raw cannot meet).
+func TestHeadersFile(t *testing.T) {
+	lines := strings.Split(headersFile, "\n")
+	if lines[0] != "/*" {
+		t.Fatalf("first line %q, want the /* pattern", lines[0])
+	}
+	got := map[string]string{}
+	for _, l := range lines[1:] {
+		if k, v, ok := strings.Cut(strings.TrimSpace(l), ": "); ok {
+			got[k] = v
+		}
+	}
+	for k, v := range map[string]string{
+		"Strict-Transport-Security":    "max-age=31536000; includeSubDomains",
+		"Cross-Origin-Embedder-Policy": "require-corp",
+		"Cross-Origin-Opener-Policy":   "same-origin",
+		"Cross-Origin-Resource-Policy": "same-origin",
+		"X-Content-Type-Options":       "nosniff",
+	} {
+		if got[k] != v {
+			t.Errorf("%s %q, want %q", k, got[k], v)
+		}
+	}
+	if strings.Contains(headersFile, "trusted-types") {
+		t.Errorf("the site requires Trusted Types, which app.Raw breaks")
+	}
+}

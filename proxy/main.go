@@ -17,9 +17,17 @@
 //	                           browser's Authorization header
 //	MCP_ALLOW_HTTP             optional; "true" permits plain-http MCP URLs on
 //	                           non-loopback hosts
+//	BODY_TIMEOUT, HEADER_TIMEOUT, IDLE_TIMEOUT
+//	                           optional Go durations ("30s"); the handlers'
+//	                           clocks (proxy.Config), their defaults when unset
 //
 // A missing or malformed setting makes every request to the handler that
 // needs it fail with 500 proxy_misconfigured: the Worker fails closed.
+//
+// Before anything else, each request is counted against its client's
+// budget with the rate-limiting binding RL (wrangler.toml), keyed by
+// CF-Connecting-IP: over it, 429 with Retry-After. Each request runs in a
+// fresh Go instance, so the count cannot live in the Worker itself.
 //
 // The upstream round trip uses cloudflare/fetch's client directly. An
 // *http.Client would pull TLS and HTTP/2 into the binary (twice the size)
@@ -30,6 +38,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall/js"
+	"time"
 
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
@@ -44,10 +54,24 @@ func main() {
 
 func serve(w http.ResponseWriter, r *http.Request) {
 	unfold(r.Header)
+	if ok, err := withinBudget(r); err != nil {
+		fmt.Printf("rate limit: %v\n", err)
+		proxy.WriteError(w, &proxy.Error{Status: http.StatusInternalServerError, Code: proxy.CodeMisconfigured,
+			Message: "the Worker's rate-limiting binding RL is missing or failed; the Worker's log says how"})
+		return
+	} else if !ok {
+		proxy.WriteRateLimited(w, proxy.RateLimit, proxy.RatePeriod, proxy.RatePeriod)
+		return
+	}
+	clock, err := timeouts()
+	if err != nil {
+		misconfigured(w, err)
+		return
+	}
 	switch {
 	case strings.HasPrefix(r.URL.Path, proxy.MountPath):
 	case strings.HasPrefix(r.URL.Path, proxy.MCPMountPath):
-		serveMCP(w, r)
+		serveMCP(w, r, clock)
 		return
 	default:
 		proxy.WriteError(w, &proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound,
@@ -58,6 +82,9 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		AllowedOrigin: getenv("ALLOWED_ORIGIN"),
 		Upstream:      getenv("OPENROUTER_UPSTREAM"),
 		Doer:          fetchDoer{fetch.NewClient()},
+		BodyTimeout:   clock.body,
+		HeaderTimeout: clock.header,
+		IdleTimeout:   clock.idle,
 		Log:           logEvent,
 	})
 	if err != nil {
@@ -69,8 +96,8 @@ func serve(w http.ResponseWriter, r *http.Request) {
 
 // serveMCP relays r through package proxy's MCP relay, configured from
 // the MCP_* vars.
-func serveMCP(w http.ResponseWriter, r *http.Request) {
-	m, err := newMCPRelay()
+func serveMCP(w http.ResponseWriter, r *http.Request, clock clocks) {
+	m, err := newMCPRelay(clock)
 	if err != nil {
 		// The error may quote an MCP URL, which the relay keeps from
 		// the browser; only the operator's log gets it.
@@ -82,7 +109,7 @@ func serveMCP(w http.ResponseWriter, r *http.Request) {
 	m.ServeHTTP(w, r)
 }
 
-func newMCPRelay() (*proxy.MCPRelay, error) {
+func newMCPRelay(clock clocks) (*proxy.MCPRelay, error) {
 	servers, err := proxy.ParseMCPServers(getenv("MCP_SERVERS"))
 	if err != nil {
 		return nil, fmt.Errorf("MCP_SERVERS: %w", err)
@@ -101,6 +128,9 @@ func newMCPRelay() (*proxy.MCPRelay, error) {
 		AuthorizationFor: proxy.SplitList(getenv("MCP_FORWARD_AUTHORIZATION")),
 		AllowHTTP:        allowHTTP,
 		Doer:             fetchDoer{fetch.NewClient()},
+		BodyTimeout:      clock.body,
+		HeaderTimeout:    clock.header,
+		IdleTimeout:      clock.idle,
 		Log:              logMCPEvent,
 	})
 }
@@ -110,6 +140,68 @@ func misconfigured(w http.ResponseWriter, err error) {
 	fmt.Printf("proxy misconfigured: %v\n", err)
 	proxy.WriteError(w, &proxy.Error{Status: http.StatusInternalServerError, Code: proxy.CodeMisconfigured,
 		Message: "the proxy's Worker vars are wrong: " + err.Error()})
+}
+
+// clocks are the handlers' timeouts from the *_TIMEOUT vars; zero where
+// a var is unset.
+type clocks struct{ body, header, idle time.Duration }
+
+func timeouts() (clocks, error) {
+	var c clocks
+	for _, v := range []struct {
+		name string
+		d    *time.Duration
+	}{{"BODY_TIMEOUT", &c.body}, {"HEADER_TIMEOUT", &c.header}, {"IDLE_TIMEOUT", &c.idle}} {
+		s := getenv(v.name)
+		if s == "" {
+			continue
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return clocks{}, fmt.Errorf("%s %q: want a positive duration such as 30s", v.name, s)
+		}
+		*v.d = d
+	}
+	return c, nil
+}
+
+// withinBudget counts r against its client's budget with the RL binding
+// and reports whether it is within it. The client is CF-Connecting-IP,
+// which Cloudflare sets (and wrangler dev too); a request without one
+// shares a single budget with every other such request.
+func withinBudget(r *http.Request) (bool, error) {
+	rl := cloudflare.GetBinding("RL")
+	if rl.IsUndefined() || rl.IsNull() {
+		return false, fmt.Errorf("no binding RL")
+	}
+	key := r.Header.Get("Cf-Connecting-Ip")
+	if key == "" {
+		key = "no-client-address"
+	}
+	opts := js.Global().Get("Object").New()
+	opts.Set("key", key)
+	type result struct {
+		ok  bool
+		err error
+	}
+	done := make(chan result, 1)
+	then := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		done <- result{ok: len(args) > 0 && args[0].Get("success").Truthy()}
+		return nil
+	})
+	defer then.Release()
+	catch := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		msg := "rejected"
+		if len(args) > 0 {
+			msg = args[0].Call("toString").String()
+		}
+		done <- result{err: fmt.Errorf("RL.limit: %s", msg)}
+		return nil
+	})
+	defer catch.Release()
+	rl.Call("limit", opts).Call("then", then, catch)
+	res := <-done
+	return res.ok, res.err
 }
 
 // getenv returns a Worker var, or "" when it is not set.

@@ -36,6 +36,11 @@ import (
 // free plan's 3 MiB, with room for the handler to grow.
 const MaxWasmGzip = 2 << 20
 
+// workerTimeouts are the handlers' clocks in the Worker under test, set
+// through its *_TIMEOUT vars: short, so that RunTimeouts can watch each
+// fire, with room for a 4 MiB body through wrangler dev.
+var workerTimeouts = proxytest.Timeouts{Body: 5 * time.Second, Header: 3 * time.Second, Idle: 3 * time.Second}
+
 // worker is the wrangler dev instance TestMain starts when
 // WORKBENCH_WRANGLER is set; nil otherwise.
 var worker *devServer
@@ -58,6 +63,9 @@ func runMain(m *testing.M) int {
 	defer js.Close()
 	d, err := startDev(bin, map[string]string{
 		"OPENROUTER_UPSTREAM": up.URL,
+		"BODY_TIMEOUT":        workerTimeouts.Body.String(),
+		"HEADER_TIMEOUT":      workerTimeouts.Header.String(),
+		"IDLE_TIMEOUT":        workerTimeouts.Idle.String(),
 		// Both separators the var allows.
 		"MCP_SERVERS":               rec.Entries() + " everything-sse=" + sse.URL + ",everything-json=" + js.URL,
 		"MCP_FORWARD_AUTHORIZATION": proxytest.MCPRecorderAuth,
@@ -124,6 +132,12 @@ func wranglerEnv(tmp string) []string {
 // vars; ALLOWED_ORIGIN is set to the dev server's own origin when
 // withOrigin is true.
 func startDev(bin string, vars map[string]string, withOrigin bool) (*devServer, error) {
+	return startDevConfig(bin, "", vars, withOrigin)
+}
+
+// startDevConfig is startDev with the wrangler configuration file config
+// instead of the repository's wrangler.toml when it is not "".
+func startDevConfig(bin, config string, vars map[string]string, withOrigin bool) (*devServer, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -139,6 +153,9 @@ func startDev(bin string, vars map[string]string, withOrigin bool) (*devServer, 
 	d := &devServer{addr: "127.0.0.1:" + port, origin: "http://127.0.0.1:" + port, logs: &syncBuffer{}, tmp: tmp, done: make(chan struct{})}
 	args := []string{"dev", "--local", "--ip", "127.0.0.1", "--port", port, "--inspector-port", inspector,
 		"--persist-to", filepath.Join(tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log"}
+	if config != "" {
+		args = append(args, "--config", config)
+	}
 	if withOrigin {
 		args = append(args, "--var", "ALLOWED_ORIGIN:"+d.origin)
 	}
@@ -269,6 +286,108 @@ func TestWorkerdMCPSession(t *testing.T) {
 }
 
 func TestWorkerdAttacks(t *testing.T) { proxytest.RunAttacks(t, target(requireWorker(t))) }
+
+func TestWorkerdEdge(t *testing.T) { proxytest.RunEdge(t, target(requireWorker(t))) }
+
+func TestWorkerdMCPEdge(t *testing.T) { proxytest.RunMCPEdge(t, mcpTarget(requireWorker(t))) }
+
+func TestWorkerdTimeouts(t *testing.T) {
+	proxytest.RunTimeouts(t, target(requireWorker(t)), workerTimeouts)
+}
+
+func TestWorkerdMCPTimeouts(t *testing.T) {
+	proxytest.RunMCPTimeouts(t, mcpTarget(requireWorker(t)), workerTimeouts)
+}
+
+// TestWorkerdIdleConnections: wrangler dev's own front closes idle
+// connections (after about 15 s, measured); the Worker has no say in it,
+// and on Cloudflare the edge terminates connections.
+func TestWorkerdIdleConnections(t *testing.T) {
+	d := requireWorker(t)
+	proxytest.RunIdleConnections(t, d.addr, "/", 8, 25*time.Second)
+}
+
+// TestWorkerdRateLimit runs a Worker of its own (a fresh rate-limit
+// state) and spends one client's budget through the RL binding. Its
+// configuration is wrangler.toml with the limit lowered to testRateLimit
+// per period: spending the real 600 within one minute takes ten Worker
+// requests a second, more than a shared test machine reliably serves
+// (one run took 300 s for 1200). TestRateLimitMatchesWrangler holds the
+// real numbers.
+func TestWorkerdRateLimit(t *testing.T) {
+	d := requireWorker(t)
+	const testRateLimit = 20
+	config := lowerRateLimit(t, testRateLimit)
+	rl, err := startDevConfig(os.Getenv("WORKBENCH_WRANGLER"), config, map[string]string{"OPENROUTER_UPSTREAM": d.up.URL}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.stop()
+	mark := d.up.Len()
+	// startDev's readiness probes are POSTs under /api/ from the same
+	// client, counted like any other: a handful at most.
+	proxytest.RunRateLimit(t, rl.addr, rl.origin, testRateLimit, 10)
+	if d.up.Len() != mark {
+		t.Errorf("the rate-limit run reached the upstream")
+	}
+}
+
+// TestRateLimitMatchesWrangler holds wrangler.toml's binding to the
+// numbers `workbench serve` and the Worker's 429 message use.
+func TestRateLimitMatchesWrangler(t *testing.T) {
+	limit, period := wranglerRateLimit(t)
+	if limit != proxy.RateLimit || time.Duration(period)*time.Second != proxy.RatePeriod {
+		t.Errorf("wrangler.toml limits %d per %d s; proxy.RateLimit %d per %s", limit, period, proxy.RateLimit, proxy.RatePeriod)
+	}
+}
+
+// lowerRateLimit writes a copy of wrangler.toml whose RL binding allows
+// limit requests per period, with its paths made absolute so that it
+// works from a temporary directory, and returns its path.
+func lowerRateLimit(t *testing.T, limit int) string {
+	t.Helper()
+	b, err := os.ReadFile("../wrangler.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, r := range []struct{ old, new string }{
+		{`main = "build/worker/worker.mjs"`, `main = "` + filepath.Join(root, "build/worker/worker.mjs") + `"`},
+		{`directory = "build/site"`, `directory = "` + filepath.Join(root, "build/site") + `"`},
+		{"limit = " + strconv.Itoa(proxy.RateLimit), "limit = " + strconv.Itoa(limit)},
+	} {
+		if !strings.Contains(s, r.old) {
+			t.Fatalf("wrangler.toml has no %q to replace", r.old)
+		}
+		s = strings.Replace(s, r.old, r.new, 1)
+	}
+	path := filepath.Join(t.TempDir(), "wrangler.toml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// wranglerRateLimit reads the RL binding's limit and period from
+// wrangler.toml.
+func wranglerRateLimit(t *testing.T) (limit, period int) {
+	t.Helper()
+	b, err := os.ReadFile("../wrangler.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)\[\[ratelimits\]\]\s*name = "RL".*?\[ratelimits\.simple\]\s*limit = (\d+)\s*period = (\d+)`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("wrangler.toml has no [[ratelimits]] RL binding with [ratelimits.simple] limit and period")
+	}
+	limit, _ = strconv.Atoi(string(m[1]))
+	period, _ = strconv.Atoi(string(m[2]))
+	return limit, period
+}
 
 func TestWorkerdForwarding(t *testing.T) { proxytest.RunForwarding(t, target(requireWorker(t))) }
 

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fl.Var(&mcpServers, "mcp", "relay `name=URL`: /api/mcp/<name> goes to the MCP server at URL (repeatable)")
 	fl.Var(&mcpAuth, "mcp-authorization", "forward the browser's Authorization header to the MCP server `name` (repeatable; default: to none)")
 	mcpHTTP := fl.Bool("mcp-allow-http", false, "allow plain-http MCP server URLs on non-loopback hosts")
+	rateLimit := fl.Int("rate-limit", proxy.RateLimit, "`requests` per minute one client may make under /api/ (0: no limit)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: workbench serve [flags]")
 		fmt.Fprintln(stderr, "Serves the site, the OpenRouter proxy (/api/llm/openrouter/) and the MCP relay (/api/mcp/) on one origin.")
@@ -58,6 +60,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		servers = append(servers, s)
 	}
+	if *rateLimit < 0 {
+		fmt.Fprintf(stderr, "workbench serve: --rate-limit %d: want 0 (no limit) or more\n", *rateLimit)
+		return 2
+	}
 	if st, err := os.Stat(*site); err != nil || !st.IsDir() {
 		fmt.Fprintf(stderr, "workbench serve: --site %s: not a directory (build the site first)\n", *site)
 		return 2
@@ -73,12 +79,14 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	h, err := newServeHandler(serveConfig{Site: *site, AllowedOrigin: *origin, Upstream: *upstream,
-		MCP: servers, MCPAuthorization: mcpAuth, MCPAllowHTTP: *mcpHTTP, Log: logger})
+		MCP: servers, MCPAuthorization: mcpAuth, MCPAllowHTTP: *mcpHTTP, RateLimit: *rateLimit,
+		WriteTimeout: defaultServerTimeouts.Write, Log: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "workbench serve: %v\n", err)
 		return 2
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h}
+	defaultServerTimeouts.apply(srv)
 	fmt.Fprintf(stdout, "workbench: serving %s at http://%s (allowed origin %s; OpenRouter proxy %s → %s)\n",
 		*site, ln.Addr(), *origin, proxy.MountPath, *upstream)
 	if len(servers) > 0 {
@@ -117,8 +125,48 @@ type serveConfig struct {
 	MCP              []proxy.MCPServer
 	MCPAuthorization []string
 	MCPAllowHTTP     bool
-	Log              *slog.Logger // one line per proxied or relayed request; nil for none
+	// RateLimit is the requests one client (by IP address) may make under
+	// /api/ per RatePeriod, which zero makes proxy.RatePeriod; zero
+	// RateLimit is no limit.
+	RateLimit  int
+	RatePeriod time.Duration
+	// BodyTimeout, HeaderTimeout and IdleTimeout are the proxy's and the
+	// relay's clocks (proxy.Config); zero means their defaults.
+	BodyTimeout, HeaderTimeout, IdleTimeout time.Duration
+	// WriteTimeout is the server's (serverTimeouts.Write): the site
+	// extends it for large files by their size, /api/ responses replace
+	// it with their own clocks. Zero: the site sets no deadline.
+	WriteTimeout time.Duration
+	Log          *slog.Logger // one line per proxied or relayed request; nil for none
 }
+
+// serverTimeouts are the local server's own clocks, for every request:
+// the proxy and the relay replace the read and write deadlines with
+// theirs once a request is theirs.
+type serverTimeouts struct {
+	ReadHeader time.Duration // a request's headers, and a new connection's first request
+	Read       time.Duration // a whole request, body included
+	Write      time.Duration // a response, extended for large site files
+	Idle       time.Duration // a kept-alive connection between requests
+}
+
+// defaultServerTimeouts bound a slow client: headers within 10 s, a whole
+// request within 60 s, an idle connection closed after 60 s.
+var defaultServerTimeouts = serverTimeouts{ReadHeader: 10 * time.Second, Read: 60 * time.Second, Write: 30 * time.Second, Idle: 60 * time.Second}
+
+func (st serverTimeouts) apply(srv *http.Server) {
+	srv.ReadHeaderTimeout = st.ReadHeader
+	srv.ReadTimeout = st.Read
+	srv.WriteTimeout = st.Write
+	srv.IdleTimeout = st.Idle
+	// Eight forwarded headers of at most 8 KiB each, and room for the
+	// rest a browser sends.
+	srv.MaxHeaderBytes = 128 << 10
+}
+
+// minSiteRate is the slowest transfer a site file is given time for on
+// top of WriteTimeout: app.wasm (about 17 MB) gets 30 s + 4.5 min.
+const minSiteRate = 64 << 10 // bytes per second
 
 // newServeHandler routes /api/ to the proxy and the MCP relay and
 // everything else to the site, as wrangler.toml does for the Worker.
@@ -135,30 +183,65 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 		}
 	}
 	doer := proxy.NewHTTPDoer()
-	p, err := proxy.New(proxy.Config{AllowedOrigin: cfg.AllowedOrigin, Upstream: cfg.Upstream, Doer: doer, Log: logf})
+	p, err := proxy.New(proxy.Config{AllowedOrigin: cfg.AllowedOrigin, Upstream: cfg.Upstream, Doer: doer, Log: logf,
+		BodyTimeout: cfg.BodyTimeout, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout})
 	if err != nil {
 		return nil, err
 	}
 	relay, err := proxy.NewMCPRelay(proxy.MCPConfig{AllowedOrigin: cfg.AllowedOrigin, Servers: cfg.MCP,
-		AuthorizationFor: cfg.MCPAuthorization, AllowHTTP: cfg.MCPAllowHTTP, Doer: doer, Log: mcpLog})
+		AuthorizationFor: cfg.MCPAuthorization, AllowHTTP: cfg.MCPAllowHTTP, Doer: doer, Log: mcpLog,
+		BodyTimeout: cfg.BodyTimeout, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout})
 	if err != nil {
 		return nil, err
 	}
+	var limiter *proxy.Limiter
+	period := cfg.RatePeriod
+	if period == 0 {
+		period = proxy.RatePeriod
+	}
+	if cfg.RateLimit > 0 {
+		if limiter, err = proxy.NewLimiter(cfg.RateLimit, period); err != nil {
+			return nil, err
+		}
+	}
+	host := proxy.HostOf(cfg.AllowedOrigin)
 	root, err := os.OpenRoot(cfg.Site)
 	if err != nil {
 		return nil, fmt.Errorf("--site: %w", err)
 	}
-	s := &siteHandler{fsys: root.FS()}
+	s := &siteHandler{fsys: root.FS(), write: cfg.WriteTimeout}
 	if s.rules, err = readHeadersFile(s.fsys); err != nil {
 		return nil, err
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		api := r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
+		if !strings.EqualFold(r.Host, host) {
+			// The site is served under its own name only, so that a
+			// DNS-rebinding page gets nothing from it either.
+			if api {
+				proxy.WriteError(w, &proxy.Error{Status: http.StatusMisdirectedRequest, Code: proxy.CodeHostForbidden,
+					Message: "Host " + strconv.Quote(r.Host) + " is not the workbench's own " + host})
+				return
+			}
+			http.Error(w, "this server answers for "+host+" only", http.StatusMisdirectedRequest)
+			return
+		}
+		if api && limiter != nil {
+			client, _, err := net.SplitHostPort(r.RemoteAddr)
+			if err != nil {
+				client = r.RemoteAddr
+			}
+			if ok, retry := limiter.Allow(client, time.Now()); !ok {
+				proxy.WriteRateLimited(w, cfg.RateLimit, period, retry)
+				return
+			}
+		}
 		switch {
 		case strings.HasPrefix(r.URL.Path, proxy.MountPath):
 			p.ServeHTTP(w, r)
 		case strings.HasPrefix(r.URL.Path, proxy.MCPMountPath):
 			relay.ServeHTTP(w, r)
-		case r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/"):
+		case api:
 			proxy.WriteError(w, &proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound,
 				Message: "no API route here; the OpenRouter proxy is under " + proxy.MountPath + ", the MCP relay under " + proxy.MCPMountPath})
 		default:
@@ -173,6 +256,7 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 type siteHandler struct {
 	fsys  fs.FS // rooted at the site directory; cannot be escaped
 	rules []headerRule
+	write time.Duration // the server's WriteTimeout; 0: none
 }
 
 // controlFile reports whether name is one of the platform's control files,
@@ -216,6 +300,11 @@ func (s *siteHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil || st.IsDir() {
 		http.Error(w, "not a file", http.StatusNotFound)
 		return
+	}
+	if s.write > 0 {
+		// A file large enough to outlast WriteTimeout on a slow link
+		// gets time in proportion to its size.
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.write + time.Duration(st.Size()/minSiteRate)*time.Second))
 	}
 	for _, rule := range s.rules {
 		rule.apply(w.Header(), r.URL.Path)

@@ -47,6 +47,34 @@ func writeSite(t *testing.T) string {
 	return dir
 }
 
+// Short clocks for the tests, so that each can be watched firing: the
+// proxy's and the relay's, and the server's own.
+var (
+	testTimeouts       = proxytest.Timeouts{Body: 2 * time.Second, Header: 2 * time.Second, Idle: 3 * time.Second}
+	testServerTimeouts = serverTimeouts{ReadHeader: time.Second, Read: 3 * time.Second, Write: 3 * time.Second, Idle: time.Second}
+)
+
+// withTestClocks sets cfg's clocks to the tests' and returns it.
+func withTestClocks(cfg serveConfig) serveConfig {
+	cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout = testTimeouts.Body, testTimeouts.Header, testTimeouts.Idle
+	cfg.WriteTimeout = testServerTimeouts.Write
+	return cfg
+}
+
+// startServer serves newServeHandler(cfg) on srv, an unstarted loopback
+// server, with the tests' server clocks.
+func startServer(t *testing.T, srv *httptest.Server, cfg serveConfig) {
+	t.Helper()
+	h, err := newServeHandler(withTestClocks(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = h
+	testServerTimeouts.apply(srv.Config)
+	srv.Start()
+	t.Cleanup(srv.Close)
+}
+
 // startServe runs serve's handler on a loopback server in front of a
 // recording upstream.
 func startServe(t *testing.T, log *slog.Logger) (proxytest.Target, string) {
@@ -54,11 +82,12 @@ func startServe(t *testing.T, log *slog.Logger) (proxytest.Target, string) {
 	up := proxytest.NewUpstream(t)
 	srv := httptest.NewUnstartedServer(nil)
 	origin := "http://" + srv.Listener.Addr().String()
-	h, err := newServeHandler(serveConfig{Site: writeSite(t), AllowedOrigin: origin, Upstream: up.URL, Log: log})
+	h, err := newServeHandler(withTestClocks(serveConfig{Site: writeSite(t), AllowedOrigin: origin, Upstream: up.URL, Log: log}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.Config.Handler = h
+	testServerTimeouts.apply(srv.Config)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return proxytest.Target{
@@ -212,6 +241,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--site", site, "--addr", "not an address"}, 1, "--addr"},
 		{[]string{"--site", site, "extra"}, 2, "unexpected argument"},
 		{[]string{"--no-such-flag"}, 2, "not defined"},
+		{[]string{"--site", site, "--rate-limit", "-1"}, 2, "--rate-limit -1"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -281,12 +311,13 @@ func startServeMCP(t *testing.T, log *slog.Logger) (proxytest.MCPTarget, *proxyt
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	origin := "http://" + srv.Listener.Addr().String()
-	h, err := newServeHandler(serveConfig{Site: writeSite(t), AllowedOrigin: origin, Upstream: proxy.OpenRouterAPI,
-		MCP: servers, MCPAuthorization: []string{proxytest.MCPRecorderAuth}, Log: log})
+	h, err := newServeHandler(withTestClocks(serveConfig{Site: writeSite(t), AllowedOrigin: origin, Upstream: proxy.OpenRouterAPI,
+		MCP: servers, MCPAuthorization: []string{proxytest.MCPRecorderAuth}, Log: log}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.Config.Handler = h
+	testServerTimeouts.apply(srv.Config)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return proxytest.MCPTarget{
@@ -304,6 +335,87 @@ func TestServeMCP(t *testing.T) {
 	t.Run("sse-stream", func(t *testing.T) { proxytest.RunMCPSSE(t, tg) })
 	t.Run("session-sse", func(t *testing.T) { proxytest.RunMCPSession(t, tg, "sse", sse) })
 	t.Run("session-json", func(t *testing.T) { proxytest.RunMCPSession(t, tg, "json", js) })
+	t.Run("edge", func(t *testing.T) { proxytest.RunMCPEdge(t, tg) })
+	t.Run("timeouts", func(t *testing.T) { proxytest.RunMCPTimeouts(t, tg, testTimeouts) })
+}
+
+func TestServeEdge(t *testing.T) {
+	tg, _ := startServe(t, nil)
+	proxytest.RunEdge(t, tg)
+}
+
+func TestServeTimeouts(t *testing.T) {
+	tg, _ := startServe(t, nil)
+	proxytest.RunTimeouts(t, tg, testTimeouts)
+}
+
+// TestServeStreamOutlastsServerTimeouts: a stream may run longer than
+// the server's WriteTimeout (the proxy replaces it with a deadline per
+// write) and ReadTimeout (which Go's server no longer applies once the
+// body is read) as long as it keeps moving.
+func TestServeStreamOutlastsServerTimeouts(t *testing.T) {
+	tg, _ := startServe(t, nil)
+	start := time.Now()
+	// Five events 1.5 s apart: 7.5 s in all, longer than either server
+	// timeout, each gap shorter than the idle timeout.
+	proxytest.RunSSEPaced(t, tg, 1500*time.Millisecond)
+	t.Logf("streamed for %s", time.Since(start).Round(time.Millisecond))
+}
+
+// TestServeIdleConnections: connections that send nothing, or nothing
+// more after a request, are closed by the server's own clocks.
+func TestServeIdleConnections(t *testing.T) {
+	tg, _ := startServe(t, nil)
+	proxytest.RunIdleConnections(t, tg.Addr, "/", 16, testServerTimeouts.ReadHeader+testServerTimeouts.Idle+5*time.Second)
+}
+
+// TestServeRateLimit: one client gets RateLimit requests under /api/ per
+// period, then 429 with Retry-After; the site is not counted.
+func TestServeRateLimit(t *testing.T) {
+	srv := httptest.NewUnstartedServer(nil)
+	origin := "http://" + srv.Listener.Addr().String()
+	startServer(t, srv, serveConfig{Site: writeSite(t), AllowedOrigin: origin, Upstream: proxy.OpenRouterAPI, RateLimit: 20})
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	for i := 0; i < 30; i++ {
+		resp, err := http.Get(srv.URL + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("the site → %d; it must not count against the API's budget", resp.StatusCode)
+		}
+	}
+	proxytest.RunRateLimit(t, addr, origin, 20, 0)
+}
+
+// TestServeHostChecked: the site too answers for its own name only.
+func TestServeHostChecked(t *testing.T) {
+	_, base := startServe(t, nil)
+	for _, c := range []struct {
+		path   string
+		host   string
+		status int
+	}{
+		{"/", "", 200},
+		{"/", "evil.example", 421},
+		{"/skills/x/replay", "evil.example:80", 421},
+		{"/api/other", "evil.example", 421},
+	} {
+		req, _ := http.NewRequest("GET", base+c.path, nil)
+		if c.host != "" {
+			req.Host = c.host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || (c.status == 421 && strings.Contains(string(b), "<title>")) {
+			t.Errorf("GET %s Host %q → %d %.100q, want %d", c.path, c.host, resp.StatusCode, b, c.status)
+		}
+	}
 }
 
 func TestServeMCPLogsHoldNoSecrets(t *testing.T) {
@@ -395,6 +507,9 @@ func TestServeMCPFlags(t *testing.T) {
 		{[]string{"--mcp", "b=http://127.0.0.1:9/", "--mcp", "b=http://127.0.0.1:8/"}, "configured twice"},
 		{[]string{"--mcp", "b=http://127.0.0.1:9/", "--mcp-authorization", "c"}, "not configured"},
 		{[]string{"--mcp", ""}, "empty value"},
+		// The URL is named without the credentials it may carry.
+		{[]string{"--mcp", "b=http://user:PW-SECRET@10.0.0.5/mcp?key=Q-SECRET"}, `URL "http://…@10.0.0.5/mcp?…": userinfo is not allowed`},
+		{[]string{"--mcp", "https://user:PW-SECRET@mcp.example/mcp"}, `"https://…@mcp.example/mcp": want name=URL`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -402,6 +517,9 @@ func TestServeMCPFlags(t *testing.T) {
 			code := run(context.Background(), append(append([]string{"serve"}, base...), tt.args...), nil, &stdout, &stderr)
 			if code != 2 || !strings.Contains(stderr.String(), tt.errHas) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), tt.errHas)
+			}
+			if strings.Contains(stderr.String(), "SECRET") {
+				t.Errorf("stderr quotes a credential: %q", stderr.String())
 			}
 		})
 	}

@@ -26,6 +26,12 @@ const (
 	CodeMCPUnknown      = "mcp_server_unknown"   // 404: no MCP server is configured under the name in the path
 	CodeUpstreamBroken  = "upstream_broken"      // logged only: the upstream body failed mid-stream
 	CodeClientGone      = "client_gone"          // logged only: the client left before the upstream answered
+	CodeHostForbidden   = "host_forbidden"       // 421: the Host is not the workbench's own (DNS rebinding)
+	CodeHeaderTooLarge  = "header_too_large"     // 431: a forwarded header value over MaxHeaderValueBytes
+	CodeUpstreamTimeout = "upstream_timeout"     // 504: no response headers within the header timeout
+	CodeUpstreamIdle    = "upstream_idle"        // logged only: the body stalled for the idle timeout and was cut
+	CodeRateLimited     = "rate_limited"         // 429: the client's request budget is spent; see Retry-After
+	CodeBodyTimeout     = "body_timeout"         // 408: the request body did not arrive whole within the body timeout
 )
 
 // Error is a refusal or failure the proxy reports to the client as
@@ -64,7 +70,7 @@ func WriteError(w http.ResponseWriter, e *Error) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	secureAPIHeaders(h)
 	w.WriteHeader(e.Status)
 	w.Write(append(body, '\n'))
 }

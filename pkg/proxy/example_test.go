@@ -24,7 +24,7 @@ func ExampleNew() {
 	mux := http.NewServeMux()
 	mux.Handle(proxy.MountPath, h)
 
-	req := httptest.NewRequest("POST", proxy.MountPath+"chat/completions", strings.NewReader(`{}`))
+	req := httptest.NewRequest("POST", "https://workbench.example.org"+proxy.MountPath+"chat/completions", strings.NewReader(`{}`))
 	req.Header.Set("Origin", "https://evil.example")
 	req.Header.Set("Authorization", "Bearer sk-or-v1-abc")
 	req.Header.Set("Content-Type", "application/json")
@@ -57,7 +57,7 @@ func ExampleNewMCPRelay() {
 	mux.Handle(proxy.MCPMountPath, relay)
 
 	for _, path := range []string{proxy.MCPMountPath, proxy.MCPMountPath + "files"} {
-		req := httptest.NewRequest("GET", path, nil)
+		req := httptest.NewRequest("GET", "https://workbench.example.org"+path, nil)
 		req.Header.Set("Origin", "https://workbench.example.org")
 		rr := httptest.NewRecorder()
 		mux.ServeHTTP(rr, req)

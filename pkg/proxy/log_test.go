@@ -61,7 +61,7 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		{"GET", "models", "", tg.Origin},
 		{"POST", "chat/completions", body, tg.Origin},
 		{"POST", "chat/completions", body, "https://evil.example"},                               // refused
-		{"GET", "redirect", "", tg.Origin},                                                       // upstream redirect refused
+		{"GET", "redirect/302", "", tg.Origin},                                                   // upstream redirect refused
 		{"GET", "no-such-endpoint", "", tg.Origin},                                               // upstream 404
 		{"POST", "chat/completions", strings.Repeat(proxytest.BodySentinel, 400_000), tg.Origin}, // over the cap
 	}

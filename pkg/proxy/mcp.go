@@ -51,7 +51,7 @@ type MCPServer struct {
 func ParseMCPServer(entry string) (MCPServer, error) {
 	name, u, ok := strings.Cut(entry, "=")
 	if !ok || name == "" || u == "" {
-		return MCPServer{}, fmt.Errorf("MCP server %s: want name=URL", clip(entry))
+		return MCPServer{}, fmt.Errorf("MCP server %s: want name=URL", clip(redactURL(entry)))
 	}
 	return MCPServer{Name: name, URL: u}, nil
 }
@@ -107,6 +107,12 @@ type MCPConfig struct {
 	// Doer performs the upstream round trip; see Doer. Required.
 	Doer Doer
 
+	// BodyTimeout, HeaderTimeout and IdleTimeout are as in Config. A
+	// tool call whose server answers with one JSON body after working
+	// longer than HeaderTimeout gets a 504; a server that streams
+	// progress does not.
+	BodyTimeout, HeaderTimeout, IdleTimeout time.Duration
+
 	// Log, when non-nil, is called once per request after the response
 	// has been written.
 	Log func(MCPEvent)
@@ -132,7 +138,7 @@ type MCPEvent struct {
 // these hold, checked in this order; otherwise the relay answers with the
 // package's JSON error and contacts nothing:
 //
-//   - Origin: as for Handler. A browser's POST and DELETE carry Origin; a
+//   - Host and Origin: as for Handler. A browser's POST and DELETE carry Origin; a
 //     same-origin GET (the SSE stream) carries Sec-Fetch-Site instead.
 //   - Path: MCPMountPath followed by a name of a–z 0–9 "-" and nothing
 //     else: no sub-path, no trailing slash, no percent-encoding, no query.
@@ -146,21 +152,26 @@ type MCPEvent struct {
 //     MCP-Protocol-Version, Last-Event-ID, Mcp-Method and Mcp-Name are
 //     forwarded, plus
 //     Authorization for servers in MCPConfig.AuthorizationFor. Each at most
-//     once, printable ASCII, and without a comma except in Accept. Host is
+//     once, at most MaxHeaderValueBytes, printable ASCII, and without a
+//     comma except in Accept. Host is
 //     the server's own (its DNS-rebinding check sees its own name), and the
 //     browser's Origin, cookies and everything else are dropped.
 //   - Body: POST is application/json of at most MaxBody bytes, read whole
-//     first; GET and DELETE have none.
+//     within BodyTimeout first; GET and DELETE have none.
 //
 // The server's status and body pass through, streamed and flushed per
 // read; only Content-Type, Cache-Control, Mcp-Session-Id and
-// MCP-Protocol-Version come back. A redirect is not followed (502).
+// MCP-Protocol-Version come back, with the headers every /api/ response
+// carries (see Handler). A redirect is not followed (502). Timeouts are
+// as for Handler.
 //
 // A GET of MCPMountPath itself (same origin) answers
 // {"servers":[{"name":…},…]}, sorted by name: which servers are
 // configured, never where they are.
 type MCPRelay struct {
 	origin  string
+	host    string // origin's host[:port], the Host requests must name
+	clock   timeouts
 	servers map[string]mcpUpstream
 	names   []string // sorted
 	maxBody int64
@@ -184,8 +195,12 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 	if cfg.Doer == nil {
 		return nil, errors.New("proxy: Doer is nil")
 	}
-	m := &MCPRelay{origin: cfg.AllowedOrigin, servers: make(map[string]mcpUpstream, len(cfg.Servers)),
-		maxBody: cfg.MaxBody, doer: cfg.Doer, log: cfg.Log}
+	clock, err := newTimeouts(cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
+	if err != nil {
+		return nil, err
+	}
+	m := &MCPRelay{origin: cfg.AllowedOrigin, host: HostOf(cfg.AllowedOrigin), clock: clock,
+		servers: make(map[string]mcpUpstream, len(cfg.Servers)), maxBody: cfg.MaxBody, doer: cfg.Doer, log: cfg.Log}
 	if m.maxBody == 0 {
 		m.maxBody = DefaultMaxBody
 	}
@@ -198,7 +213,9 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 		}
 		u, err := checkMCPURL(s.URL, cfg.AllowHTTP)
 		if err != nil {
-			return nil, fmt.Errorf("proxy: MCP server %q: URL %s: %w", s.Name, clip(s.URL), err)
+			// The URL is quoted without userinfo or query: either
+			// may hold a credential, and this error reaches logs.
+			return nil, fmt.Errorf("proxy: MCP server %q: URL %s: %w", s.Name, clip(redactURL(s.URL)), err)
 		}
 		m.servers[s.Name] = mcpUpstream{url: u}
 		m.names = append(m.names, s.Name)
@@ -274,6 +291,11 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 		ev.Status, ev.Code = e.Status, e.Code
 		WriteError(w, e)
 	}
+	m.clock.start(w)
+	if e := checkHost(r, m.host); e != nil {
+		refuse(e)
+		return
+	}
 	if e := checkRequestOrigin(r, m.origin); e != nil {
 		refuse(e)
 		return
@@ -299,6 +321,7 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 		// As for Handler: only a cross-origin request is preflighted,
 		// and those were refused above.
 		w.Header().Set("Allow", mcpAllowed)
+		secureAPIHeaders(w.Header())
 		w.WriteHeader(http.StatusNoContent)
 		ev.Status = http.StatusNoContent
 		return
@@ -328,7 +351,7 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 			hdr["Authorization"] = []string{v}
 		}
 	}
-	body, e := readBody(r, m.maxBody)
+	body, e := m.clock.readBody(w, r, m.maxBody)
 	if e != nil {
 		refuse(e)
 		return
@@ -339,20 +362,22 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 		br = bytes.NewReader(body)
 	}
 	target := *up.url
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, target.String(), br)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, r.Method, target.String(), br)
 	if err != nil {
-		refuse(errorf(http.StatusInternalServerError, CodeMisconfigured, "cannot build the request to MCP server %q: %v", name, err))
+		refuse(errorf(http.StatusInternalServerError, CodeMisconfigured, "cannot build the request to MCP server %q", name))
 		return
 	}
 	req.Header = hdr
-	resp, err := m.doer.Do(req)
-	if err != nil {
-		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-			ev.Status, ev.Code = 499, CodeClientGone
+	// The client is told the server's name only, never its URL.
+	resp, e := m.clock.exchange(m.doer, req, cancel, r, fmt.Sprintf("MCP server %q", name))
+	if e != nil {
+		if e.Code == CodeClientGone {
+			ev.Status, ev.Code = e.Status, e.Code
 			return
 		}
-		// The error names the URL; the client is told only the name.
-		refuse(errorf(http.StatusBadGateway, CodeUpstream, "MCP server %q could not be reached", name))
+		refuse(e)
 		return
 	}
 	defer resp.Body.Close()
@@ -361,9 +386,8 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 		return
 	}
 	ev.Status = resp.StatusCode
-	if _, err := passBack(w, resp, mcpResponseHeaders[:]); err != nil && r.Context().Err() == nil {
-		ev.Code = CodeUpstreamBroken
-	}
+	_, err = passBack(w, resp, mcpResponseHeaders[:], m.clock)
+	ev.Code = brokenCode(err, r)
 }
 
 // mcpListing is the wire shape of the listing.
@@ -380,6 +404,7 @@ func (m *MCPRelay) list(w http.ResponseWriter, r *http.Request, ev *MCPEvent, re
 	case http.MethodGet:
 	case http.MethodOptions:
 		w.Header().Set("Allow", mcpListAllowed)
+		secureAPIHeaders(w.Header())
 		w.WriteHeader(http.StatusNoContent)
 		ev.Status = http.StatusNoContent
 		return
@@ -388,7 +413,7 @@ func (m *MCPRelay) list(w http.ResponseWriter, r *http.Request, ev *MCPEvent, re
 		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; %s lists the MCP servers on GET", r.Method, MCPMountPath))
 		return
 	}
-	if _, e := readBody(r, 0); e != nil {
+	if _, e := m.clock.readBody(w, r, 0); e != nil {
 		refuse(e)
 		return
 	}
@@ -404,7 +429,7 @@ func (m *MCPRelay) list(w http.ResponseWriter, r *http.Request, ev *MCPEvent, re
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	secureAPIHeaders(h)
 	w.WriteHeader(http.StatusOK)
 	ev.Status = http.StatusOK
 	w.Write(append(b, '\n'))

@@ -235,7 +235,7 @@ func TestMCPForwarded(t *testing.T) {
 			wantURL:    mcpShellURL,
 			wantHeader: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}},
 			wantStatus: 200,
-			wantResp:   http.Header{"Content-Type": {"application/json"}, "Mcp-Session-Id": {session}, "Cache-Control": {"no-cache, no-store"}, "X-Content-Type-Options": {"nosniff"}},
+			wantResp:   http.Header{"Content-Type": {"application/json"}, "Mcp-Session-Id": {session}, "Cache-Control": {"no-cache, no-store"}, "X-Content-Type-Options": {"nosniff"}, "Content-Security-Policy": {apiCSP}},
 			wantBody:   initRes,
 		},
 		{
@@ -248,7 +248,7 @@ func TestMCPForwarded(t *testing.T) {
 			wantHeader: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 				"Mcp-Session-Id": {session}, "Mcp-Protocol-Version": {"2025-11-25"}, "Authorization": {token}},
 			wantStatus: 200,
-			wantResp:   http.Header{"Content-Type": {"text/event-stream"}, "Mcp-Protocol-Version": {"2025-11-25"}, "X-Content-Type-Options": {"nosniff"}},
+			wantResp:   http.Header{"Content-Type": {"text/event-stream"}, "Mcp-Protocol-Version": {"2025-11-25"}, "X-Content-Type-Options": {"nosniff"}, "Content-Security-Policy": {apiCSP}},
 			wantBody:   "event: message\ndata: {}\n\n",
 		},
 		{
@@ -260,7 +260,7 @@ func TestMCPForwarded(t *testing.T) {
 			wantHeader: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 				"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"read_file"}},
 			wantStatus: 200,
-			wantResp:   http.Header{"Content-Type": {"application/json"}, "X-Content-Type-Options": {"nosniff"}},
+			wantResp:   http.Header{"Content-Type": {"application/json"}, "X-Content-Type-Options": {"nosniff"}, "Content-Security-Policy": {apiCSP}},
 			wantBody:   "{}",
 		},
 		{
@@ -270,7 +270,7 @@ func TestMCPForwarded(t *testing.T) {
 			wantURL:    mcpShellURL,
 			wantHeader: http.Header{"Accept": {"text/event-stream"}, "Mcp-Session-Id": {session}, "Last-Event-Id": {"ev-7"}},
 			wantStatus: 200,
-			wantResp:   http.Header{"Content-Type": {"text/event-stream"}, "X-Content-Type-Options": {"nosniff"}},
+			wantResp:   http.Header{"Content-Type": {"text/event-stream"}, "X-Content-Type-Options": {"nosniff"}, "Content-Security-Policy": {apiCSP}},
 			wantBody:   "id: ev-8\ndata: {}\n\n",
 		},
 		{
@@ -280,7 +280,7 @@ func TestMCPForwarded(t *testing.T) {
 			wantURL:    mcpShellURL,
 			wantHeader: http.Header{"Mcp-Session-Id": {session}},
 			wantStatus: 204,
-			wantResp:   http.Header{"X-Content-Type-Options": {"nosniff"}},
+			wantResp:   http.Header{"X-Content-Type-Options": {"nosniff"}, "Content-Security-Policy": {apiCSP}, "Content-Disposition": {"attachment"}},
 		},
 		{
 			name: "session gone", method: "POST", server: "shell",
@@ -290,8 +290,10 @@ func TestMCPForwarded(t *testing.T) {
 			wantURL:    mcpShellURL,
 			wantHeader: http.Header{"Content-Type": {"application/json"}, "Mcp-Session-Id": {session}},
 			wantStatus: 404,
-			wantResp:   http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "X-Content-Type-Options": {"nosniff"}},
-			wantBody:   "session not found\n",
+			// Not JSON nor an event stream: a download, never a page.
+			wantResp: http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "X-Content-Type-Options": {"nosniff"},
+				"Content-Security-Policy": {apiCSP}, "Content-Disposition": {"attachment"}},
+			wantBody: "session not found\n",
 		},
 	}
 	for _, tt := range tests {

@@ -26,7 +26,8 @@ func startMCPNative(t testing.TB, log func(proxy.MCPEvent)) mcpNative {
 	srv := httptest.NewUnstartedServer(nil)
 	origin := "http://" + srv.Listener.Addr().String()
 	m, err := proxy.NewMCPRelay(proxy.MCPConfig{AllowedOrigin: origin, Servers: servers,
-		AuthorizationFor: []string{proxytest.MCPRecorderAuth}, Doer: proxy.NewHTTPDoer(), Log: log})
+		AuthorizationFor: []string{proxytest.MCPRecorderAuth}, Doer: proxy.NewHTTPDoer(), Log: log,
+		BodyTimeout: testTimeouts.Body, HeaderTimeout: testTimeouts.Header, IdleTimeout: testTimeouts.Idle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,4 +56,10 @@ func TestNativeMCPSession(t *testing.T) {
 	n := startMCPNative(t, nil)
 	t.Run("sse", func(t *testing.T) { proxytest.RunMCPSession(t, n.MCPTarget, "everything-sse", n.sse) })
 	t.Run("json", func(t *testing.T) { proxytest.RunMCPSession(t, n.MCPTarget, "everything-json", n.json) })
+}
+
+func TestNativeMCPEdge(t *testing.T) { proxytest.RunMCPEdge(t, startMCPNative(t, nil).MCPTarget) }
+
+func TestNativeMCPTimeouts(t *testing.T) {
+	proxytest.RunMCPTimeouts(t, startMCPNative(t, nil).MCPTarget, testTimeouts)
 }

@@ -11,16 +11,17 @@ import (
 // so the upstream sees only the forwarded headers plus what HTTP itself
 // needs (Host, Content-Length, Accept-Encoding). It sets no overall timeout,
 // since a streamed completion may legitimately run for minutes; connection
-// setup and the wait for response headers are bounded.
+// setup is bounded here, the wait for response headers and a stalled body
+// by the handler (Config.HeaderTimeout, Config.IdleTimeout), which must
+// hold in the Worker too, whose fetch has no such settings.
 func NewHTTPDoer() Doer {
 	t := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          16,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 10 * time.Minute,
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:   true,
+		MaxIdleConns:        16,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
 	}
 	c := &http.Client{
 		Transport: t,

@@ -10,6 +10,9 @@
 // JSON error {"error":{"code":…,"message":…}} and the upstream is never
 // contacted:
 //
+//   - Host: the request names the configured origin's host and port, so a
+//     page on another name that DNS rebinding points at the proxy's
+//     address is refused (421) although its requests are same-origin to it.
 //   - Origin: the request carries an Origin header equal to the configured
 //     workbench origin. "null", a foreign origin or several Origin headers
 //     are refused. A browser sends no Origin on a same-origin GET, so a GET
@@ -24,19 +27,29 @@
 //     encoding therefore cannot be expressed, and the target URL is built
 //     from the configured base and these bytes alone.
 //   - Headers: only Authorization, Content-Type and HTTP-Referer are
-//     forwarded, byte for byte; each may appear once and must be printable
-//     ASCII without a comma, and Authorization must be "Bearer <token>" (a comma is how a duplicate looks once a runtime
-//     has folded repeated header lines into one). Every other request
-//     header is dropped.
+//     forwarded, byte for byte; each may appear once, at most
+//     MaxHeaderValueBytes long, and must be printable ASCII without a
+//     comma (a comma is how a duplicate looks once a runtime has folded
+//     repeated header lines into one); Authorization must be
+//     "Bearer <token>". Every other request header is dropped.
 //   - Body: a GET has none; a POST is application/json of at most
-//     Config.MaxBody bytes, read whole before the upstream is contacted, so
-//     an oversized body never reaches it.
+//     Config.MaxBody bytes, read whole within Config.BodyTimeout before
+//     the upstream is contacted, so an oversized or trickled body never
+//     reaches it.
 //
 // The upstream's status and body are passed through, the body streamed
 // unbuffered (flushed per read, so server-sent events keep their timing).
 // Only an allowlist of response headers is passed back; Set-Cookie and
 // Access-Control-* never are. A redirect from the upstream is not followed
-// and becomes a 502.
+// and becomes a 502. An upstream that sends no response headers within
+// Config.HeaderTimeout gets a 504; a body that stalls for
+// Config.IdleTimeout, or a client that stops reading for as long, is cut.
+//
+// Every response, the upstream's or the handler's own, carries
+// "Content-Security-Policy: default-src 'none'; sandbox" and
+// "X-Content-Type-Options: nosniff", and one whose Content-Type is not
+// JSON or an event stream also "Content-Disposition: attachment": nothing
+// under /api/ can run as a page on the workbench's origin.
 //
 // The handler logs nothing by itself. Config.Log receives one Event per
 // request, a type with no field that could carry a header value, a query or
@@ -121,6 +134,19 @@ type Config struct {
 	// Doer performs the upstream round trip. Required.
 	Doer Doer
 
+	// BodyTimeout bounds how long a POST body may take to arrive whole;
+	// zero means DefaultBodyTimeout.
+	BodyTimeout time.Duration
+
+	// HeaderTimeout bounds the wait for the upstream's response headers;
+	// zero means DefaultHeaderTimeout.
+	HeaderTimeout time.Duration
+
+	// IdleTimeout bounds how long the response body may go without a
+	// byte arriving from the upstream or being taken by the client; zero
+	// means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+
 	// Log, when non-nil, is called once per request after the response
 	// has been written.
 	Log func(Event)
@@ -142,9 +168,11 @@ type Event struct {
 // it with New.
 type Handler struct {
 	origin  string
+	host    string // origin's host[:port], the Host requests must name
 	base    *url.URL
 	maxBody int64
 	doer    Doer
+	clock   timeouts
 	log     func(Event)
 }
 
@@ -167,7 +195,12 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Doer == nil {
 		return nil, errors.New("proxy: Doer is nil")
 	}
-	h := &Handler{origin: cfg.AllowedOrigin, base: base, maxBody: cfg.MaxBody, doer: cfg.Doer, log: cfg.Log}
+	clock, err := newTimeouts(cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{origin: cfg.AllowedOrigin, host: HostOf(cfg.AllowedOrigin), base: base, maxBody: cfg.MaxBody,
+		doer: cfg.Doer, clock: clock, log: cfg.Log}
 	if h.maxBody == 0 {
 		h.maxBody = DefaultMaxBody
 	}
@@ -239,6 +272,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		ev.Status, ev.Code = e.Status, e.Code
 		WriteError(w, e)
 	}
+	h.clock.start(w)
+	if e := checkHost(r, h.host); e != nil {
+		refuse(e)
+		return
+	}
 	if e := checkRequestOrigin(r, h.origin); e != nil {
 		refuse(e)
 		return
@@ -250,6 +288,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		// refused above; answer without any Access-Control-* header so
 		// that no preflight can ever succeed.
 		w.Header().Set("Allow", allowed)
+		secureAPIHeaders(w.Header())
 		w.WriteHeader(http.StatusNoContent)
 		ev.Status = http.StatusNoContent
 		return
@@ -269,7 +308,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		refuse(e)
 		return
 	}
-	body, e := readBody(r, h.maxBody)
+	body, e := h.clock.readBody(w, r, h.maxBody)
 	if e != nil {
 		refuse(e)
 		return
@@ -282,20 +321,22 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 	if r.Method == http.MethodPost {
 		br = bytes.NewReader(body)
 	}
-	up, err := http.NewRequestWithContext(r.Context(), r.Method, target.String(), br)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	up, err := http.NewRequestWithContext(ctx, r.Method, target.String(), br)
 	if err != nil {
-		refuse(errorf(http.StatusBadRequest, CodePath, "cannot build the upstream request: %v", err))
+		refuse(errorf(http.StatusBadRequest, CodePath, "cannot build the upstream request"))
 		return
 	}
 	up.Header = hdr
-	resp, err := h.doer.Do(up)
-	if err != nil {
-		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+	resp, e := h.clock.exchange(h.doer, up, cancel, r, "the upstream")
+	if e != nil {
+		if e.Code == CodeClientGone {
 			// The client went away; nobody reads this answer.
-			ev.Status, ev.Code = 499, CodeClientGone
+			ev.Status, ev.Code = e.Status, e.Code
 			return
 		}
-		refuse(errorf(http.StatusBadGateway, CodeUpstream, "the upstream could not be reached: %v", err))
+		refuse(e)
 		return
 	}
 	defer resp.Body.Close()
@@ -305,11 +346,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		return
 	}
 	ev.Status = resp.StatusCode
-	ev.Bytes, err = passBack(w, resp, passedResponseHeaders[:])
-	if err != nil && r.Context().Err() == nil {
+	ev.Bytes, err = passBack(w, resp, passedResponseHeaders[:], h.clock)
+	if code := brokenCode(err, r); code != "" {
 		// Status and headers are gone; all that is left is to say so in
 		// the log and end the body early.
-		ev.Code = CodeUpstreamBroken
+		ev.Code = code
 	}
 }
 
@@ -433,6 +474,9 @@ func headerValue(in http.Header, k string, list bool) (string, bool, *Error) {
 	if len(v) > 1 {
 		return "", false, errorf(http.StatusBadRequest, CodeHeader, "%d %s headers; want at most one", len(v), k)
 	}
+	if len(v[0]) > MaxHeaderValueBytes {
+		return "", false, errorf(http.StatusRequestHeaderFieldsTooLarge, CodeHeaderTooLarge, "%s header of %d bytes exceeds the %d-byte cap", k, len(v[0]), MaxHeaderValueBytes)
+	}
 	for i := 0; i < len(v[0]); i++ {
 		c := v[0][i]
 		if (c < 0x20 && c != '\t') || c > 0x7e {
@@ -495,35 +539,41 @@ func readBody(r *http.Request, maxBody int64) ([]byte, *Error) {
 	return b, nil
 }
 
-// passBack writes resp's status, those of its headers named in passed and
-// its body, streamed, to w. A status that has no body (204, 205, 304) is
-// passed without reading one: a runtime may hand over such a response
-// with no readable body at all (the Fetch API's null body).
-func passBack(w http.ResponseWriter, resp *http.Response, passed []string) (int64, error) {
+// passBack writes resp's status, those of its headers named in passed,
+// the headers every /api/ response carries, and its body, streamed, to w.
+// A status that has no body (204, 205, 304) is passed without reading
+// one: a runtime may hand over such a response with no readable body at
+// all (the Fetch API's null body).
+func passBack(w http.ResponseWriter, resp *http.Response, passed []string, clock timeouts) (int64, error) {
 	dst := w.Header()
 	for _, k := range passed {
 		if v := resp.Header.Values(k); len(v) > 0 {
 			dst[k] = append([]string(nil), v...)
 		}
 	}
-	dst.Set("X-Content-Type-Options", "nosniff")
+	secureAPIHeaders(dst)
+	if !renderable(resp.Header.Get("Content-Type")) {
+		dst.Set("Content-Disposition", "attachment")
+	}
 	w.WriteHeader(resp.StatusCode)
 	switch resp.StatusCode {
 	case http.StatusNoContent, http.StatusResetContent, http.StatusNotModified:
 		return 0, nil
 	}
-	return stream(w, resp.Body)
+	return stream(w, resp.Body, clock)
 }
 
 // stream copies src to w, flushing after every read so that each upstream
-// chunk reaches the client as soon as it arrives.
-func stream(w http.ResponseWriter, src io.Reader) (int64, error) {
+// chunk reaches the client as soon as it arrives. Each write must be
+// taken by the client within the idle timeout.
+func stream(w http.ResponseWriter, src io.Reader, clock timeouts) (int64, error) {
 	f, _ := w.(http.Flusher)
 	buf := make([]byte, 32<<10)
 	var n int64
 	for {
 		m, rerr := src.Read(buf)
 		if m > 0 {
+			clock.writing(w)
 			k, werr := w.Write(buf[:m])
 			n += int64(k)
 			if werr != nil {

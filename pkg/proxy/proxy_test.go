@@ -121,6 +121,7 @@ func newTestHandler(t *testing.T, rec *recorder, maxBody int64) *Handler {
 func request(method, path string, hdr map[string][]string, body string) *http.Request {
 	r := httptest.NewRequest(method, "/", strings.NewReader(body))
 	r.URL = &url.URL{Path: path}
+	r.Host = HostOf(testOrigin)
 	r.RequestURI = ""
 	r.Header = http.Header{}
 	for k, v := range hdr {
@@ -309,7 +310,8 @@ func TestForwarded(t *testing.T) {
 		t.Errorf("upstream request is not tied to the client's context")
 	}
 	got := rr.Header()
-	wantResp := http.Header{"Content-Type": {"application/json"}, "X-Ratelimit-Remaining": {"9"}, "X-Content-Type-Options": {"nosniff"}}
+	wantResp := http.Header{"Content-Type": {"application/json"}, "X-Ratelimit-Remaining": {"9"}, "X-Content-Type-Options": {"nosniff"},
+		"Content-Security-Policy": {apiCSP}}
 	if !equalHeader(got, wantResp) {
 		t.Errorf("response headers %v, want exactly %v", got, wantResp)
 	}

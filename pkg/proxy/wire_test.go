@@ -4,10 +4,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
 )
+
+// testTimeouts are the handlers' clocks in the wire tests: short, so that
+// RunTimeouts can watch each fire.
+var testTimeouts = proxytest.Timeouts{Body: 2 * time.Second, Header: 2 * time.Second, Idle: 2 * time.Second}
 
 // startNative serves the handler, with its native Doer, on a loopback
 // server in front of a recording upstream.
@@ -16,7 +21,8 @@ func startNative(t testing.TB, log func(proxy.Event)) proxytest.Target {
 	var h *proxy.Handler
 	srv := httptest.NewUnstartedServer(nil)
 	origin := "http://" + srv.Listener.Addr().String()
-	h, err := proxy.New(proxy.Config{AllowedOrigin: origin, Upstream: up.URL, Doer: proxy.NewHTTPDoer(), Log: log})
+	h, err := proxy.New(proxy.Config{AllowedOrigin: origin, Upstream: up.URL, Doer: proxy.NewHTTPDoer(), Log: log,
+		BodyTimeout: testTimeouts.Body, HeaderTimeout: testTimeouts.Header, IdleTimeout: testTimeouts.Idle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,3 +44,7 @@ func TestNativeAttacks(t *testing.T) { proxytest.RunAttacks(t, startNative(t, ni
 func TestNativeForwarding(t *testing.T) { proxytest.RunForwarding(t, startNative(t, nil)) }
 
 func TestNativeSSE(t *testing.T) { proxytest.RunSSE(t, startNative(t, nil)) }
+
+func TestNativeEdge(t *testing.T) { proxytest.RunEdge(t, startNative(t, nil)) }
+
+func TestNativeTimeouts(t *testing.T) { proxytest.RunTimeouts(t, startNative(t, nil), testTimeouts) }

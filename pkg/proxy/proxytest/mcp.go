@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -35,7 +36,10 @@ const MCPSession = "sess-RECORDER-0123456789abcdef"
 // JSON-RPC result carrying ResponseSentinel and MCPSession, a GET that
 // accepts text/event-stream gets a stream of Events events sent in lockstep
 // with the client (as Upstream's completions are), any other GET a 405, a
-// DELETE a 204.
+// DELETE a 204. A POST whose JSON-RPC method is "test/html" gets
+// HTMLPage as text/html, "test/redirect" a 307 to the recorder's own
+// /stolen, "test/stall" one event and then nothing, "test/slow-headers"
+// no answer (these two until the request ends, Close or Hold).
 type MCPUpstream struct {
 	// URL and AuthURL are the endpoints to configure under MCPRecorder
 	// and MCPRecorderAuth.
@@ -85,9 +89,26 @@ func (u *MCPUpstream) serve(w http.ResponseWriter, r *http.Request, body []byte)
 	switch r.Method {
 	case http.MethodPost:
 		var req struct {
-			ID json.RawMessage `json:"id"`
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 		}
-		if json.Unmarshal(body, &req) != nil || len(req.ID) == 0 {
+		err := json.Unmarshal(body, &req)
+		switch req.Method {
+		case "test/html":
+			h.Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, HTMLPage)
+			return
+		case "test/redirect":
+			u.redirect(w, http.StatusTemporaryRedirect)
+			return
+		case "test/stall":
+			u.stall(w, r)
+			return
+		case "test/slow-headers":
+			u.hold(r)
+			return
+		}
+		if err != nil || len(req.ID) == 0 {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}

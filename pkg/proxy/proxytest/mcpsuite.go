@@ -85,8 +85,8 @@ func MCPAttacks() []Attack {
 		{Name: "scheme-relative-target", Method: "POST", Target: "//evil.example" + rec, Headers: post, Body: mcpBody,
 			Native: refused(404, "not_found"), Serve: front(405), Workerd: front(405)},
 		// wrangler dev's front refuses an absolute-form target; Go's
-		// server hands it over and the relay ignores its host.
-		a("absolute-form-target", "POST", "http://evil.example"+rec, post, toRec, front(500)),
+		// server takes its host for Host, which is not the workbench's.
+		a("absolute-form-target", "POST", "http://evil.example"+rec, post, refused(421, "host_forbidden"), front(500)),
 		// Origin.
 		a("no-origin-post", "POST", rec, []string{jsonCT, mcpAcc}, refused(403, "origin_missing"), refused(403, "origin_missing")),
 		a("no-origin-delete", "DELETE", rec, []string{"Mcp-Session-Id: " + MCPSession}, refused(403, "origin_missing"), refused(403, "origin_missing")),
@@ -97,6 +97,27 @@ func MCPAttacks() []Attack {
 		a("foreign-origin-listing", "GET", mcpMount, []string{"Origin: https://evil.example"}, refused(403, "origin_forbidden"), refused(403, "origin_forbidden")),
 		a("origin-suffix", "POST", rec, []string{"Origin: {origin}.evil.example", jsonCT, mcpAcc}, refused(403, "origin_forbidden"), refused(403, "origin_forbidden")),
 		a("two-origins", "POST", rec, []string{"Origin: {origin}", "Origin: {origin}", jsonCT, mcpAcc}, refused(403, "origin_forbidden"), refused(403, "origin_forbidden")),
+		// DNS rebinding (see Attacks): the SSE GET and the listing as a
+		// rebinding page would send them.
+		{Name: "dns-rebinding-get", Method: "GET", Target: rec, Host: "evil.example:{port}", Headers: []string{"Accept: text/event-stream", "Sec-Fetch-Site: same-origin"},
+			Native: refused(421, "host_forbidden"), Workerd: refused(421, "host_forbidden")},
+		{Name: "dns-rebinding-listing", Method: "GET", Target: mcpMount, Host: "evil.example:{port}", Headers: []string{"Sec-Fetch-Site: same-origin"},
+			Native: refused(421, "host_forbidden"), Workerd: refused(421, "host_forbidden")},
+		{Name: "dns-rebinding-post", Method: "POST", Target: rec, Host: "evil.example:{port}", Headers: []string{"Origin: http://evil.example:{port}", jsonCT, mcpAcc},
+			Native: refused(421, "host_forbidden"), Workerd: refused(421, "host_forbidden")},
+		// The relay written through the proxy's route. Go's server keeps
+		// the dot segment in the decoded path, which no route accepts.
+		// workerd resolves "%2e%2e" (either case) before any Worker code
+		// runs: what the Worker sees, routes and checks is the plain
+		// relay request, held to every rule above (a foreign Origin is
+		// refused as ever).
+		a("cross-route-from-proxy", "POST", "/api/llm/%2e%2e/mcp/"+MCPRecorder, post, refused(404, "not_found"), toRec),
+		// Through serve, the decoded path is under the proxy's route,
+		// which refuses it.
+		{Name: "cross-route-from-proxy-upper", Method: "POST", Target: mp + "%2E%2E/%2E%2E/mcp/" + MCPRecorder, Headers: post,
+			Native: refused(404, "not_found"), Serve: pathBad, Workerd: toRec},
+		{Name: "cross-route-foreign-origin", Method: "POST", Target: "/api/llm/%2e%2e/mcp/" + MCPRecorder, Headers: []string{"Origin: https://evil.example", jsonCT, mcpAcc},
+			Native: refused(403, "origin_forbidden"), Serve: refused(404, "not_found"), Workerd: refused(403, "origin_forbidden")},
 		a("cross-origin-preflight", "OPTIONS", rec, []string{"Origin: https://evil.example", "Access-Control-Request-Method: POST", "Access-Control-Request-Headers: mcp-session-id, content-type"}, refused(403, "origin_forbidden"), refused(403, "origin_forbidden")),
 		// Methods.
 		a("put", "PUT", rec, post, refused(405, "method_not_allowed"), refused(405, "method_not_allowed")),
@@ -107,6 +128,9 @@ func MCPAttacks() []Attack {
 		a("duplicate-session", "POST", rec, with("Mcp-Session-Id: a", "Mcp-Session-Id: b"), refused(400, "header_invalid"), refused(400, "header_invalid")),
 		a("comma-session", "POST", rec, with("Mcp-Session-Id: a,b"), refused(400, "header_invalid"), refused(400, "header_invalid")),
 		a("non-ascii-session", "POST", rec, with("Mcp-Session-Id: a\xff\xfe"), refused(400, "header_invalid"), refused(400, "header_invalid")),
+		a("oversized-session", "POST", rec, with("Mcp-Session-Id: "+strings.Repeat("s", 8<<10+1)), refused(431, "header_too_large"), refused(431, "header_too_large")),
+		a("oversized-accept", "POST", mcpMount+MCPRecorderAuth, []string{"Origin: {origin}", jsonCT, "Accept: application/json, " + strings.Repeat("text/event-stream, ", 500)}, refused(431, "header_too_large"), refused(431, "header_too_large")),
+		a("oversized-authorization", "POST", mcpMount+MCPRecorderAuth, with("Authorization: Bearer "+strings.Repeat("k", 8<<10)), refused(431, "header_too_large"), refused(431, "header_too_large")),
 		a("duplicate-protocol-version", "POST", rec, with("MCP-Protocol-Version: 2025-11-25", "MCP-Protocol-Version: 2025-06-18"), refused(400, "header_invalid"), refused(400, "header_invalid")),
 		// Go's server refuses a bare CR; wrangler dev's front ends the
 		// line there, and the relay drops the X-Injected header it makes.
@@ -329,7 +353,7 @@ func RunMCPSSE(t *testing.T, tg MCPTarget) SSETiming {
 		t.Fatalf("MCP server received %v with %v; want GET with Last-Event-ID and the session id", uris(got), got)
 	}
 	tg.checkOnlyMCPHeaders(t, got[0])
-	return readLockstep(t, tg.Layer, &tg.Recorder.recording, side{"relay", "MCP server"}, stalls, resp.Body, func(i int, ev string) {
+	return readLockstep(t, tg.Layer, &tg.Recorder.recording, side{"relay", "MCP server"}, stalls, 0, resp.Body, func(i int, ev string) {
 		if !strings.HasPrefix(ev, "id: ev-") || !strings.Contains(ev, `"data":"event`) {
 			t.Fatalf("event %d %q is not the server's", i, ev)
 		}

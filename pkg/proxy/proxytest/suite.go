@@ -62,6 +62,7 @@ type Attack struct {
 	Name    string
 	Method  string
 	Target  string   // request-target, exactly as sent
+	Host    string   // the Host header; "" means the target's own address
 	Headers []string // header lines without CRLF; Host and Connection are added
 	Body    string
 	// BodySize, when positive, makes the body that many bytes (Body
@@ -137,10 +138,10 @@ func Attacks() []Attack {
 		// /evil.example/…; RunAttacks checks no redirect leaves the origin.
 		{Name: "scheme-relative-target", Method: "GET", Target: "//evil.example" + mp + "key", Headers: std,
 			Native: refused(404, "not_found"), Serve: front(200), Workerd: front(307)},
-		// An absolute-form request-target names a host; the proxy ignores
-		// it and forwards to its configured upstream only.
+		// An absolute-form request-target names a host, which takes the
+		// place of Host (RFC 9112 §3.2.2): not the workbench's own.
 		// (wrangler dev's local front refuses it outright.)
-		a("absolute-form-target", "GET", "http://evil.example"+mp+"key", std, forwarded(200, "/api/v1/key"), front(500)),
+		a("absolute-form-target", "GET", "http://evil.example"+mp+"key", std, refused(421, "host_forbidden"), front(500)),
 		// Paths outside the mount or without an endpoint.
 		a("prefix-confusion", "GET", "/api/llm/openrouterx/key", std, refused(404, "not_found"), refused(404, "not_found")),
 		a("mount-only", "GET", mp, std, refused(404, "not_found"), refused(404, "not_found")),
@@ -159,6 +160,9 @@ func Attacks() []Attack {
 		a("obs-fold-authorization", "GET", mp+"key", []string{"Origin: {origin}", "Authorization: Bearer k", " X-Injected: 1"}, refused(400, "header_invalid"), front(400)),
 		a("basic-authorization", "GET", mp+"key", []string{"Origin: {origin}", "Authorization: Basic dXNlcjpwYXNz"}, refused(400, "header_invalid"), refused(400, "header_invalid")),
 		a("non-ascii-authorization", "GET", mp+"key", []string{"Origin: {origin}", "Authorization: Bearer k\xff\xfe"}, refused(400, "header_invalid"), refused(400, "header_invalid")),
+		// A value over the 8 KiB cap, however well-formed.
+		a("oversized-authorization", "GET", mp+"key", []string{"Origin: {origin}", "Authorization: Bearer " + strings.Repeat("k", 8<<10)}, refused(431, "header_too_large"), refused(431, "header_too_large")),
+		a("oversized-referer", "GET", mp+"key", []string{"Origin: {origin}", "Authorization: {key}", "HTTP-Referer: {origin}/" + strings.Repeat("r", 8<<10)}, refused(431, "header_too_large"), refused(431, "header_too_large")),
 		// Origin: missing, null, foreign, lookalike, repeated.
 		a("no-origin-post", "POST", mp+"chat/completions", []string{"Authorization: {key}", jsonCT}, refused(403, "origin_missing"), refused(403, "origin_missing")),
 		a("no-origin-get", "GET", mp+"key", []string{"Authorization: {key}"}, refused(403, "origin_missing"), refused(403, "origin_missing")),
@@ -171,6 +175,24 @@ func Attacks() []Attack {
 		a("origin-suffix", "GET", mp+"key", []string{"Origin: {origin}.evil.example", "Authorization: {key}"}, refused(403, "origin_forbidden"), refused(403, "origin_forbidden")),
 		a("origin-upper-case", "GET", mp+"key", []string{"Origin: {ORIGIN}", "Authorization: {key}"}, refused(403, "origin_forbidden"), refused(403, "origin_forbidden")),
 		a("two-origins", "GET", mp+"key", []string{"Origin: {origin}", "Origin: {origin}", "Authorization: {key}"}, refused(403, "origin_forbidden"), refused(403, "origin_forbidden")),
+		// DNS rebinding: a page on evil.example, its name now resolving to
+		// the proxy's address, is same-origin with itself; its GET carries
+		// no Origin and the browser's own Sec-Fetch-Site: same-origin.
+		// Only the Host gives it away.
+		{Name: "dns-rebinding-get", Method: "GET", Target: mp + "key", Host: "evil.example:{port}", Headers: []string{"Authorization: {key}", "Sec-Fetch-Site: same-origin"},
+			Native: refused(421, "host_forbidden"), Workerd: refused(421, "host_forbidden")},
+		{Name: "dns-rebinding-post", Method: "POST", Target: mp + "chat/completions", Host: "evil.example:{port}", Headers: []string{"Origin: http://evil.example:{port}", "Authorization: {key}", jsonCT},
+			Native: refused(421, "host_forbidden"), Workerd: refused(421, "host_forbidden")},
+		// The right name on another port is another origin.
+		{Name: "host-other-port", Method: "GET", Target: mp + "key", Host: "127.0.0.1:1", Headers: []string{"Authorization: {key}", "Sec-Fetch-Site: same-origin"},
+			Native: refused(421, "host_forbidden"), Workerd: refused(421, "host_forbidden")},
+		// One route written through another. Go's server routes the
+		// decoded path, which has a dot segment: the relay's route
+		// refuses it, the bare proxy does not know the path. workerd
+		// resolves "%2e%2e" before any Worker code runs, so the Worker
+		// sees, routes and checks the canonical proxy request.
+		{Name: "cross-route-from-relay", Method: "GET", Target: "/api/mcp/%2e%2e/llm/openrouter/key", Headers: std,
+			Native: refused(404, "not_found"), Serve: pathBad, Workerd: forwarded(200, "/api/v1/key")},
 		a("cross-origin-preflight", "OPTIONS", mp+"chat/completions", []string{"Origin: https://evil.example", "Access-Control-Request-Method: POST", "Access-Control-Request-Headers: authorization, content-type"}, refused(403, "origin_forbidden"), refused(403, "origin_forbidden")),
 		// Methods.
 		a("put", "PUT", mp+"key", std, refused(405, "method_not_allowed"), refused(405, "method_not_allowed")),
@@ -232,13 +254,18 @@ func send(addr, method string, raw []byte) (*Response, error) {
 }
 
 func (tg Target) expand(s string) string {
-	return strings.NewReplacer("{origin}", tg.Origin, "{ORIGIN}", strings.ToUpper(tg.Origin), "{key}", Key).Replace(s)
+	_, port, _ := net.SplitHostPort(tg.Addr)
+	return strings.NewReplacer("{origin}", tg.Origin, "{ORIGIN}", strings.ToUpper(tg.Origin), "{key}", Key, "{port}", port).Replace(s)
 }
 
 // raw renders a as bytes on the wire.
 func (tg Target) raw(a Attack) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", a.Method, tg.expand(a.Target), tg.Addr)
+	host := tg.Addr
+	if a.Host != "" {
+		host = tg.expand(a.Host)
+	}
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", a.Method, tg.expand(a.Target), host)
 	for _, h := range a.Headers {
 		b.WriteString(tg.expand(h))
 		b.WriteString("\r\n")
@@ -321,6 +348,10 @@ func runAttackTable(t *testing.T, tg Target, rec *recording, sd side, attacks []
 				t.Errorf("%s received %v, want exactly %q", sd.server, uris(got), want.Forwarded)
 			}
 			checkNoLeakyHeaders(t, resp.Header)
+			if want.Code != "" {
+				// The handler's own answer: never a page.
+				checkAPIHeaders(t, resp.Header)
+			}
 			if loc := resp.Header.Get("Location"); loc != "" && (!strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\")) {
 				t.Errorf("redirects off the origin: Location %q", loc)
 			}
@@ -559,16 +590,22 @@ func RunForwarding(t *testing.T, tg Target) {
 		checkNoLeakyHeaders(t, resp.Header)
 	})
 	t.Run("redirect-not-followed", func(t *testing.T) {
-		mark := tg.Upstream.Len()
-		resp := tg.do(t, "GET", mp+"redirect", map[string]string{"Origin": tg.Origin, "Authorization": Key}, "")
-		if resp.Status != 502 || errorCode(resp) != "upstream_redirect" {
-			t.Errorf("got %d %.200s, want 502 upstream_redirect", resp.Status, resp.Body)
-		}
-		if resp.Header.Get("Location") != "" {
-			t.Errorf("Location %q passed back", resp.Header.Get("Location"))
-		}
-		if n := tg.Upstream.Len() - mark; n != 1 {
-			t.Errorf("upstream received %d requests, want 1 (no redirect followed)", n)
+		// The key must not follow a redirect anywhere, not even back
+		// to the upstream's own host: each status that keeps or drops
+		// the method is a 502, and /stolen is never asked for.
+		for _, code := range []string{"302", "307", "308"} {
+			mark := tg.Upstream.Len()
+			resp := tg.do(t, "GET", mp+"redirect/"+code, map[string]string{"Origin": tg.Origin, "Authorization": Key}, "")
+			if resp.Status != 502 || errorCode(resp) != "upstream_redirect" {
+				t.Errorf("%s: got %d %.200s, want 502 upstream_redirect", code, resp.Status, resp.Body)
+			}
+			if resp.Header.Get("Location") != "" {
+				t.Errorf("%s: Location %q passed back", code, resp.Header.Get("Location"))
+			}
+			checkAPIHeaders(t, resp.Header)
+			if got := tg.Upstream.Requests()[mark:]; len(got) != 1 {
+				t.Errorf("%s: upstream received %v, want one request (no redirect followed)", code, uris(got))
+			}
 		}
 	})
 	t.Run("same-origin-options", func(t *testing.T) {
@@ -611,6 +648,19 @@ type SSETiming []time.Duration
 // delivery delay.
 func RunSSE(t *testing.T, tg Target) SSETiming {
 	t.Helper()
+	return runSSE(t, tg, 0)
+}
+
+// RunSSEPaced is RunSSE with the client waiting pace before it lets the
+// upstream send each event: a stream that keeps moving but lasts
+// Events×pace in all, which a host must not cut for its length.
+func RunSSEPaced(t *testing.T, tg Target, pace time.Duration) {
+	t.Helper()
+	runSSE(t, tg, pace)
+}
+
+func runSSE(t *testing.T, tg Target, pace time.Duration) SSETiming {
+	t.Helper()
 	body := `{"model":"openai/gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"` + BodySentinel + `"}]}`
 	stalls := tg.Upstream.Stalls()
 	resp := tg.openStream(t, "POST", mp+"chat/completions",
@@ -618,7 +668,7 @@ func RunSSE(t *testing.T, tg Target) SSETiming {
 	defer resp.Body.Close()
 	checkNoLeakyHeaders(t, resp.Header)
 	var content strings.Builder
-	d := readLockstep(t, tg.Layer, &tg.Upstream.recording, side{"proxy", "upstream"}, stalls, resp.Body, func(i int, ev string) {
+	d := readLockstep(t, tg.Layer, &tg.Upstream.recording, side{"proxy", "upstream"}, stalls, pace, resp.Body, func(i int, ev string) {
 		var chunk struct {
 			Choices []struct {
 				Delta struct {
@@ -658,7 +708,7 @@ func (tg Target) openStream(t *testing.T, method, path string, hdr map[string]st
 // since it counted stalls, which means the host in between buffers the
 // stream, and returns each event's delivery delay: from when rec began
 // writing it to when the client had read it.
-func readLockstep(t *testing.T, layer Layer, rec *recording, sd side, stalls int, body io.Reader, event func(i int, ev string), end string) SSETiming {
+func readLockstep(t *testing.T, layer Layer, rec *recording, sd side, stalls int, pace time.Duration, body io.Reader, event func(i int, ev string), end string) SSETiming {
 	t.Helper()
 	br := bufio.NewReader(body)
 	var arrived []time.Time
@@ -680,6 +730,7 @@ func readLockstep(t *testing.T, layer Layer, rec *recording, sd side, stalls int
 	}
 	arrived = append(arrived, time.Now())
 	for i := 0; i < Events; i++ {
+		time.Sleep(pace)
 		rec.Release()
 		ev := readEvent()
 		arrived = append(arrived, time.Now())

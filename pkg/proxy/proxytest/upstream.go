@@ -50,7 +50,13 @@ type Received struct {
 //
 // It answers GET /api/v1/key and /api/v1/models, POST
 // /api/v1/chat/completions (JSON, or server-sent events when the body asks
-// for "stream": true), and GET /api/v1/redirect with a 302 to another host.
+// for "stream": true), and the faults of an upstream gone wrong:
+// GET /api/v1/redirect/{302,307,308} (a redirect to its own /stolen, so
+// that a proxy that follows it is seen), /api/v1/html (a page with a
+// script), /api/v1/hangup (the connection closed without an answer),
+// /api/v1/slow-headers (no answer until the request ends) and
+// /api/v1/stall (one event, then nothing). Those that wait give up after
+// Hold or when Close is called.
 // Streamed completions go in lockstep with the client: after flushing each
 // event the upstream waits for Release, so a proxy that buffers the stream
 // is caught without any timing threshold.
@@ -67,6 +73,13 @@ const Events = 5
 // StallTimeout is how long a streamed completion waits for Release before
 // counting a stall and going on.
 const StallTimeout = 10 * time.Second
+
+// Hold is the longest an upstream keeps a request it answers slowly on
+// purpose, should the host in front never give up.
+const Hold = 30 * time.Second
+
+// HTMLPage is what the upstream's html endpoints answer, as text/html.
+const HTMLPage = "<!doctype html><title>upstream page</title><script>fetch('/api/mcp/').then(r => r.text()).then(t => document.title = t)</script>\n"
 
 // NewUpstream starts an Upstream on 127.0.0.1 and closes it when t ends.
 func NewUpstream(t testing.TB) *Upstream {
@@ -90,6 +103,7 @@ func StartUpstream() *Upstream {
 type recording struct {
 	srv     *httptest.Server
 	release chan struct{}
+	closing chan struct{} // closed by Close: requests held on purpose end
 
 	mu      sync.Mutex
 	reqs    []Received
@@ -101,6 +115,7 @@ type recording struct {
 // once it is recorded.
 func (rec *recording) start(serve func(w http.ResponseWriter, r *http.Request, body []byte)) {
 	rec.release = make(chan struct{})
+	rec.closing = make(chan struct{})
 	rec.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rec.mu.Lock()
@@ -110,8 +125,46 @@ func (rec *recording) start(serve func(w http.ResponseWriter, r *http.Request, b
 	}))
 }
 
-// Close stops the server.
-func (rec *recording) Close() { rec.srv.Close() }
+// Close stops the server, first ending any request it holds.
+func (rec *recording) Close() {
+	close(rec.closing)
+	rec.srv.Close()
+}
+
+// hold blocks until the request ends, Close is called or Hold has passed.
+func (rec *recording) hold(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-rec.closing:
+	case <-time.After(Hold):
+	}
+}
+
+// hangUp closes the connection of w's request without an answer.
+func hangUp(w http.ResponseWriter) {
+	if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		c.Close()
+	}
+}
+
+// stall sends the headers and one event, then nothing until hold ends.
+func (rec *recording) stall(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, StallFirst)
+	w.(http.Flusher).Flush()
+	rec.hold(r)
+}
+
+// StallFirst is the one event a stalling upstream sends.
+const StallFirst = "data: {\"before\":\"the stall\"}\n\n"
+
+// redirect answers with a redirect of the given status to the server's
+// own /stolen, where a request that followed it would be recorded.
+func (rec *recording) redirect(w http.ResponseWriter, code int) {
+	w.Header().Set("Location", rec.srv.URL+"/stolen")
+	w.WriteHeader(code)
+}
 
 // Requests returns a copy of everything received so far.
 func (rec *recording) Requests() []Received {
@@ -205,8 +258,23 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeJSON(w, http.StatusOK, map[string]any{"data": []any{
 			map[string]any{"id": "openai/gpt-4o-mini", "name": "GPT-4o mini", "description": ResponseSentinel},
 		}})
-	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/redirect":
-		http.Redirect(w, r, "http://127.0.0.2:9/steal", http.StatusFound)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/redirect/302":
+		u.redirect(w, http.StatusFound)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/redirect/307":
+		u.redirect(w, http.StatusTemporaryRedirect)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/redirect/308":
+		u.redirect(w, http.StatusPermanentRedirect)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/html":
+		h.Del("Cache-Control")
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Content-Security-Policy", "script-src 'unsafe-inline'")
+		io.WriteString(w, HTMLPage)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/hangup":
+		hangUp(w)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/slow-headers":
+		u.hold(r)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/stall":
+		u.stall(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/api/v1/chat/completions":
 		var req struct {
 			Stream bool `json:"stream"`
