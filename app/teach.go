@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -381,7 +382,10 @@ func (p *teachPage) publishContext() {
 // exact error is shown under it.
 func modelErrorSummary(err error) string {
 	var api *openrouter.APIError
+	var unreadable *openrouter.UnreadableError
 	switch {
+	case errors.As(err, &unreadable):
+		return fmt.Sprintf("The model's replies could not be read (%d in a row), so the demonstration stopped.", unreadable.Replies)
 	case errors.Is(err, openrouter.ErrBadKey):
 		return "OpenRouter refused the key (401). Check it on the home page."
 	case errors.Is(err, openrouter.ErrOutOfCredit):

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -216,6 +217,7 @@ func TestModelErrorSummary(t *testing.T) {
 		{&openrouter.APIError{Status: 402, Message: "Insufficient credits"}, "out of credit (402)"},
 		{&openrouter.APIError{Status: 429}, "rate limiting"},
 		{&openrouter.APIError{Status: 500}, "model call failed"},
+		{fmt.Errorf("model: %w", &openrouter.UnreadableError{Replies: 3, Last: &openrouter.MalformedError{Reason: "not a chat completion"}}), "replies could not be read (3 in a row)"},
 		{errors.New("body gone"), "stopped with an error"},
 	} {
 		if got := modelErrorSummary(tc.err); !strings.Contains(got, tc.want) {

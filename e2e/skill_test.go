@@ -33,7 +33,7 @@ func nativeReport(t *testing.T, file string) *verify.Report {
 
 // Acceptance criterion 10: the skill page shows a conformance panel with
 // each of the six proof gates (claimed beside re-verified), the four
-// invariants and one overall verdict badge; the header says signed: false
+// invariants and one overall verdict badge; the header says Signed: false
 // and names the content hash and redaction profile.
 func TestSkillConformancePanel(t *testing.T) {
 	file := fixturePath("valid-skill-bundle.v0.json")
@@ -42,7 +42,7 @@ func TestSkillConformancePanel(t *testing.T) {
 	id := s.importBundle(file)
 	s.openSkill(id)
 
-	if got := s.text("#skill-signed"); got != "signed: false" {
+	if got := s.text("#skill-signed"); got != "false" {
 		t.Errorf("signed: %q", got)
 	}
 	if got := s.text("#skill-hash"); got != want.ContentHash {
@@ -328,6 +328,33 @@ func TestSkillRedactedExport(t *testing.T) {
 		if len(f) >= 3 && (f[0] == skill.GateRedactionVerify || f[0] == skill.GateContentHash) && f[2] != skill.VerdictPass {
 			t.Errorf("%s re-verified %s, want pass:\n%s", f[0], f[2], out)
 		}
+	}
+}
+
+// A bundle whose signature member holds a string nothing has verified is
+// shown as not signed, with the signature present and not verified, and
+// keeps the verdict of the same bundle without one (spec §7.5).
+func TestSkillUnverifiedSignature(t *testing.T) {
+	data, err := os.ReadFile(fixturePath("valid-skill-bundle.v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "signed.skill.json")
+	if err := os.WriteFile(file, bytes.Replace(data, []byte(`"signature":null`), []byte(`"signature":"ed25519:forged"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := nativeReport(t, file)
+	if want.Signed || want.Signature != verify.SignatureUnverified || want.Verdict != skill.VerdictPass {
+		t.Fatalf("natively: signed %t, signature %s, verdict %s", want.Signed, want.Signature, want.Verdict)
+	}
+	s := newSession(t)
+	id := s.importBundle(file)
+	s.openSkill(id)
+	if got := s.text("#skill-signed"); got != "false (signature present, not verified)" {
+		t.Errorf("signed: %q", got)
+	}
+	if got := s.text("#overall-verdict .verdict"); got != want.Verdict {
+		t.Errorf("overall badge %q, want %q as without a signature", got, want.Verdict)
 	}
 }
 

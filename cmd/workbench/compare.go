@@ -11,7 +11,6 @@ import (
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/compare"
-	"workbench/pkg/openrouter"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
 )
@@ -37,12 +36,15 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	c.fs.Var(&models, "model", "OpenRouter model `ID` to compare, at least two")
 	c.fs.Var(&inputs, "input", "input `name=value`, repeatable (default: the inputs the skill was taught with)")
 	worldName := c.fs.String("world", "", "simulator world `NAME` (default: the world the recording starts in)")
-	base := c.fs.String("openrouter", openrouter.OpenRouterAPI, "OpenRouter API base `URL`")
+	mf := addModelFlags(c.fs)
 	out := c.fs.String("out", "", "write the last version to `FILE` (default <slug>.v<n>.skill.json)")
 	destructive := c.fs.Bool("destructive", false, "destructive mode: the policy allows host writes")
 	pos, code, done := c.parse(args)
 	if done {
 		return code
+	}
+	if err := mf.check(); err != nil {
+		return c.fail(err)
 	}
 	if len(pos) != 1 {
 		return c.fail(usagef("want exactly one BUNDLE file, got %d (run 'workbench compare --help')", len(pos)))
@@ -62,7 +64,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return c.fail(err)
 	}
 	b, input, wname, wdata, auth := rs.bundle, rs.input, rs.world, rs.worldData, rs.auth
-	cl, err := client(ctx, *base)
+	cl, err := mf.client(ctx)
 	if err != nil {
 		return c.fail(err)
 	}

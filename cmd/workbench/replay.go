@@ -8,7 +8,6 @@ import (
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/compare"
-	"workbench/pkg/openrouter"
 	"workbench/pkg/policy"
 	"workbench/pkg/replay"
 	"workbench/pkg/skill"
@@ -36,13 +35,16 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	c.fs.Var(&inputs, "input", "input `name=value`, repeatable (default: the inputs the skill was taught with)")
 	model := c.fs.String("model", "", "OpenRouter model `ID` that re-chooses model-chosen parameters (default: the teaching model)")
 	worldName := c.fs.String("world", "", "simulator world `NAME` (default: the world the recording starts in)")
-	base := c.fs.String("openrouter", openrouter.OpenRouterAPI, "OpenRouter API base `URL`")
+	mf := addModelFlags(c.fs)
 	out := c.fs.String("out", "", "write the new version to `FILE` (default <slug>.v<n>.skill.json)")
 	destructive := c.fs.Bool("destructive", false, "destructive mode: the policy allows host writes")
 	bf := addBodyFlags(c.fs, "the skill's body")
 	pos, code, done := c.parse(args)
 	if done {
 		return code
+	}
+	if err := mf.check(); err != nil {
+		return c.fail(err)
 	}
 	if len(pos) != 1 {
 		return c.fail(usagef("want exactly one BUNDLE file, got %d (run 'workbench replay --help')", len(pos)))
@@ -95,7 +97,7 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if useModel == "" {
 			return c.fail(usagef("the skill has parameters a model chooses on replay; name one with --model"))
 		}
-		cl, err := client(ctx, *base)
+		cl, err := mf.client(ctx)
 		if err != nil {
 			return c.fail(err)
 		}

@@ -18,7 +18,6 @@ import (
 	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/mcp"
-	"workbench/pkg/openrouter"
 	"workbench/pkg/policy"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
@@ -50,7 +49,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	c.fs.Var(&inputs, "input", "task input `name=value`, repeatable (a scenario's inputs default to its examples)")
 	c.fs.Var(&caps, "capability", "`capability` a freeform task is granted, e.g. &body.browser, repeatable\n(default: every capability the world's tools exercise)")
 	model := c.fs.String("model", "", "OpenRouter model `ID` that demonstrates, e.g. openai/gpt-4o (required)")
-	base := c.fs.String("openrouter", openrouter.OpenRouterAPI, "OpenRouter API base `URL`")
+	mf := addModelFlags(c.fs)
 	out := c.fs.String("out", "", "write the sealed bundle to `FILE` (default <slug>.v1.skill.json)")
 	destructive := c.fs.Bool("destructive", false, "destructive mode: the policy allows host writes")
 	maxSteps := c.fs.Int("max-steps", demonstrate.DefaultMaxSteps, "stop after `N` model turns")
@@ -58,6 +57,9 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	pos, code, done := c.parse(args)
 	if done {
 		return code
+	}
+	if err := mf.check(); err != nil {
+		return c.fail(err)
 	}
 	if len(pos) > 0 {
 		return c.fail(usagef("unexpected argument %q (run 'workbench teach --help')", pos[0]))
@@ -81,7 +83,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return c.fail(err)
 	}
-	cl, err := client(ctx, *base)
+	cl, err := mf.client(ctx)
 	if err != nil {
 		return c.fail(err)
 	}

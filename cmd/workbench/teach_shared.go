@@ -10,9 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"workbench/pkg/compare"
 	"workbench/pkg/openrouter"
@@ -117,6 +119,14 @@ func explain(err error) (string, int) {
 	if errors.As(err, &ue) {
 		return ue.msg, exitInvalid
 	}
+	var te *openrouter.TimeoutError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("%v — the model did not answer in time; --model-timeout sets the limit", err), exitUnproven
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf("%v — the server did not answer in time", err), exitUnproven
+	}
 	var ae *openrouter.APIError
 	if errors.As(err, &ae) {
 		switch {
@@ -209,15 +219,42 @@ func apiKey() (string, error) {
 	return k, nil
 }
 
-// client makes an OpenRouter client for base and checks the key with
-// GET /key before any work is done, so a refused key or an exhausted
-// limit is one clear line rather than a failure half way.
-func client(ctx context.Context, base string) (*openrouter.Client, error) {
+// modelFlags are the flags of the OpenRouter client: where it sends, and
+// how long one request may take.
+type modelFlags struct {
+	base    *string
+	timeout *time.Duration
+}
+
+func addModelFlags(fs *flag.FlagSet) modelFlags {
+	return modelFlags{
+		base: fs.String("openrouter", openrouter.OpenRouterAPI, "OpenRouter API base `URL`"),
+		timeout: fs.Duration("model-timeout", defaultModelTimeout,
+			"give up on a model request not answered in full within `DURATION`"),
+	}
+}
+
+// check refuses a limit that is not a positive duration.
+func (f modelFlags) check() error {
+	if *f.timeout <= 0 {
+		return usagef("--model-timeout %s: must be positive", *f.timeout)
+	}
+	return nil
+}
+
+// client makes an OpenRouter client for the flags' base URL and checks the
+// key with GET /key before any work is done, so a refused key or an
+// exhausted limit is one clear line rather than a failure half way. Every
+// request has connect, header and total limits (modelHTTPClient,
+// --model-timeout), so a server that never answers ends the run.
+func (f modelFlags) client(ctx context.Context) (*openrouter.Client, error) {
 	key, err := apiKey()
 	if err != nil {
 		return nil, err
 	}
-	cl, err := openrouter.New(key, openrouter.WithBaseURL(base))
+	base := *f.base
+	cl, err := openrouter.New(key, openrouter.WithBaseURL(base),
+		openrouter.WithHTTPClient(modelHTTPClient(headerLimit(*f.timeout))), openrouter.WithTimeout(*f.timeout))
 	if err != nil {
 		return nil, usagef("--openrouter %s: %v", base, strings.TrimPrefix(err.Error(), "openrouter: "))
 	}

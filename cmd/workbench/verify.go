@@ -126,7 +126,7 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 func printReport(w io.Writer, file string, r *verify.Report) {
 	fmt.Fprintf(w, "%s\n", file)
 	fmt.Fprintf(w, "  skill %q v%d  bundle %s\n", r.SkillName, r.Version, r.BundleID)
-	fmt.Fprintf(w, "  content_hash %s  signed: %t  redaction: %s\n", r.ContentHash, r.Signed, r.Derived.RedactionResult.Profile)
+	fmt.Fprintf(w, "  content_hash %s  signed: %s  redaction: %s\n", r.ContentHash, r.SignedText(), r.Derived.RedactionResult.Profile)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  GATE\tCLAIMED\tRE-VERIFIED\tREASON")
 	claimed := map[string]skill.Gate{}

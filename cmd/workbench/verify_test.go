@@ -101,3 +101,29 @@ func TestVerifyStdinAndJSON(t *testing.T) {
 		t.Fatalf("malformed stdin: exit %d, stderr %q (want one line naming the offset)", code, stderr)
 	}
 }
+
+// A bundle carrying a signature string is reported as signed: false with
+// the signature present and not verified, and its verdict is that of the
+// same bundle without one.
+func TestVerifyUnverifiedSignature(t *testing.T) {
+	data, err := os.ReadFile(fixture("valid-skill-bundle.v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed := filepath.Join(t.TempDir(), "signed.skill.json")
+	if err := os.WriteFile(signed, bytes.Replace(data, []byte(`"signature":null`), []byte(`"signature":"ed25519:forged"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(t, "", "verify", signed)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 as without a signature\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	for _, s := range []string{"signed: false (signature present, not verified)", "verdict: PASS"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, stdout)
+		}
+	}
+	if strings.Contains(stdout, "signed: true") {
+		t.Errorf("an unverified signature reads as signed:\n%s", stdout)
+	}
+}

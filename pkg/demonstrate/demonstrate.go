@@ -13,7 +13,10 @@
 // the body does not have, arguments that are not JSON or do not fit the
 // tool's schema) is answered to the model as an error, recorded in the
 // transcript and the events, and never becomes an edge: nothing happened
-// on the body.
+// on the body. A reply that cannot be read at all (garbage, truncated,
+// over the size cap) is told to the model the same way, but only
+// openrouter.UnreadableRetries times in a row: the next one stops the run
+// with an *openrouter.UnreadableError.
 package demonstrate
 
 import (
@@ -208,6 +211,7 @@ func (d *demo) run(ctx context.Context) error {
 		fns[i] = openrouter.FunctionTool(t.Name, t.Description, t.InputSchema)
 	}
 	parallel := false
+	unreadable := 0 // unreadable replies in a row
 
 	d.res.Stopped = StopStepLimit
 	for step := 0; step < d.opt.MaxSteps; step++ {
@@ -228,17 +232,24 @@ func (d *demo) run(ctx context.Context) error {
 			// The reply could not be read as a chat completion (for
 			// example tool arguments that are not JSON). Nothing happened
 			// on the body; say so in the transcript, tell the model, and
-			// let it try again within the step limit.
+			// let it try again, at most UnreadableRetries times in a row.
 			if malformed.Usage != nil && malformed.Usage.Cost != nil {
 				d.res.CostUSD += *malformed.Usage.Cost
 			}
-			note := fmt.Sprintf("error: your last reply could not be read (%s at %s); call one tool with a JSON object of arguments, or answer", malformed.Reason, malformed.Where)
 			d.turn("assistant", "[unreadable reply: "+malformed.Reason+" at "+malformed.Where+"]")
+			if unreadable++; unreadable > openrouter.UnreadableRetries {
+				d.res.Stopped = StopError
+				d.res.Err = fmt.Errorf("model: %w", &openrouter.UnreadableError{Replies: unreadable, Last: malformed})
+				d.progress(step, "model", "unreadable reply: "+malformed.Reason+"; giving up", nil)
+				break
+			}
+			note := fmt.Sprintf("error: your last reply could not be read (%s at %s); call one tool with a JSON object of arguments, or answer", malformed.Reason, malformed.Where)
 			d.turn("user", note)
 			d.messages = append(d.messages, openrouter.Message{Role: openrouter.RoleUser, Content: note})
 			d.progress(step, "model", "unreadable reply: "+malformed.Reason, nil)
 			continue
 		}
+		unreadable = 0
 		if err != nil {
 			if ctx.Err() != nil {
 				d.res.Stopped, d.res.Err = StopCancelled, ctx.Err()

@@ -13,14 +13,20 @@ import (
 )
 
 // Browser is the Doer over the fetch function of the JavaScript global
-// scope: a page's, a worker's or Node's. It holds nothing; the zero value
-// is ready and may be used from several goroutines.
-type Browser struct{}
+// scope: a page's, a worker's or Node's. The zero value is ready, follows
+// redirects as fetch does, and may be used from several goroutines;
+// NoRedirects(Browser{}) is one that follows none.
+type Browser struct {
+	// manualRedirects sends requests with fetch's redirect "manual": a
+	// browser then answers a redirect with an opaque response, which Do
+	// turns into a *RedirectError, and Node.js with the redirect itself.
+	manualRedirects bool
+}
 
 // Do sends req through fetch. It reads req.Body whole before sending:
 // fetch streams a request body only over HTTP/2 with extra options, and
 // the workbench's requests are small JSON documents.
-func (Browser) Do(req *http.Request) (*http.Response, error) {
+func (b Browser) Do(req *http.Request) (*http.Response, error) {
 	if req == nil || req.URL == nil {
 		return nil, errors.New("fetch: a request without a URL")
 	}
@@ -68,7 +74,11 @@ func (Browser) Do(req *http.Request) (*http.Response, error) {
 	opts.Set("method", method)
 	opts.Set("headers", headers)
 	opts.Set("credentials", "same-origin")
-	opts.Set("redirect", "follow")
+	redirect := "follow"
+	if b.manualRedirects {
+		redirect = "manual"
+	}
+	opts.Set("redirect", redirect)
 	if len(body) > 0 {
 		a := global.Get("Uint8Array").New(len(body))
 		js.CopyBytesToJS(a, body)
@@ -89,6 +99,10 @@ func (Browser) Do(req *http.Request) (*http.Response, error) {
 		return fail(err)
 	}
 
+	if res.Get("type").String() == "opaqueredirect" {
+		w.stop()
+		return fail(&RedirectError{})
+	}
 	h := http.Header{}
 	entries := res.Get("headers").Call("entries")
 	for {

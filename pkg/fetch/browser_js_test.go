@@ -7,8 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"syscall/js"
@@ -340,5 +342,64 @@ func TestCloseDuringRead(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close did not end the waiting read")
+	}
+}
+
+// NoRedirects(Browser{}) asks fetch for redirect "manual" and follows no
+// redirect to another port: the target never sees the request's
+// Authorization, and the error names the status and the target. Under
+// Node.js a manual redirect is the 3xx answer itself; in a browser it is
+// an opaque response, which Do turns into a RedirectError of its own.
+func TestNoRedirectsBrowser(t *testing.T) {
+	from, thief := startNodeServer(t), startNodeServer(t)
+	seen := spyFetch(t)
+	d := NoRedirects(Browser{})
+	if b, ok := d.(noRedirects).d.(Browser); !ok || !b.manualRedirects {
+		t.Fatalf("NoRedirects(Browser{}) sends through %#v, not a Browser in manual mode", d.(noRedirects).d)
+	}
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		target := thief.URL + "/capture"
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("%s/redirect?status=%d&to=%s", from.URL, status, url.QueryEscape(target)), strings.NewReader(`{}`))
+		req.Header.Set("Authorization", "Bearer sk-secret")
+		resp, err := d.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			t.Fatalf("%d: answered %d, want an error", status, resp.StatusCode)
+		}
+		var re *RedirectError
+		if !errors.As(err, &re) || re.Status != status || re.Location != target {
+			t.Errorf("%d: error %v, want a RedirectError naming %d and %s", status, err, status, target)
+		}
+	}
+	if got := thief.js.Call("captured").String(); got != "" {
+		t.Errorf("the redirect target got requests with Authorization %q", got)
+	}
+	for i, o := range *seen {
+		if r := o.Get("redirect").String(); r != "manual" {
+			t.Errorf("fetch call %d: redirect %q, want manual", i, r)
+		}
+	}
+}
+
+// A browser's opaque redirect, which hides the status and the target, is
+// an error wrapping a RedirectError with neither.
+func TestOpaqueRedirect(t *testing.T) {
+	orig := js.Global().Get("fetch")
+	fake := js.FuncOf(func(js.Value, []js.Value) any {
+		res := js.Global().Get("Object").New()
+		res.Set("type", "opaqueredirect")
+		res.Set("status", 0)
+		return js.Global().Get("Promise").Call("resolve", res)
+	})
+	js.Global().Set("fetch", fake)
+	t.Cleanup(func() {
+		js.Global().Set("fetch", orig)
+		fake.Release()
+	})
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:9/x", nil)
+	_, err := NoRedirects(Browser{}).Do(req)
+	var re *RedirectError
+	if !errors.As(err, &re) || re.Status != 0 || re.Location != "" || !strings.Contains(err.Error(), "hides the status") {
+		t.Fatalf("error %v, want a RedirectError without status or target", err)
 	}
 }

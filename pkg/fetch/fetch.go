@@ -16,7 +16,8 @@
 //   - the request goes out with its method, URL (a relative URL is resolved
 //     against the page), every header value and its body, with the fetch
 //     options credentials "same-origin" (the page's cookies reach its own
-//     origin and no other) and redirect "follow";
+//     origin and no other) and redirect "follow", or "manual" for the
+//     Doer NoRedirects returns;
 //   - the response body is the response's ReadableStream, read chunk by
 //     chunk as the caller reads, so a server-sent event stream is delivered
 //     as it arrives, not when it ends;
@@ -26,6 +27,10 @@
 //   - response header names are canonical (http.CanonicalHeaderKey); a
 //     header the server sent more than once arrives as fetch joins it, one
 //     value separated by ", ".
+//
+// NoRedirects wraps any of these Doers so that a redirect is an error, a
+// *RedirectError, rather than a request resent with the same credentials
+// to wherever the server points.
 //
 // Under Node.js (go test with GOOS=js) fetch reaches real sockets only,
 // not the in-process network that net/http/httptest listens on there:

@@ -41,6 +41,10 @@
 // cancellation signal. Tools whose input schema asks for arguments mirrored
 // into Mcp-Param-* headers (x-mcp-header) are not supported.
 //
+// Under either revision no redirect is followed: a 3xx redirect is an
+// error naming its status and target, since following it would resend
+// Options.Header to wherever the server points.
+//
 // The client does not open the optional standalone GET stream, so it does
 // not receive messages the server sends outside a request.
 package mcp
@@ -115,7 +119,10 @@ const cancelTimeout = 5 * time.Second
 type Options struct {
 	// HTTPClient sends the requests: an *http.Client or any fetch.Doer;
 	// nil means fetch.Default(). An *http.Client's Timeout, if any, also
-	// bounds how long an SSE response may stream.
+	// bounds how long an SSE response may stream. Dial wraps it with
+	// fetch.NoRedirects: no redirect is followed, since one would resend
+	// Header (a relay's authorization, say) to wherever the server points;
+	// a redirect is an error naming its status and target.
 	HTTPClient fetch.Doer
 	// Header is added to every request, for example the authorization a
 	// relay wants. The transport's own headers (Accept, Content-Type,
@@ -205,6 +212,7 @@ func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) 
 	if c.hc == nil {
 		c.hc = fetch.Default()
 	}
+	c.hc = fetch.NoRedirects(c.hc)
 	if c.info.Name == "" {
 		c.info = Implementation{Name: "workbench", Version: "0.1"}
 	}
@@ -690,7 +698,14 @@ func (c *Client) setHeaders(req *http.Request, w wire) {
 	}
 }
 
+// unreachable is the error for a request that got no response: an
+// *UnreachableError, or for a redirect the client refused to follow, that
+// refusal.
 func unreachable(u string, err error) error {
+	var re *fetch.RedirectError
+	if errors.As(err, &re) {
+		return fmt.Errorf("mcp: %w", err)
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err

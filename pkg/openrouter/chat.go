@@ -29,6 +29,8 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 
 func (c *Client) chat1(ctx context.Context, body []byte) (*Response, error) {
 	const op = "POST /chat/completions"
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
 	hreq, err := c.newRequest(ctx, http.MethodPost, "/chat/completions", body)
 	if err != nil {
 		return nil, err

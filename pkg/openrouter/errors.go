@@ -1,6 +1,7 @@
 package openrouter
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -167,6 +168,43 @@ func (e *MalformedError) Error() string {
 }
 
 func (e *MalformedError) Unwrap() error { return e.Err }
+
+// TimeoutError is a request that outlived the client's per-request limit
+// (WithTimeout). It matches context.DeadlineExceeded with errors.Is.
+type TimeoutError struct {
+	Limit time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no complete reply within %s, the client's limit for one request", e.Limit)
+}
+
+// Is makes a TimeoutError match context.DeadlineExceeded.
+func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// UnreadableRetries is how many times a caller asks again after a reply
+// that could not be read (a *MalformedError) before it gives up with an
+// *UnreadableError: garbage, a truncated body or one over the size cap
+// seldom turns readable, and each attempt may be billed.
+const UnreadableRetries = 2
+
+// UnreadableError is a caller giving up on a model whose replies, several
+// in a row, could not be read as chat completions. The client itself
+// never returns it: it is for loops that ask again after a
+// *MalformedError, so that "the replies were unreadable" is what stops
+// them, not a step limit or a missing action.
+type UnreadableError struct {
+	// Replies is how many unreadable replies came in a row.
+	Replies int
+	// Last is the last of them.
+	Last *MalformedError
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("the model's replies were unreadable: %d in a row could not be read as a chat completion; the last: %v", e.Replies, e.Last)
+}
+
+func (e *UnreadableError) Unwrap() error { return e.Last }
 
 // RequestError is a Request the client refuses to send, naming the field.
 type RequestError struct {

@@ -17,6 +17,9 @@
 //     transport adds what HTTP itself needs (Host, Content-Length,
 //     Accept-Encoding) and no User-Agent.
 //   - The key appears in no error text and in no formatting of the Client.
+//   - No redirect is followed, so the key goes nowhere but the base URL: a
+//     redirect is an error naming its status and target (wrapping a
+//     *fetch.RedirectError).
 //   - Failures are typed: *APIError (matching ErrBadKey, ErrOutOfCredit,
 //     ErrRateLimited, ErrUpstream with errors.Is, with RetryAfter for 429),
 //     *MalformedError for replies that are not the documented shape (with
@@ -28,7 +31,10 @@
 //
 // Retrying is off by default (a retried completion may be billed twice);
 // WithRetry turns on a policy bounded in attempts and total wait that
-// honours Retry-After and the context.
+// honours Retry-After and the context. WithTimeout bounds each request
+// from start to last byte (a *TimeoutError past it). A caller that asks
+// again after a *MalformedError stops after UnreadableRetries of them in a
+// row with an *UnreadableError.
 package openrouter
 
 import (
@@ -75,6 +81,7 @@ type Client struct {
 	referer string
 	key     scrubber
 	retry   RetryPolicy
+	timeout time.Duration // per request; 0: only the context
 
 	// Hooks for tests; set by New to the real clock.
 	sleep func(context.Context, time.Duration) error
@@ -90,14 +97,23 @@ func WithBaseURL(base string) Option { return func(c *Client) { c.base = base } 
 
 // WithHTTPClient sets what sends the requests, an *http.Client or any
 // fetch.Doer; the default is fetch.Default() (the browser's fetch in a
-// browser, http.DefaultClient natively). It should not follow redirects
-// across origins with the key (net/http does not forward Authorization
-// across hosts; fetch drops it on a cross-origin redirect).
+// browser, http.DefaultClient natively). New wraps it with
+// fetch.NoRedirects, which makes an *http.Client and the browser's fetch
+// stop at a redirect; any other Doer must not follow redirects itself.
 func WithHTTPClient(hc fetch.Doer) Option { return func(c *Client) { c.hc = hc } }
 
 // WithReferer sets the HTTP-Referer OpenRouter attributes requests to,
 // normally the workbench's own URL.
 func WithReferer(referer string) Option { return func(c *Client) { c.referer = referer } }
+
+// WithTimeout bounds each request, from sending it to the last byte of
+// the reply (for ChatStream, the whole stream); a retry is a new request
+// with a limit of its own. A request over the limit fails with an error
+// wrapping a *TimeoutError, which matches context.DeadlineExceeded. Zero,
+// the default, leaves only the context to bound requests. A connect or
+// header timeout belongs to what sends the requests (an *http.Client's
+// Transport).
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
 // WithRetry turns on retrying; see RetryPolicy.
 func WithRetry(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
@@ -123,6 +139,9 @@ func New(key string, opts ...Option) (*Client, error) {
 	if c.hc == nil {
 		c.hc = fetch.Default()
 	}
+	// A redirect would resend the key; net/http resends it even to
+	// another port of the same host.
+	c.hc = fetch.NoRedirects(c.hc)
 	c.base = strings.TrimRight(c.base, "/")
 	u, err := url.Parse(c.base)
 	if err != nil {
@@ -140,6 +159,9 @@ func New(key string, opts ...Option) (*Client, error) {
 		}
 	case u.Scheme != "http" && u.Scheme != "https":
 		return nil, fmt.Errorf("openrouter: base URL %q: scheme must be http or https", c.base)
+	}
+	if c.timeout < 0 {
+		return nil, fmt.Errorf("openrouter: timeout %s is negative", c.timeout)
 	}
 	if c.retry.MaxAttempts < 0 || c.retry.MaxWait < 0 || c.retry.Backoff < 0 {
 		return nil, fmt.Errorf("openrouter: retry policy %+v has a negative bound", c.retry)
@@ -176,6 +198,25 @@ func (c Client) GoString() string { return c.String() }
 // Format prints String for every verb.
 func (c Client) Format(f fmt.State, _ rune) { io.WriteString(f, c.String()) }
 
+// bound applies the per-request limit of WithTimeout to ctx. When the
+// limit is what ends the request, context.Cause of the returned context
+// is a *TimeoutError.
+func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, c.timeout, &TimeoutError{Limit: c.timeout})
+}
+
+// ctxError is why a request's context ended: the caller's context, or the
+// client's per-request limit (a *TimeoutError).
+func ctxError(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(ctx)
+}
+
 // newRequest builds a request carrying exactly the allowed headers.
 func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
 	var r io.Reader
@@ -202,7 +243,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 func (c *Client) send(req *http.Request, op string) (*http.Response, error) {
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		if ctxErr := req.Context().Err(); ctxErr != nil {
+		if ctxErr := ctxError(req.Context()); ctxErr != nil {
 			return nil, c.key.transport(op, ctxErr)
 		}
 		return nil, c.key.transport(op, err)
@@ -269,6 +310,8 @@ func (c *Client) Key(ctx context.Context) (*KeyInfo, error) {
 }
 
 func (c *Client) key1(ctx context.Context) (*KeyInfo, error) {
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
 	req, err := c.newRequest(ctx, http.MethodGet, "/key", nil)
 	if err != nil {
 		return nil, err
@@ -308,7 +351,7 @@ func (c *Client) key1(ctx context.Context) (*KeyInfo, error) {
 // readError classifies a failed body read: the context ending, or a
 // connection breaking off.
 func (c *Client) readError(req *http.Request, op string, err error) error {
-	if ctxErr := req.Context().Err(); ctxErr != nil {
+	if ctxErr := ctxError(req.Context()); ctxErr != nil {
 		return c.key.transport(op+": reading the reply", ctxErr)
 	}
 	var tooBig *tooLargeError

@@ -33,11 +33,17 @@ func (c *Client) ChatStream(ctx context.Context, req Request, fn func(Delta) err
 	const op = "POST /chat/completions (stream)"
 	var resp *http.Response
 	var hreq *http.Request
+	// Each attempt has its own per-request limit, which for the attempt
+	// that starts the stream bounds the whole stream.
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	defer func() { cancel() }()
 	// Only getting the stream started is retried: once an event has been
 	// handed to fn, a retry would hand it over again.
 	err = c.retrying(ctx, func() error {
 		var err error
-		hreq, err = c.newRequest(ctx, http.MethodPost, "/chat/completions", body)
+		cancel()
+		rctx, cancel = c.bound(ctx)
+		hreq, err = c.newRequest(rctx, http.MethodPost, "/chat/completions", body)
 		if err != nil {
 			return err
 		}
@@ -67,7 +73,7 @@ func (c *Client) ChatStream(ctx context.Context, req Request, fn func(Delta) err
 	for n := 1; ; n++ {
 		ev, err := sr.Next()
 		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
+			if ctxErr := ctxError(rctx); ctxErr != nil {
 				return nil, c.key.transport(op+": reading the stream", ctxErr)
 			}
 			if errors.Is(err, errEventTooLarge) {

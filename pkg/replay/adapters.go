@@ -60,7 +60,7 @@ func (m ModelChooser) Choose(ctx context.Context, e skill.Edge, tools []body.Too
 		fns[i] = openrouter.FunctionTool(t.Name, t.Description, t.InputSchema)
 	}
 	parallel := false
-	resp, err := m.Model.Chat(ctx, openrouter.Request{
+	req := openrouter.Request{
 		Model: m.ModelID,
 		Messages: []openrouter.Message{
 			{Role: openrouter.RoleSystem, Content: "You are replaying a recorded skill one step at a time. Make the call the step asks for, adapted to what the body shows now. Call exactly one tool."},
@@ -68,19 +68,41 @@ func (m ModelChooser) Choose(ctx context.Context, e skill.Edge, tools []body.Too
 				m.Goal, e.Index, e.Tool.Name, recorded, obs)},
 		},
 		Tools: fns, ParallelToolCalls: &parallel,
-	})
+	}
+	var billed float64 // what unreadable replies cost
+	var resp *openrouter.Response
+	for unreadable := 0; ; {
+		resp, err = m.Model.Chat(ctx, req)
+		var malformed *openrouter.MalformedError
+		if !errors.As(err, &malformed) {
+			break
+		}
+		// A reply that could not be read: ask again, telling the model
+		// why, at most UnreadableRetries times in a row.
+		if malformed.Usage != nil && malformed.Usage.Cost != nil {
+			billed += *malformed.Usage.Cost
+		}
+		if unreadable++; unreadable > openrouter.UnreadableRetries {
+			return Choice{CostUSD: billed, Model: m.ModelID}, fmt.Errorf("model: %w", &openrouter.UnreadableError{Replies: unreadable, Last: malformed})
+		}
+		req.Messages = append(req.Messages, openrouter.Message{Role: openrouter.RoleUser, Content: fmt.Sprintf(
+			"error: your last reply could not be read (%s at %s); call the one tool the step asks for with a JSON object of arguments", malformed.Reason, malformed.Where)})
+	}
 	if err != nil {
 		// A call that failed mid-generation may still have been billed.
-		var c Choice
+		c := Choice{CostUSD: billed}
+		if billed > 0 {
+			c.Model = m.ModelID
+		}
 		var apiErr *openrouter.APIError
 		if errors.As(err, &apiErr) && apiErr.Usage != nil && apiErr.Usage.Cost != nil {
-			c.CostUSD, c.Model = *apiErr.Usage.Cost, m.ModelID
+			c.CostUSD, c.Model = c.CostUSD+*apiErr.Usage.Cost, m.ModelID
 		}
 		return c, fmt.Errorf("model: %w", err)
 	}
-	c := Choice{Model: resp.Model}
+	c := Choice{Model: resp.Model, CostUSD: billed}
 	if cost, ok := resp.Cost(); ok {
-		c.CostUSD = cost
+		c.CostUSD += cost
 	}
 	msg := resp.Message()
 	if c.Model == "" {

@@ -112,7 +112,32 @@ func (o Overclaim) String() string {
 	return fmt.Sprintf("%s: claimed %s, evidence gives %s", o.What, o.Claimed, o.Derived)
 }
 
+// What a bundle's signature member holds, as Report.Signature says.
+const (
+	// SignatureNone: the member is null, as every v0.1 producer writes it.
+	SignatureNone = "none"
+	// SignatureUnverified: the member is a string, which nothing checks
+	// yet; it is shown as "signature present, not verified", never as
+	// signed.
+	SignatureUnverified = "present_unverified"
+)
+
+// SignedText is how the report's signing reads to a person: "false", or
+// "false (signature present, not verified)" when the bundle carries a
+// signature nothing has checked. It never reads as signed.
+func (r *Report) SignedText() string {
+	if r.Signature == SignatureUnverified {
+		return "false (signature present, not verified)"
+	}
+	return "false"
+}
+
 // Report is the outcome of verifying one bundle.
+//
+// Signed is true only for a bundle whose signature was verified. Nothing
+// verifies signatures yet (spec §7.5), so it is always false, whatever the
+// bundle's signature member holds; Signature says what that member holds
+// (SignatureNone or SignatureUnverified). Neither affects the verdict.
 type Report struct {
 	BundleID    string            `json:"bundle_id"`
 	SkillID     string            `json:"skill_id"`
@@ -120,6 +145,7 @@ type Report struct {
 	Version     int               `json:"skill_version"`
 	ContentHash string            `json:"content_hash"`
 	Signed      bool              `json:"signed"`
+	Signature   string            `json:"signature"`
 	Claimed     skill.ProofResult `json:"claimed"`
 	Derived     skill.ProofResult `json:"re_verified"`
 	Overclaims  []Overclaim       `json:"overclaims"`
@@ -183,9 +209,12 @@ func (v *Verifier) read(data []byte, ex *exported) (*Report, *skill.Reading, err
 	claimed := b.Proof
 	r := &Report{
 		BundleID: b.BundleID, SkillID: b.SkillID, SkillName: b.Manifest.Name, Version: b.SkillVersion,
-		ContentHash: b.ContentHash, Signed: b.Signature != nil,
+		ContentHash: b.ContentHash, Signature: SignatureNone,
 		Claimed: claimed, Derived: derived,
 		Overclaims: Overclaims(claimed, derived),
+	}
+	if b.Signature != nil {
+		r.Signature = SignatureUnverified
 	}
 	r.Verdict = derived.OverallVerdict
 	if len(r.Overclaims) > 0 {

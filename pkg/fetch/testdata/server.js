@@ -5,10 +5,12 @@
 
 const http = require("http");
 
-// start listens on 127.0.0.1 and resolves to {url, close, release}.
-// release() lets a held /sse stream send its second event and end.
+// start listens on 127.0.0.1 and resolves to {url, close, release,
+// captured}. release() lets a held /sse stream send its second event and
+// end; captured() lists the Authorization of every /capture request.
 exports.start = function start() {
   const held = [];
+  const captured = [];
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
@@ -23,6 +25,16 @@ exports.start = function start() {
         case "/status":
           res.writeHead(Number(url.searchParams.get("code")), { "Retry-After": "7" });
           res.end("status body");
+          return;
+        case "/redirect":
+          // ?status=307&to=URL: a redirect, e.g. to another server's /capture.
+          res.writeHead(Number(url.searchParams.get("status")), { Location: url.searchParams.get("to") });
+          res.end("moved");
+          return;
+        case "/capture":
+          captured.push(req.headers.authorization || "");
+          res.writeHead(200, { "Content-Type": "application/json" });
+          res.end("{}");
           return;
         case "/empty":
           res.writeHead(204);
@@ -55,6 +67,7 @@ exports.start = function start() {
       resolve({
         url: "http://127.0.0.1:" + port,
         release: () => { for (const f of held.splice(0)) f(); },
+        captured: () => captured.join("\n"),
         close: () => { for (const f of held.splice(0)) f(); server.closeAllConnections(); server.close(); },
       });
     });

@@ -21,8 +21,8 @@ type Script struct {
 }
 
 // Step is one scripted reply. Build it with Answer, Refuse, ToolCall,
-// ToolCalls, ToolCallRaw, Error, RateLimit, MidstreamError, Malformed or
-// Func.
+// ToolCalls, ToolCallRaw, Error, RateLimit, MidstreamError, Malformed,
+// Hang or Func.
 type Step struct {
 	kind    stepKind
 	text    string
@@ -46,6 +46,7 @@ const (
 	stepMidstream
 	stepMalformed
 	stepFunc
+	stepHang
 )
 
 // String says what the step does, for test messages.
@@ -132,6 +133,14 @@ func MidstreamError(code, message string) Step {
 // or, when the request streams, the whole text/event-stream body.
 func Malformed(raw string) Step {
 	return Step{kind: stepMalformed, raw: raw, summary: fmt.Sprintf("Malformed(%q)", raw)}
+}
+
+// Hang never answers: the request is held without a status line or a
+// byte until the client gives up (closes its connection) or the server is
+// closed. It is a server that accepted the connection and then stalled,
+// for testing a client's timeouts.
+func Hang() Step {
+	return Step{kind: stepHang, summary: "Hang()"}
 }
 
 // Func decides the reply from the request, e.g. to call a tool with a

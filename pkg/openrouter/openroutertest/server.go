@@ -103,6 +103,9 @@ type Server struct {
 
 	t  testing.TB
 	hs *httptest.Server
+	// closing ends the requests a Hang step holds when the server closes.
+	closing   chan struct{}
+	closeOnce sync.Once
 
 	mu       sync.Mutex
 	models   map[string]*model
@@ -134,7 +137,7 @@ func New(t testing.TB, opts ...Option) *Server {
 // Example); the caller must Close it. Problems lists what New would have
 // reported to the test.
 func Start(opts ...Option) *Server {
-	s := &Server{models: map[string]*model{}}
+	s := &Server{models: map[string]*model{}, closing: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
@@ -152,7 +155,10 @@ func Start(opts ...Option) *Server {
 func (s *Server) APIBase() string { return s.URL + APIPath }
 
 // Close shuts the server down, waiting for requests in flight.
-func (s *Server) Close() { s.hs.Close() }
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closing) })
+	s.hs.Close()
+}
 
 // Requests returns a copy of every request received so far, in order.
 func (s *Server) Requests() []Received {
@@ -303,7 +309,7 @@ func (s *Server) route(w *statusWriter, r *http.Request, route string, body []by
 		s.serveKey(w)
 		return
 	}
-	s.serveChat(w, body)
+	s.serveChat(w, r, body)
 }
 
 // authorized answers 401 as OpenRouter does unless the request carries
@@ -321,7 +327,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func (s *Server) serveChat(w *statusWriter, body []byte) {
+func (s *Server) serveChat(w *statusWriter, hr *http.Request, body []byte) {
 	req, inv := decodeChat(body)
 	if inv != nil {
 		writeError(w, http.StatusBadRequest, inv.Error(), nil)
@@ -374,6 +380,14 @@ func (s *Server) serveChat(w *statusWriter, body []byte) {
 		return
 	}
 	w.note(req, &step)
+	if step.kind == stepHang {
+		// No status, no byte: the client's own limits must end this.
+		select {
+		case <-hr.Context().Done():
+		case <-s.closing:
+		}
+		return
+	}
 	r := &reply{srv: s, script: sc, req: req, body: body, step: step, gen: gen, created: time.Now().Unix()}
 	r.write(w)
 }
