@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/export"
+	"workbench/pkg/signature"
 	"workbench/pkg/skill"
 )
 
@@ -26,6 +28,10 @@ type exportState struct {
 	running   bool
 	err       error
 	file      *export.File
+	// sign asks for the file to be signed with the browser's signing
+	// key (opt-in); signedBy is that key's id once it was.
+	sign     bool
+	signedBy string
 }
 
 // newExportState opens the dialog on the advised profile (transcript_pii),
@@ -75,6 +81,11 @@ func (p *skillPage) onExportProfile(profile string) app.EventHandler {
 	}
 }
 
+func (p *skillPage) onExportSign(ctx app.Context, e app.Event) {
+	p.exp.sign = ctx.JSSrc().Get("checked").Bool()
+	p.exp.err = nil
+}
+
 func (p *skillPage) onExportConfirm(ctx app.Context, e app.Event) {
 	p.exp.confirmed = ctx.JSSrc().Get("checked").Bool()
 	p.exp.err = nil
@@ -91,20 +102,24 @@ func (p *skillPage) onExportDownload(ctx app.Context, e app.Event) {
 	if s.running || s.needsConfirm() && !s.confirmed {
 		return
 	}
-	p.exp.running, p.exp.err, p.exp.file = true, nil, nil
+	p.exp.running, p.exp.err, p.exp.file, p.exp.signedBy = true, nil, nil, ""
 	ctx = p.nav // see onEditSave
 	b := p.bundle
 	ctx.Async(func() {
 		var f *export.File
+		var signedBy string
 		v, err := p.env.verify()
 		if err == nil {
 			f, err = export.Prepare(v, b, s.profile, s.confirmed)
+		}
+		if err == nil && s.sign {
+			signedBy, err = p.env.signFile(ctx, f)
 		}
 		if err == nil {
 			err = download(f.Name, f.Data)
 		}
 		ctx.Dispatch(func(app.Context) {
-			p.exp.running, p.exp.err, p.exp.file = false, err, f
+			p.exp.running, p.exp.err, p.exp.file, p.exp.signedBy = false, err, f, signedBy
 		})
 	})
 }
@@ -153,6 +168,10 @@ func (p *skillPage) renderExport() app.UI {
 			app.FieldSet().Body(append([]app.UI{app.Legend().Text("Redaction profile")}, radios...)...),
 			app.P().ID("export-chosen").Body(app.Text("Chosen profile: "), app.Strong().Text(s.profile),
 				app.Text(". The downloaded bundle's header records it in evidence.redaction_profile, and its content hash is computed after redaction.")),
+			app.Div().Class("choice").Body(
+				app.Input().Type("checkbox").ID("export-sign").Checked(s.sign).OnChange(p.onExportSign),
+				app.Label().For("export-sign").Text("Sign the file with this browser's signing key (Ed25519, over its content hash; the key is made under Signing on the Import page)."),
+			),
 			app.If(s.needsConfirm(), func() app.UI {
 				return app.Div().Class("choice").Body(
 					app.Input().Type("checkbox").ID("export-confirm").Checked(s.confirmed).OnChange(p.onExportConfirm),
@@ -183,10 +202,39 @@ func (p *skillPage) renderExport() app.UI {
 					app.Dt().Text("Content hash"), app.Dd().Body(app.Code().Class("hash").ID("export-done-hash").Text(f.ContentHash)),
 					app.Dt().Text("Fields stripped"), app.Dd().Text(pluralize(len(f.Redaction.FieldsStripped), "field")),
 					app.Dt().Text("Verdict of the file"), app.Dd().ID("export-done-verdict").Body(verdictBadge(f.Report.Verdict)),
+					app.Dt().Text("Signed"), app.Dd().ID("export-done-signed").Text(signedByText(s.signedBy)),
 				),
 			)
 		}),
 	)
+}
+
+// signedByText says how the exported file was signed.
+func signedByText(keyID string) string {
+	if keyID == "" {
+		return "no"
+	}
+	return "by this browser's key " + keyID
+}
+
+// signFile signs the exported file f in place with the browser's
+// signing key and returns the key's id. It blocks: call it from a
+// goroutine.
+func (e *env) signFile(ctx context.Context, f *export.File) (string, error) {
+	st, err := e.store(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	k, err := signingKey(ctx, st)
+	if err != nil {
+		return "", fmt.Errorf("signing: %w", err)
+	}
+	data, err := signature.Sign(ctx, k, f.Data)
+	if err != nil {
+		return "", err
+	}
+	f.Data = data
+	return signature.KeyID(k.Public()), nil
 }
 
 func exportErrorSummary(err error) string {

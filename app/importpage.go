@@ -25,6 +25,7 @@ type importPage struct {
 	busy     int // files waiting or being imported
 	results  []importResult
 	blocked  bool // another tab blocks the database upgrade
+	sign     signingState
 }
 
 // importResult is one file's line: a library.Result, or why the file
@@ -39,6 +40,7 @@ func (p *importPage) OnNav(ctx app.Context) {
 	// Compiling the schemas takes seconds in the browser: start it now
 	// rather than when the first file arrives. Errors surface per file.
 	ctx.Async(func() { p.env.verify() })
+	p.reloadSigning(ctx)
 }
 
 func (p *importPage) onDragOver(ctx app.Context, e app.Event) {
@@ -116,6 +118,7 @@ func (p *importPage) importOne(ctx app.Context, f pickedFile) importResult {
 	res, err := library.Import(ctx, st, v, f.name, data)
 	p.env.dropStore(err)
 	if res.Report != nil {
+		checkSignature(ctx, st, res.Report)
 		p.env.keepVerdict(res.Report.ContentHash, verdictCheck{verdict: res.Report.Verdict})
 	}
 	return importResult{res: res, err: err}
@@ -185,6 +188,7 @@ func (p *importPage) Render() app.UI {
 				),
 			)
 		}),
+		p.renderSigning(),
 	)
 }
 
@@ -224,6 +228,7 @@ func renderImportResult(r importResult) app.UI {
 			name, app.Text(" — "), app.Span().Class("import-status").Text("already in the library"),
 			app.P().Body(app.Text("A bundle with content hash "), app.Code().Text(res.Report.ContentHash),
 				app.Text(" is already stored; nothing was added.")),
+			app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(res.Report)),
 		)
 	}
 	rep := res.Report
@@ -245,6 +250,7 @@ func renderImportResult(r importResult) app.UI {
 			app.Text(" v"+strconv.Itoa(rep.Version)+" · re-verified: "), verdictBadge(rep.Verdict),
 			app.Text(" · claimed: "), verdictBadge(rep.Claimed.OverallVerdict),
 		),
+		app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(rep)),
 		app.P().Class("muted").Body(app.Text("content hash "), app.Code().Text(rep.ContentHash)),
 		over,
 	)

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 
+	"workbench/pkg/signature"
 	"workbench/pkg/store"
 	"workbench/pkg/store/mem"
 )
@@ -12,3 +13,9 @@ import (
 // openLibrary gives the native build (which only renders the static
 // pages) a memory store; there is no IndexedDB outside a browser.
 func openLibrary(context.Context, func()) (store.Store, error) { return mem.New(), nil }
+
+// signingKey: the native build keeps no keys.
+func signingKey(context.Context, store.Store) (signature.Signer, error) { return nil, errNoKeyring }
+
+// newSigningKey: the native build has no WebCrypto.
+func newSigningKey(context.Context, store.Store) (signature.Signer, error) { return nil, errNoKeyring }

@@ -178,6 +178,7 @@ func (e *env) loadSkill(ctx context.Context, id string, version int, blocked fun
 	if l.report, err = v.Bytes(l.stored.Data); err != nil {
 		return nil, err
 	}
+	checkSignature(ctx, st, l.report)
 	if l.bundle, err = l.stored.Decode(); err != nil {
 		return nil, err
 	}
@@ -319,7 +320,7 @@ func (p *skillPage) renderHeader() app.UI {
 		app.Dl().Class("facts").ID("skill-facts").Body(
 			app.Dt().Text("Slug"), app.Dd().ID("skill-slug").Body(app.Code().Text(b.Manifest.Slug)),
 			app.Dt().Text("Version"), app.Dd().ID("skill-version").Text(strconv.Itoa(b.SkillVersion)),
-			app.Dt().Text("Signed"), app.Dd().ID("skill-signed").Text(p.report.SignedText()),
+			app.Dt().Text("Signed"), app.Dd().ID("skill-signed").Body(signedFact(p.report)),
 			app.Dt().Text("Content hash"), app.Dd().Body(app.Code().ID("skill-hash").Class("hash").Text(b.ContentHash)),
 			app.Dt().Text("Redaction profile"), app.Dd().ID("skill-redaction").Text(b.Evidence.RedactionProfile),
 			app.Dt().Text("Body"), app.Dd().Text(b.Manifest.BodyChoice),

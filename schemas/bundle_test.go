@@ -230,7 +230,7 @@ func typedBundle(t *testing.T) *skill.Bundle {
 		Trace:            trace,
 		Proof:            proof,
 		Evidence:         evidence,
-		Signature:        ptr("stale"), // Seal must clear it
+		Signature:        json.RawMessage(`"stale"`), // Seal must clear it
 	}
 	if err := b.Seal(); err != nil {
 		t.Fatalf("Seal: %v", err)

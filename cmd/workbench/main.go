@@ -28,6 +28,8 @@ func commands() map[string]command {
 		"teach":   {"demonstrate a task to a model on the simulator and write the sealed skill", runTeach},
 		"replay":  {"replay a skill, save the replay as its next version and verify it", runReplay},
 		"compare": {"replay a skill against several models and show where they diverge", runCompare},
+		"keygen":  {"create an Ed25519 signing key and a pin set holding its public key", runKeygen},
+		"sign":    {"sign bundles with an Ed25519 key made by keygen", runSign},
 		"mcp":     {"list or call the tools of an MCP server (for debugging servers)", runMCP},
 
 		"capabilities": {"check a capability backend against the capability workbench's HTTP contract", runCapabilities},

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"workbench/pkg/signature"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
 )
@@ -26,11 +27,14 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
+	trust := fs.String("trust", "", "a pin set `FILE` of trusted signers (as keygen writes beside a key): a signature is trusted only when its key is in it")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench verify [--json] FILE... ('-' reads standard input)")
+		fmt.Fprintln(stderr, "usage: workbench verify [--json] [--trust PINS.json] FILE... ('-' reads standard input)")
 		fmt.Fprintln(stderr, "\nStrictly decodes each bundle, validates it against the bundle schema, recomputes its")
-		fmt.Fprintln(stderr, "content hash and re-derives its proof. Exit status: 0 every bundle passes; 1 a bundle is")
-		fmt.Fprintln(stderr, "well-formed but does not prove what it claims; 2 an input is not a valid bundle.")
+		fmt.Fprintln(stderr, "content hash, re-derives its proof and checks its signature. Exit status: 0 every bundle")
+		fmt.Fprintln(stderr, "passes; 1 a bundle is well-formed but does not prove what it claims, or its signature is")
+		fmt.Fprintln(stderr, "invalid; 2 an input is not a valid bundle, or the command line or pin set is wrong.")
+		fmt.Fprintln(stderr, "Without --trust a signature that verifies reads \"signature present, not verified\".")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -42,6 +46,17 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return exitInvalid
+	}
+	var pins *signature.PinSet
+	if *trust != "" {
+		data, err := os.ReadFile(*trust)
+		if err == nil {
+			pins, err = signature.ParsePins(data)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "workbench verify: --trust %s: %v\n", *trust, err)
+			return exitInvalid
+		}
 	}
 	v, err := verify.Standard()
 	if err != nil {
@@ -65,6 +80,9 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err == nil {
 			res.Report, err = v.Bytes(data)
 		}
+		if err == nil {
+			res.Report.CheckSignature(pins)
+		}
 		var ie *verify.InvalidError
 		switch {
 		case errors.As(err, &ie):
@@ -76,7 +94,7 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		case err != nil:
 			res.Errors = append(res.Errors, err.Error())
 			code = max(code, exitInvalid)
-		case res.Report.Verdict != skill.VerdictPass:
+		case res.Report.Verdict != skill.VerdictPass, res.Report.Signature == verify.SignatureInvalid:
 			code = max(code, exitUnproven)
 		}
 		results = append(results, res)

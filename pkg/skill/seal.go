@@ -16,7 +16,8 @@ var unhashedMembers = []string{"content_hash", "signature"}
 const HashPrefix = "sha256:"
 
 // Seal computes the bundle's content hash and stores it, clearing any
-// signature (v0.1 bundles are unsigned).
+// signature: a signature speaks for the content hash it was made over,
+// and signing comes after sealing (package signature).
 func (b *Bundle) Seal() error {
 	b.Signature = nil
 	h, err := b.Hash()

@@ -30,20 +30,22 @@ const (
 // rather than trusting it.
 //
 // Invariant: once sealed, ContentHash equals the hash of the bundle's other
-// members (see Seal). Signature is always nil in v0.1.
+// members (see Seal). Signature is the signature member as it stands in
+// the file, nil for null; package signature reads and checks it, and the
+// content hash never covers it.
 type Bundle struct {
-	BundleVersion    string      `json:"bundle_version"`
-	BundleID         string      `json:"bundle_id"`
-	SkillID          string      `json:"skill_id"`
-	SkillVersion     int         `json:"skill_version"`
-	CreatedAt        string      `json:"created_at"`
-	WorkbenchVersion string      `json:"workbench_version"`
-	Manifest         Manifest    `json:"manifest"`
-	Trace            Trace       `json:"interaction_trace"`
-	Proof            ProofResult `json:"proof"`
-	Evidence         Evidence    `json:"evidence"`
-	ContentHash      string      `json:"content_hash"`
-	Signature        *string     `json:"signature"`
+	BundleVersion    string          `json:"bundle_version"`
+	BundleID         string          `json:"bundle_id"`
+	SkillID          string          `json:"skill_id"`
+	SkillVersion     int             `json:"skill_version"`
+	CreatedAt        string          `json:"created_at"`
+	WorkbenchVersion string          `json:"workbench_version"`
+	Manifest         Manifest        `json:"manifest"`
+	Trace            Trace           `json:"interaction_trace"`
+	Proof            ProofResult     `json:"proof"`
+	Evidence         Evidence        `json:"evidence"`
+	ContentHash      string          `json:"content_hash"`
+	Signature        json.RawMessage `json:"signature"`
 }
 
 // Manifest is the SkillManifest of spec §5.2: the user-facing description of

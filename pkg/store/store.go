@@ -13,8 +13,8 @@ const DatabaseName = "workbench-v0"
 // upgrades to. Version 1 creates the five object stores and their indexes.
 const SchemaVersion = 1
 
-// The object stores of spec §4.4. Keys is reserved for v0.2's
-// encrypted-at-rest variants and stays empty in v0.1.
+// The object stores of spec §4.4. Keys holds the browser's signing key and
+// its trusted signers (package store/idb).
 const (
 	StoreSkills  = "skills"
 	StoreTraces  = "traces"

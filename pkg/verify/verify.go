@@ -23,6 +23,7 @@ import (
 	"workbench/fixtures"
 	"workbench/pkg/canonjson"
 	"workbench/pkg/redact"
+	"workbench/pkg/signature"
 	"workbench/pkg/skill"
 	"workbench/schemas"
 )
@@ -123,46 +124,93 @@ func (o Overclaim) String() string {
 	return fmt.Sprintf("%s: claimed %s, evidence gives %s", o.What, o.Claimed, o.Derived)
 }
 
-// What a bundle's signature member holds, as Report.Signature says.
+// What a bundle's signature member amounts to, as Report.Signature says
+// (package signature).
 const (
 	// SignatureNone: the member is null, as every v0.1 producer writes it.
-	SignatureNone = "none"
-	// SignatureUnverified: the member is a string, which nothing checks
-	// yet; it is shown as "signature present, not verified", never as
-	// signed.
-	SignatureUnverified = "present_unverified"
+	SignatureNone = string(signature.None)
+	// SignatureUnverified: a signature is present but nothing could say
+	// whose it is: no pin set was given, or the member is a string (the
+	// advisory form of v0.1). Shown as "signature present, not verified",
+	// never as signed.
+	SignatureUnverified = string(signature.Unverified)
+	// SignatureTrusted: the signature verifies over the content hash, the
+	// content hash is the content's, and the key is pinned.
+	SignatureTrusted = string(signature.Trusted)
+	// SignatureUnknownKey: the signature verifies but its key is not in
+	// the pin set.
+	SignatureUnknownKey = string(signature.UnknownKey)
+	// SignatureInvalid: the signature is malformed, does not verify, or
+	// was made over a content hash that is not the content's. A failure.
+	SignatureInvalid = string(signature.Invalid)
 )
 
-// SignedText is how the report's signing reads to a person: "false", or
-// "false (signature present, not verified)" when the bundle carries a
-// signature nothing has checked. It never reads as signed.
+// SignedText is how the report's signing reads to a person.
 func (r *Report) SignedText() string {
-	if r.Signature == SignatureUnverified {
+	switch r.Signature {
+	case SignatureTrusted:
+		return fmt.Sprintf("true (signed by %s, key %s)", r.Signer, r.SignatureKeyID)
+	case SignatureUnverified:
 		return "false (signature present, not verified)"
+	case SignatureUnknownKey:
+		return fmt.Sprintf("false (signed by an unknown key %s)", r.SignatureKeyID)
+	case SignatureInvalid:
+		return "false (SIGNATURE INVALID: " + r.SignatureProblem + ")"
 	}
 	return "false"
 }
 
 // Report is the outcome of verifying one bundle.
 //
-// Signed is true only for a bundle whose signature was verified. Nothing
-// verifies signatures yet (spec §7.5), so it is always false, whatever the
-// bundle's signature member holds; Signature says what that member holds
-// (SignatureNone or SignatureUnverified). Neither affects the verdict.
+// Signed is true only for a bundle whose signature verifies against a
+// pinned key (CheckSignature); Signature says what the signature member
+// amounts to. Neither affects the verdict, which speaks of the proof; an
+// invalid signature is a failure of its own (SignatureInvalid).
 type Report struct {
-	BundleID    string            `json:"bundle_id"`
-	SkillID     string            `json:"skill_id"`
-	SkillName   string            `json:"skill_name"`
-	Version     int               `json:"skill_version"`
-	ContentHash string            `json:"content_hash"`
-	Signed      bool              `json:"signed"`
-	Signature   string            `json:"signature"`
-	Claimed     skill.ProofResult `json:"claimed"`
-	Derived     skill.ProofResult `json:"re_verified"`
-	Overclaims  []Overclaim       `json:"overclaims"`
+	BundleID    string `json:"bundle_id"`
+	SkillID     string `json:"skill_id"`
+	SkillName   string `json:"skill_name"`
+	Version     int    `json:"skill_version"`
+	ContentHash string `json:"content_hash"`
+	Signed      bool   `json:"signed"`
+	Signature   string `json:"signature"`
+	// SignatureKeyID is the signing key's id, when the signature object
+	// is well-formed.
+	SignatureKeyID string `json:"signature_key_id,omitempty"`
+	// Signer is the pinned name of the key, when Signature is trusted.
+	Signer string `json:"signer,omitempty"`
+	// SignatureProblem says why, when Signature is invalid.
+	SignatureProblem string            `json:"signature_problem,omitempty"`
+	Claimed          skill.ProofResult `json:"claimed"`
+	Derived          skill.ProofResult `json:"re_verified"`
+	Overclaims       []Overclaim       `json:"overclaims"`
 	// Verdict is the bundle's standing: the re-derived overall verdict, or
 	// fail when the claim overstates the evidence.
 	Verdict string `json:"verdict"`
+
+	// sig is the bundle's signature member and hashOK whether its
+	// content_hash is the content's: what CheckSignature needs.
+	sig    json.RawMessage
+	hashOK bool
+}
+
+// CheckSignature checks the bundle's signature against pins and sets
+// Signed, Signature, SignatureKeyID, Signer and SignatureProblem. A nil
+// pins means no pin set: a signature that verifies is then
+// SignatureUnverified. Bytes, File and Export check with no pin set;
+// callers that have one check again with it.
+func (r *Report) CheckSignature(pins *signature.PinSet) {
+	res := signature.Check(r.sig, r.ContentHash, pins)
+	if res.State != signature.None && res.State != signature.Invalid && !r.hashOK {
+		res = signature.Result{State: signature.Invalid, KeyID: res.KeyID,
+			Reason: "it was made over a content_hash that is not the hash of the content"}
+	}
+	r.Signature, r.SignatureKeyID, r.Signer = string(res.State), res.KeyID, res.Signer
+	r.SignatureProblem = ""
+	if res.State == signature.Invalid {
+		r.SignatureProblem = res.Reason
+	}
+	r.Signed = res.State == signature.Trusted
 }
 
 // Bytes verifies bundle bytes as read from a file: strict decoding, the
@@ -217,18 +265,27 @@ func (v *Verifier) read(data []byte, ex *exported) (*Report, *skill.Reading, err
 	claimed := b.Proof
 	r := &Report{
 		BundleID: b.BundleID, SkillID: b.SkillID, SkillName: b.Manifest.Name, Version: b.SkillVersion,
-		ContentHash: b.ContentHash, Signature: SignatureNone,
-		Claimed: claimed, Derived: derived,
+		ContentHash: b.ContentHash,
+		Claimed:     claimed, Derived: derived,
 		Overclaims: Overclaims(claimed, derived),
+		sig:        b.Signature, hashOK: gatePassed(derived, skill.GateContentHash),
 	}
-	if b.Signature != nil {
-		r.Signature = SignatureUnverified
-	}
+	r.CheckSignature(nil)
 	r.Verdict = derived.OverallVerdict
 	if len(r.Overclaims) > 0 {
 		r.Verdict = skill.VerdictFail
 	}
 	return r, rd, nil
+}
+
+// gatePassed says whether proof p passes gate id.
+func gatePassed(p skill.ProofResult, id string) bool {
+	for _, g := range p.ProofGates {
+		if g.ID == id {
+			return g.Verdict == skill.VerdictPass
+		}
+	}
+	return false
 }
 
 func invalid(err error) error {

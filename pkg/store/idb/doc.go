@@ -1,8 +1,8 @@
 // Package idb is store.Store over the browser's IndexedDB: the database
 // "workbench-v0" of spec §4.4 with the object stores skills, traces,
-// bundles, replays and keys (reserved, empty). It builds only for
-// GOOS=js GOARCH=wasm; the error mapping in this file's package builds
-// everywhere so it can be tested natively too.
+// bundles, replays and keys (the signing key and trusted signers, keys.go).
+// It builds only for GOOS=js GOARCH=wasm; the error mapping in this file's
+// package builds everywhere so it can be tested natively too.
 //
 // # Transactions
 //
@@ -34,7 +34,8 @@
 //	         index skill_id; unique index skill_version on [skill_id, skill_version]
 //	replays  key replay_id;               value {replay_id, skill_id, json}
 //	         index skill_id
-//	keys     out-of-line keys, empty (reserved for v0.2)
+//	keys     out-of-line keys: signing_key (a non-extractable CryptoKey
+//	         and its public key) and pin:<key id> (a trusted signer's JSON)
 //
 // For replays json is the encoding/json text of store.Replay; for traces it
 // is a Uint8Array holding the trace's bytes from the bundle file; data is a

@@ -50,8 +50,8 @@ func createV1(db, tx safejs.Value) error {
 	if _, err := replays.Call("createIndex", "skill_id", "skill_id"); err != nil {
 		return err
 	}
-	// Reserved for v0.2's encrypted-at-rest variants: out-of-line keys,
-	// nothing written in v0.1.
+	// The signing key and the trusted signers (keys.go), under
+	// out-of-line keys.
 	_, err = db.Call("createObjectStore", store.StoreKeys)
 	return err
 }

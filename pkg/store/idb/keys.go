@@ -1,0 +1,134 @@
+//go:build js && wasm
+
+package idb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hack-pad/safejs"
+
+	"workbench/pkg/signature"
+	"workbench/pkg/signature/webcrypto"
+	"workbench/pkg/store"
+)
+
+// Keys of the keys object store (out-of-line). The browser's one signing
+// key is stored under signingKey; each trusted signer under pinPrefix and
+// its key id.
+const (
+	signingKey = "signing_key"
+	pinPrefix  = "pin:"
+)
+
+// SigningKey returns the browser's signing key, or store.ErrNotFound when
+// none was made. A stored key whose private half is extractable, or not
+// an Ed25519 private key, is refused (store.ErrInvalid).
+func (d *DB) SigningKey(ctx context.Context) (*webcrypto.Key, error) {
+	const op = "read signing key"
+	v, err := d.getOne(ctx, op, store.StoreKeys, signingKey, signingKey)
+	if err != nil {
+		return nil, err
+	}
+	k, err := webcrypto.FromRecord(v)
+	if err != nil {
+		return nil, &store.Error{Op: op, Store: store.StoreKeys, Key: signingKey, Kind: store.ErrInvalid, Err: err}
+	}
+	return k, nil
+}
+
+// AddSigningKey stores k as the browser's signing key. A key already
+// stored is never replaced (store.ErrDuplicate): what it signed would no
+// longer be the browser's.
+func (d *DB) AddSigningKey(ctx context.Context, k *webcrypto.Key) error {
+	const op = "add signing key"
+	rec, err := k.Record()
+	if err != nil {
+		return &store.Error{Op: op, Store: store.StoreKeys, Key: signingKey, Kind: store.ErrInvalid, Err: err}
+	}
+	t, err := d.begin(ctx, op, "readwrite", store.StoreKeys)
+	if err != nil {
+		return err
+	}
+	if err := t.call(store.StoreKeys, signingKey, "add", rec, signingKey); err != nil {
+		return err
+	}
+	return t.wait(ctx)
+}
+
+// TrustedSigners returns the pin set of trusted signers, in key id order.
+func (d *DB) TrustedSigners(ctx context.Context) (*signature.PinSet, error) {
+	const op = "read trusted signers"
+	keyRange, err := safejs.Global().Get("IDBKeyRange")
+	if err != nil {
+		return nil, &store.Error{Op: op, Store: store.StoreKeys, Kind: store.ErrUnavailable, Err: err}
+	}
+	// Every key that starts with "pin:" and nothing else: "pin;" is the
+	// first string after them, ";" following ":" in code-unit order.
+	r, err := keyRange.Call("bound", pinPrefix, "pin;", false, true)
+	if err != nil {
+		return nil, fail(op, store.StoreKeys, "", thrown(err))
+	}
+	all, err := d.getAll(ctx, op, store.StoreKeys, "", r)
+	if err != nil {
+		return nil, err
+	}
+	texts, err := joined(all)
+	if err != nil {
+		return nil, readErr(op, store.StoreKeys, err)
+	}
+	ps, err := signature.ParsePins([]byte(`{"signers":[` + strings.Join(texts, ",") + `]}`))
+	if err != nil {
+		return nil, readErr(op, store.StoreKeys, err)
+	}
+	return ps, nil
+}
+
+// TrustSigner adds p to the trusted signers, or renames the pin of its key.
+func (d *DB) TrustSigner(ctx context.Context, p signature.Pin) error {
+	const op = "trust signer"
+	// Checked as a pin set of one is, so that a pin stored is one
+	// TrustedSigners can read back; its key id is computed when missing.
+	text, err := json.Marshal(signature.PinSet{Signers: []signature.Pin{p}})
+	var ps *signature.PinSet
+	if err == nil {
+		ps, err = signature.ParsePins(text)
+	}
+	if err == nil {
+		p = ps.Signers[0]
+		text, err = json.Marshal(p)
+	}
+	if err != nil {
+		return &store.Error{Op: op, Store: store.StoreKeys, Kind: store.ErrInvalid, Err: err}
+	}
+	key := pinPrefix + p.KeyID
+	t, err := d.begin(ctx, op, "readwrite", store.StoreKeys)
+	if err != nil {
+		return err
+	}
+	if err := t.call(store.StoreKeys, key, "put", string(text), key); err != nil {
+		return err
+	}
+	return t.wait(ctx)
+}
+
+// DistrustSigner removes the trusted signer whose key id is keyID; one
+// not trusted is no error.
+func (d *DB) DistrustSigner(ctx context.Context, keyID string) error {
+	const op = "distrust signer"
+	if !strings.HasPrefix(keyID, signature.KeyIDPrefix) {
+		return &store.Error{Op: op, Store: store.StoreKeys, Key: keyID, Kind: store.ErrInvalid,
+			Err: fmt.Errorf("%q is not a key id", keyID)}
+	}
+	key := pinPrefix + keyID
+	t, err := d.begin(ctx, op, "readwrite", store.StoreKeys)
+	if err != nil {
+		return err
+	}
+	if err := t.call(store.StoreKeys, key, "delete", key); err != nil {
+		return err
+	}
+	return t.wait(ctx)
+}
