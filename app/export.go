@@ -181,7 +181,9 @@ func (p *skillPage) renderExport() app.UI {
 			app.Div().Class("dialog-actions").Body(
 				app.Button().Type("button").Class("secondary").ID("export-close").Text("Close").OnClick(p.onExportClose),
 				app.Button().Type("submit").ID("export-download").Disabled(!canDownload).
-					Text("Download "+skill.ExportFilename(p.bundle.Manifest.Slug, p.bundle.SkillVersion)),
+					// The file is named after the redacted copy's slug, which only
+					// the export flow knows: the name is shown once it is made.
+					Text("Redact, verify and download"),
 			),
 		),
 		app.If(s.running, func() app.UI {
