@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -62,6 +63,14 @@ type teachPage struct {
 	// when the page opens.
 	validator    *schemas.Validator
 	validatorErr error
+
+	// The leave guard (teachleave.go): whether leaving would lose
+	// something, read by the window listeners as the browser calls them;
+	// the listeners; and the link the user was asked about.
+	guarding atomic.Bool
+	clickFn  app.Func
+	unloadFn app.Func
+	leaveTo  string
 }
 
 // teachStage is where a teaching is.
@@ -100,6 +109,9 @@ type teachRun struct {
 	problems teach.DraftProblems
 	checkErr error
 
+	summary    *teach.Summary // what the recording amounts to, once the verifier has judged the draft
+	summaryErr error
+
 	sealed  *skill.Bundle // sealed once; a failed store keeps it for a retry
 	sealErr error
 	saveErr error
@@ -112,7 +124,10 @@ const modelItem = "workbench.model"
 // defaultModel is the model the field starts with.
 const defaultModel = "openai/gpt-4o-mini"
 
-func (p *teachPage) OnMount(ctx app.Context) { p.ui = ctx }
+func (p *teachPage) OnMount(ctx app.Context) {
+	p.ui = ctx
+	p.listenLeave()
+}
 
 func (p *teachPage) OnNav(ctx app.Context) {
 	p.ui = ctx
@@ -168,6 +183,8 @@ func (p *teachPage) readSession(ctx app.Context) {
 }
 
 func (p *teachPage) OnDismount() {
+	p.guarding.Store(false)
+	p.unlistenLeave()
 	if p.run != nil && p.run.cancel != nil {
 		p.run.cancel()
 	}
@@ -278,7 +295,8 @@ func (p *teachPage) begin(ui app.Context, plan *teach.Plan, modelID string, mode
 				e := *pr.Edge
 				pr.Edge = &e
 			}
-			ui.Dispatch(func(app.Context) {
+			ui.Dispatch(func(ctx app.Context) {
+				followTimeline(ctx)
 				r.progress(pr)
 				if observed {
 					r.view, r.viewErr = view, viewErr
@@ -344,6 +362,7 @@ func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
 	if p.run == r {
 		p.check()
 	}
+	p.summarize(p.ui, r)
 }
 
 // onStop ends the recording at the next step; what was recorded is kept.
@@ -399,6 +418,9 @@ func modelErrorSummary(err error) string {
 }
 
 func (p *teachPage) Render() app.UI {
+	// The leave guard follows the state the page shows, so it is set
+	// where that state is rendered.
+	p.guarding.Store(p.unsaved())
 	content := []app.UI{
 		app.H1().Text("Teach a skill"),
 		app.P().Class("lead").Text("Pick a task, let a model carry it out once on the body while every action is authorized and recorded, then keep the skill crystallized from the recording."),
@@ -424,5 +446,6 @@ func (p *teachPage) Render() app.UI {
 			content = append(content, p.renderOutcome())
 		}
 	}
+	content = append(content, p.renderLeave())
 	return frame("/teach", content...)
 }

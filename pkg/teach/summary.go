@@ -47,10 +47,10 @@ func Summarize(v *verify.Verifier, p *Plan, res *demonstrate.Result, m skill.Man
 	}
 	s := Summary{Edges: len(res.Trace.Edges), CostUSD: res.CostUSD, CostKnown: res.CostKnown}
 	for i, e := range res.Trace.Edges {
-		switch {
-		case e.Authorization == nil || e.Authorization.Decision != skill.DecisionAllow || e.OutcomeStatus == skill.OutcomeDenied:
+		switch Mark(e) {
+		case MarkDenied:
 			s.Denied = append(s.Denied, i)
-		case e.OutcomeStatus == skill.OutcomeError:
+		case MarkError:
 			s.Errors = append(s.Errors, i)
 		}
 	}
@@ -80,20 +80,46 @@ func Summarize(v *verify.Verifier, p *Plan, res *demonstrate.Result, m skill.Man
 	return s, nil
 }
 
+// How an edge reads in a summary or a timeline (Mark).
+const (
+	MarkDenied = "denied" // the policy did not allow the action
+	MarkError  = "error"  // the action ran and failed
+)
+
+// Mark is MarkDenied for an edge the policy did not allow (or that has no
+// decision at all), MarkError for an action that failed, and "" for one
+// that went through.
+func Mark(e skill.Edge) string {
+	switch {
+	case e.Authorization == nil || e.Authorization.Decision != skill.DecisionAllow || e.OutcomeStatus == skill.OutcomeDenied:
+		return MarkDenied
+	case e.OutcomeStatus == skill.OutcomeError:
+		return MarkError
+	}
+	return ""
+}
+
+// Tally says how many actions were denied and how many failed, such as
+// "2 actions denied, 1 error"; "" when none was either.
+func Tally(denied, errors int) string {
+	var counts []string
+	if denied > 0 {
+		counts = append(counts, plural(denied, "action")+" denied")
+	}
+	if errors > 0 {
+		counts = append(counts, plural(errors, "error"))
+	}
+	return strings.Join(counts, ", ")
+}
+
 // Headline says the summary in one line, such as "2 actions denied,
 // 1 error — this skill will fail gate.authority".
 func (s Summary) Headline() string {
-	var counts []string
-	if n := len(s.Denied); n > 0 {
-		counts = append(counts, plural(n, "action")+" denied")
+	counts := Tally(len(s.Denied), len(s.Errors))
+	if counts == "" {
+		counts = plural(s.Edges, "action") + ", none denied, no errors"
 	}
-	if n := len(s.Errors); n > 0 {
-		counts = append(counts, plural(n, "error"))
-	}
-	if len(counts) == 0 {
-		counts = append(counts, plural(s.Edges, "action")+", none denied, no errors")
-	}
-	return strings.Join(counts, ", ") + " — " + s.Outlook()
+	return counts + " — " + s.Outlook()
 }
 
 // Outlook says what the proof will say of the skill once saved.
