@@ -36,11 +36,15 @@ type teachPage struct {
 	app.Compo
 	env *env
 
-	hasKey   bool
-	choice   session.Body
-	bodyErr  error // the chosen body cannot be used in this deployment
-	checking bool  // asking the relay whether the chosen MCP body is configured
-	mcp      mcpSettings
+	// The session's key: its state, whether the page is checking it with
+	// OpenRouter, and why that check could not answer.
+	keyState    session.KeyState
+	keyChecking bool
+	keyErr      error
+	choice      session.Body
+	bodyErr     error // the chosen body cannot be used in this deployment
+	checking    bool  // asking the relay whether the chosen MCP body is configured
+	mcp         mcpSettings
 
 	// authErr is why delegatic-mcp cannot authorize the next run (spec
 	// OQ-2); useLocal is the user's explicit word to run it under the
@@ -156,11 +160,12 @@ func (p *teachPage) readSession(ctx app.Context) {
 		p.storeErr = err.Error()
 		return
 	}
-	_, ok, err := s.Key()
-	if err != nil {
+	if p.keyState, err = s.KeyState(); err != nil {
 		p.storeErr = err.Error()
 	}
-	p.hasKey = ok
+	if p.keyState == session.KeyUnchecked && !p.keyChecking && p.keyErr == nil {
+		p.checkKey(ctx)
+	}
 	if p.choice, err = s.Body(); err != nil {
 		p.storeErr = err.Error()
 	}
@@ -179,6 +184,45 @@ func (p *teachPage) readSession(ctx app.Context) {
 				}
 			})
 		})
+	}
+}
+
+// checkKey checks a key kept but not yet checked (entered on the home
+// page, whose check had not answered), so that Start is offered only
+// with a key OpenRouter accepts, and says so when it refuses it.
+func (p *teachPage) checkKey(ctx app.Context) {
+	s, err := p.env.sessionStorage()
+	if err != nil {
+		p.storeErr = err.Error()
+		return
+	}
+	key, ok, err := s.Key()
+	if err != nil || !ok {
+		return
+	}
+	p.keyChecking, p.keyErr = true, nil
+	ui, origin := p.ui, p.env.origin()
+	ui.Async(func() {
+		_, err := checkSessionKey(ui, origin, s, key)
+		st, serr := s.KeyState()
+		ui.Dispatch(func(app.Context) {
+			p.keyChecking = false
+			if serr != nil {
+				p.storeErr = serr.Error()
+				return
+			}
+			p.keyState = st
+			if st == session.KeyUnchecked {
+				p.keyErr = err
+			}
+		})
+	})
+}
+
+// onCheckKey asks again after a check that could not answer.
+func (p *teachPage) onCheckKey(ctx app.Context, e app.Event) {
+	if !p.keyChecking {
+		p.checkKey(ctx)
 	}
 }
 
@@ -215,8 +259,7 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 		return
 	}
 	key, ok, err := s.Key()
-	if err != nil || !ok {
-		p.hasKey = false
+	if err != nil || !ok || p.keyState != session.KeyAccepted {
 		return
 	}
 	model, err := openrouter.New(key, openrouter.WithBaseURL(p.env.origin()+openrouter.DefaultBaseURL))
