@@ -21,6 +21,7 @@ type homePage struct {
 
 	keyInput string // the field; cleared once the key is kept
 	hasKey   bool
+	refused  bool // OpenRouter refused the key entered last, so none is kept
 	check    keyCheck
 	storeErr string // sessionStorage refused a read or write
 
@@ -60,6 +61,9 @@ func (p *homePage) OnNav(ctx app.Context) {
 	if err != nil {
 		p.storeErr = err.Error()
 		return
+	}
+	if st, err := s.KeyState(); err == nil {
+		p.refused = st == session.KeyRefused
 	}
 	if key, ok, err := s.Key(); err != nil {
 		p.storeErr = err.Error()
@@ -270,6 +274,8 @@ func (p *homePage) renderKeyStatus() app.UI {
 		)
 	case p.hasKey:
 		return app.P().Class("status").Text("A key is kept for this tab.")
+	case p.refused:
+		return app.P().ID("key-refused").Class("status status-error").Text("OpenRouter refused the key entered last, so this tab keeps none. Enter another to teach or replay with a model.")
 	}
 	return app.P().Class("status").Text("No key yet. The simulator body works without one; teaching and replaying with a model need it.")
 }

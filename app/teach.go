@@ -219,6 +219,24 @@ func (p *teachPage) checkKey(ctx app.Context) {
 	})
 }
 
+// forgetRefusedKey drops the session's key after OpenRouter refused it
+// during a demonstration (revoked since it was checked), so that the next
+// Start says so instead of failing again.
+func (p *teachPage) forgetRefusedKey() {
+	s, err := p.env.sessionStorage()
+	if err != nil {
+		return
+	}
+	if key, ok, err := s.Key(); err == nil && ok {
+		if err := s.MarkKey(key, session.KeyRefused); err != nil {
+			p.storeErr = err.Error()
+		}
+	}
+	if st, err := s.KeyState(); err == nil {
+		p.keyState = st
+	}
+}
+
 // onCheckKey asks again after a check that could not answer.
 func (p *teachPage) onCheckKey(ctx app.Context, e app.Event) {
 	if !p.keyChecking {
@@ -388,6 +406,9 @@ func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
 	}
 	r.result = res
 	r.cost = res.CostUSD
+	if errors.Is(res.Err, openrouter.ErrBadKey) {
+		p.forgetRefusedKey()
+	}
 	if p.run == r {
 		p.publishContext()
 	}
