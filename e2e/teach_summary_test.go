@@ -75,6 +75,9 @@ func TestTeachSummaryBeforeSave(t *testing.T) {
 		t.Errorf("the last step is %q", got)
 	}
 
+	for _, v := range s.axeRun(axeSource(t)) {
+		t.Errorf("axe, the summary shown: %s", v)
+	}
 	s.summaryScreenshot("teach-summary")
 }
 
@@ -138,6 +141,9 @@ func TestTeachLeaveAsksFirst(t *testing.T) {
 	}
 	if got := s.focused(); !strings.HasPrefix(got, "button#teach-leave-stay") {
 		t.Errorf("focus is on %s, want Stay", got)
+	}
+	for _, v := range s.axeRun(axeSource(t)) {
+		t.Errorf("axe, the leave dialog open: %s", v)
 	}
 	s.click("#teach-leave-stay")
 	s.waitFor(`!document.querySelector("#teach-leave").open`)
