@@ -29,6 +29,8 @@ func commands() map[string]command {
 		"replay":  {"replay a skill, save the replay as its next version and verify it", runReplay},
 		"compare": {"replay a skill against several models and show where they diverge", runCompare},
 		"mcp":     {"list or call the tools of an MCP server (for debugging servers)", runMCP},
+
+		"capabilities": {"check a capability backend against the capability workbench's HTTP contract", runCapabilities},
 	}
 }
 
@@ -66,7 +68,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, strings.TrimSpace(`
 Run 'workbench <command> --help' for a command's flags.`))
