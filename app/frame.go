@@ -64,14 +64,3 @@ func frame(current string, content ...app.UI) app.UI {
 
 // onLauncher asks the capability workbench to open.
 func onLauncher(ctx app.Context, e app.Event) { ctx.NewAction(openPaletteAction) }
-
-// section returns the nav entry a path belongs to: "/skills/<id>" is under
-// Skills.
-func section(path string) string {
-	for _, l := range navLinks[1:] {
-		if path == l.path || len(path) > len(l.path) && path[:len(l.path)+1] == l.path+"/" {
-			return l.path
-		}
-	}
-	return "/"
-}

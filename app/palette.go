@@ -45,7 +45,6 @@ type palette struct {
 	panels      bool // the approvals and runs panels are mounted (after the opened dialog was painted)
 	returnFocus app.Value
 	keyFn       app.Func
-	route       string
 	path        string
 
 	// The backend: gen changes when the user switches, so that answers
