@@ -360,3 +360,21 @@ func TestOverclaims(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherProducersMembersRead: a bundle carrying what another producer
+// writes and the spec allows — proof.ia_substrate, a slug that is spec
+// §4's [a-z0-9-]+ but not this workbench's kebab-case — is read and judged
+// on its evidence, not refused.
+func TestOtherProducersMembersRead(t *testing.T) {
+	v, files := setup(t)
+	r := mutate(t, v, files[fixtures.ValidBundleFile], func(b *skill.Bundle) {
+		b.Proof.IASubstrate = map[string]any{"version": "0.3", "laws_exercised": []any{"L11", "L14"}}
+		b.Manifest.Slug = "summarize--repo-"
+	}, true, false)
+	if r.Verdict != skill.VerdictPass {
+		t.Errorf("verdict %s, overclaims %v", r.Verdict, r.Overclaims)
+	}
+	if got := r.Claimed.IASubstrate["version"]; got != "0.3" {
+		t.Errorf("claimed ia_substrate version %v, want it kept", got)
+	}
+}
