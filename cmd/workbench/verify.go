@@ -165,6 +165,12 @@ func printReport(w io.Writer, file string, r *verify.Report) {
 	for _, o := range r.Overclaims {
 		fmt.Fprintf(w, "  OVERCLAIM %s\n", o)
 	}
+	for _, p := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", p)
+	}
+	if r.WarningsOmitted > 0 {
+		fmt.Fprintf(w, "  warning: … and %d more\n", r.WarningsOmitted)
+	}
 	fmt.Fprintf(w, "  verdict: %s\n", strings.ToUpper(r.Verdict))
 }
 

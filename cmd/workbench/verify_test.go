@@ -161,3 +161,37 @@ func TestVerifyListsFirstProblems(t *testing.T) {
 		t.Errorf("exit %d, results %+v", code, results)
 	}
 }
+
+// TestVerifyWarnsOfInexactNumbers: a number whose digits a double does not
+// hold is a warning with its pointer, in text and JSON, not a rejection.
+func TestVerifyWarnsOfInexactNumbers(t *testing.T) {
+	data, err := os.ReadFile(fixture("valid-skill-bundle.v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "inexact.skill.json")
+	data = bytes.Replace(data, []byte(`"end_unix_nano":24000000,`), []byte(`"end_unix_nano":24000000.0000000000000000001,`), 1)
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(t, "", "verify", name)
+	if code != exitProven || !strings.Contains(stdout, "verdict: PASS") ||
+		!strings.Contains(stdout, "/end_unix_nano (byte ") ||
+		!strings.Contains(stdout, "warning: /evidence/trace/spans/") ||
+		!strings.Contains(stdout, "the number 24000000.0000000000000000001 is read as 24000000") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCmd(t, "", "verify", "--json", name)
+	var res []struct {
+		Report struct {
+			Warnings []struct {
+				Pointer, Message string
+				Offset           int
+			} `json:"warnings"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != exitProven || len(res) != 1 ||
+		len(res[0].Report.Warnings) != 1 || !strings.HasSuffix(res[0].Report.Warnings[0].Pointer, "/end_unix_nano") {
+		t.Errorf("exit %d, %v\n%s", code, err, stdout)
+	}
+}

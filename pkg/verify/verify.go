@@ -68,11 +68,12 @@ func Standard() (*Verifier, error) {
 	return New(sv, sc, nil), nil
 }
 
-// Problem is one reason input is not a bundle, with its place.
+// Problem is one reason input is not a bundle, or one thing a bundle is
+// accepted despite (Report.Warnings), with its place.
 type Problem struct {
-	Pointer string // JSON pointer; "" for the whole document
-	Offset  int    // byte offset, -1 when unknown
-	Message string
+	Pointer string `json:"pointer"` // JSON pointer; "" for the whole document
+	Offset  int    `json:"offset"`  // byte offset, -1 when unknown
+	Message string `json:"message"`
 }
 
 // String is the problem as one line, its pointer and message shortened
@@ -163,6 +164,13 @@ type Report struct {
 	// Verdict is the bundle's standing: the re-derived overall verdict, or
 	// fail when the claim overstates the evidence.
 	Verdict string `json:"verdict"`
+	// Warnings are what the bundle is read despite, none of which
+	// changes the verdict: numbers whose text the IEEE-754 double RFC 8785
+	// reads them as does not hold (canonjson.Inexact), the first
+	// canonjson.MaxInexact of them, in document order. WarningsOmitted
+	// counts the others.
+	Warnings        []Problem `json:"warnings,omitempty"`
+	WarningsOmitted int       `json:"warnings_omitted,omitempty"`
 }
 
 // Bytes verifies bundle bytes as read from a file: strict decoding, the
@@ -224,6 +232,11 @@ func (v *Verifier) read(data []byte, ex *exported) (*Report, *skill.Reading, err
 	if b.Signature != nil {
 		r.Signature = SignatureUnverified
 	}
+	inexact, omitted := doc.InexactNumbers()
+	for _, n := range inexact {
+		r.Warnings = append(r.Warnings, Problem{Pointer: n.Pointer, Offset: n.Offset, Message: n.String()})
+	}
+	r.WarningsOmitted = omitted
 	r.Verdict = derived.OverallVerdict
 	if len(r.Overclaims) > 0 {
 		r.Verdict = skill.VerdictFail

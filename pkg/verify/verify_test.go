@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -376,5 +377,36 @@ func TestOtherProducersMembersRead(t *testing.T) {
 	}
 	if got := r.Claimed.IASubstrate["version"]; got != "0.3" {
 		t.Errorf("claimed ia_substrate version %v, want it kept", got)
+	}
+}
+
+// TestInexactNumberWarns: a number spelled with more digits than a double
+// holds is read as that double (RFC 8785), as a JavaScript producer reads
+// it. The bundle still verifies, its hash being that of the canonical
+// form, and the report warns with the number's pointer.
+func TestInexactNumberWarns(t *testing.T) {
+	v, files := setup(t)
+	const exact, inexact = `"end_unix_nano":24000000,`, `"end_unix_nano":24000000.0000000000000000001,`
+	data := files[fixtures.ValidBundleFile]
+	if bytes.Count(data, []byte(exact)) != 1 {
+		t.Fatalf("the reference bundle holds %s %d times, want once", exact, bytes.Count(data, []byte(exact)))
+	}
+	r, err := v.Bytes(bytes.Replace(data, []byte(exact), []byte(inexact), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != skill.VerdictPass {
+		t.Errorf("verdict %s: %+v", r.Verdict, r.Derived.ProofGates)
+	}
+	if len(r.Warnings) != 1 || r.WarningsOmitted != 0 {
+		t.Fatalf("warnings %+v (+%d), want one", r.Warnings, r.WarningsOmitted)
+	}
+	w := r.Warnings[0]
+	if !strings.HasPrefix(w.Pointer, "/evidence/trace/spans/") || !strings.HasSuffix(w.Pointer, "/end_unix_nano") ||
+		!strings.Contains(w.Message, "is read as 24000000") || w.Offset != bytes.Index(data, []byte(exact))+len(`"end_unix_nano":`) {
+		t.Errorf("warning %+v", w)
+	}
+	if r, err := v.Bytes(data); err != nil || len(r.Warnings) != 0 {
+		t.Errorf("the reference bundle: %v, warnings %+v", err, r.Warnings)
 	}
 }
