@@ -242,6 +242,17 @@ func (d *Document) str(i int32) string {
 	return string(raw)
 }
 
+// nameIs reports whether string node i decodes to name, without copying
+// a name that has no escapes: a hostile one may be megabytes long.
+func (d *Document) nameIs(i int32, name string) bool {
+	n := d.nodes[i]
+	raw := d.src[n.start+1 : n.end-1]
+	if n.flags&flagEscaped != 0 {
+		return unescapeString(raw) == name
+	}
+	return string(raw) == name
+}
+
 // raw is the source text of a value node, quotes included for a string.
 func (d *Document) raw(i int32) []byte {
 	n := d.nodes[i]
@@ -557,7 +568,7 @@ func (d *Document) lookup(ptr string) (int32, bool) {
 		switch n.kind {
 		case kObject:
 			for k := n.first; k >= 0; k = d.nodes[k].next {
-				if d.str(k) == tok {
+				if d.nameIs(k, tok) {
 					i, found = k+1, true
 					break
 				}
