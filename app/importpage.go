@@ -221,6 +221,7 @@ func renderImportResult(r importResult) app.UI {
 		}
 		return app.Li().Class("status status-error import-result import-rejected").Body(
 			name, app.Text(" — "), app.Span().Class("import-status").Text("rejected"),
+			diagnosis(res.Invalid),
 			app.Ul().Class("problems").Body(problems...),
 		)
 	case library.Duplicate:
@@ -253,6 +254,50 @@ func renderImportResult(r importResult) app.UI {
 		app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(rep)),
 		app.P().Class("muted").Body(app.Text("content hash "), app.Code().Text(rep.ContentHash)),
 		over,
+		warnings(rep),
+	)
+}
+
+// warnings lists what an accepted bundle was read despite: numbers whose
+// digits a double cannot hold, read as that double (RFC 8785).
+func warnings(rep *verify.Report) app.UI {
+	if len(rep.Warnings) == 0 {
+		return nil
+	}
+	items := make([]app.UI, 0, len(rep.Warnings)+1)
+	for _, w := range rep.Warnings {
+		items = append(items, app.Li().Class("import-warning").Body(
+			app.Code().Class("problem-pointer").Text(pointerText(w)), app.Text(" "), app.Span().Text(w.Message)))
+	}
+	if rep.WarningsOmitted > 0 {
+		items = append(items, app.Li().Class("import-warning").Text(fmt.Sprintf("… and %d more", rep.WarningsOmitted)))
+	}
+	return app.Ul().Class("import-warnings").Body(items...)
+}
+
+// diagnosis says first what a rejected file is (the headline), its
+// content hash recomputed when it claims one, and its problems by cause;
+// the problems themselves follow it. Nil when there is nothing to say.
+func diagnosis(inv *verify.InvalidError) app.UI {
+	if inv == nil {
+		return nil
+	}
+	var hash app.UI
+	if inv.Hash != nil {
+		hash = app.P().Class("import-hash").Text(inv.Hash.String())
+	}
+	var causes app.UI
+	if groups := inv.Groups(); len(groups) > 0 {
+		items := make([]app.UI, 0, len(groups))
+		for _, g := range groups {
+			items = append(items, app.Li().Class("import-cause").Text(g.Sentence))
+		}
+		causes = app.Ul().Class("import-causes").Body(items...)
+	}
+	return app.Div().Class("import-diagnosis").Body(
+		app.P().Class("import-headline").Text(inv.Headline()),
+		hash,
+		causes,
 	)
 }
 

@@ -290,17 +290,17 @@ func TestHostileFilesRejected(t *testing.T) {
 		data []byte
 		want []string // in the rejected row's text
 	}{
-		{"malformed.json", fixture[:len(fixture)/2], []string{"syntax error", "byte "}},
+		{"malformed.json", fixture[:len(fixture)/2], []string{"not JSON: ", "syntax error", "byte "}},
 		{"trailing.json", append(bytes.Clone(fixture), []byte(`{"bundle_id":"x"}`)...), []string{"trailing data"}},
 		{"duplicate-keys.json", bytes.Replace(fixture, []byte(`"bundle_id":`), []byte(`"bundle_id":"019e5f01-0000-7000-8000-000000000000","bundle_id":`), 1),
-			[]string{"duplicate member name", "/bundle_id"}},
+			[]string{"JSON, but not I-JSON", "duplicate member name", "/bundle_id"}},
 		{"lone-surrogate.json", bytes.Replace(fixture, []byte(`"description":"`), []byte(`"description":"\ud800`), 1),
 			[]string{"lone surrogate", "description"}},
 		{"invalid-utf8.json", bytes.Replace(fixture, []byte(`"description":"`), []byte("\"description\":\"\xff\xfe"), 1),
 			[]string{"invalid UTF-8"}},
 		{"deep.json", []byte(`{"manifest": ` + deep + `}`), []string{"nesting too deep"}},
-		{"not-a-bundle.json", []byte(`{"hello": "<script>window.__pwned=1</script>", "url": "https://evil.example/pwned"}`), []string{"/"}},
-		{"many-problems.json", []byte(many.String()), []string{"/bundle_id", "is required", "/x0", "is not an allowed member here", "… and 49911 more problems"}},
+		{"not-a-bundle.json", []byte(`{"hello": "<script>window.__pwned=1</script>", "url": "https://evil.example/pwned"}`), []string{"JSON, but not a bundle, nor any other artifact of the spec", "/"}},
+		{"many-problems.json", []byte(many.String()), []string{"JSON, but not a bundle", "/bundle_id", "is required", "/x0", "is not an allowed member here", "… and 49911 more problems"}},
 		{"huge-number.json", bytes.Replace(fixture, []byte(`"skill_version":2`), []byte(`"skill_version":1e400`), 1), []string{"non-finite number", "/skill_version"}},
 	}
 	for _, c := range cases {

@@ -163,10 +163,8 @@ func typedBundle(t *testing.T) *skill.Bundle {
 		ConformanceCheck: skill.ConformanceCheck{SpecVersion: skill.SpecVersion, FixturesPassed: []string{"skill.replay_fidelity"}, FixturesFailed: []string{}},
 	}
 
-	// OpenTelemetry span times are Unix nanoseconds, but a current
-	// timestamp (about 1.8e18) exceeds I-JSON's 2^53, so the strict
-	// canonicalizer that Seal uses refuses it. These small values keep the
-	// test about the schema; the conflict is reported to pkg/skill's owner.
+	// Span times count from the trace's time origin (see skill.OTelTrace):
+	// absolute Unix nanoseconds are beyond a double's precision.
 	rootSpan := "00f067aa0ba902b7"
 	spans := []skill.Span{
 		{SpanID: rootSpan, Name: "act", StartUnixNano: 1_000_000, EndUnixNano: 2_000_000_000, Phase: "act"},

@@ -46,5 +46,5 @@ func ExampleValidator_Validate() {
 	}
 	// Output:
 	// /name [minLength] must not be empty
-	// /slug [pattern] must match pattern ^[a-z0-9]+(-[a-z0-9]+)*$
+	// /slug [pattern] must match pattern ^[a-z0-9-]+$
 }

@@ -202,7 +202,7 @@ func TestEdgePlanAgreesWithLibrary(t *testing.T) {
 		}
 		doc, err := canonjson.Parse(raw, canonjson.DefaultLimits())
 		if err != nil {
-			return false // not I-JSON (an integer beyond 2^53): never validated
+			return false // not I-JSON: never validated
 		}
 		return agree(t, what+"\n"+string(raw), v, edgeLib, edgePlan, doc)
 	}

@@ -239,6 +239,41 @@ func TestMinimalInstancesValidate(t *testing.T) {
 
 type want struct{ pointer, keyword string }
 
+// TestSpecAllowsWhatOthersWrite holds the schemas to no more than the spec
+// asks where another implementation writes something this one does not:
+// a slug that is [a-z0-9-]+ (spec §4) but not this workbench's stricter
+// kebab-case, and proof.ia_substrate.
+func TestSpecAllowsWhatOthersWrite(t *testing.T) {
+	v := newValidator(t)
+	ia := map[string]any{"version": "0.3", "laws_exercised": []any{"L1", "L11", "L15"}, "families_exercised": []any{"governance", "temporal"}}
+	cases := []struct {
+		name   string
+		schema string
+		edits  []edit
+	}{
+		{"one-character slug", schemas.Manifest, []edit{set("/slug", "a")}},
+		{"slug with a leading hyphen", schemas.Manifest, []edit{set("/slug", "-ab")}},
+		{"slug with a trailing hyphen", schemas.Manifest, []edit{set("/slug", "ab-")}},
+		{"slug with a double hyphen", schemas.Manifest, []edit{set("/slug", "a--b")}},
+		{"slug of 200 characters", schemas.Manifest, []edit{set("/slug", strings.Repeat("a", 200))}},
+		{"bundle manifest slug with a double hyphen", schemas.Bundle, []edit{set("/manifest/slug", "summarize--repo")}},
+		{"proof ia_substrate", schemas.Proof, []edit{set("/ia_substrate", ia)}},
+		{"proof ia_substrate with version only", schemas.Proof, []edit{set("/ia_substrate", map[string]any{"version": "0.3"})}},
+		{"bundle proof ia_substrate", schemas.Bundle, []edit{set("/proof/ia_substrate", ia)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := minimal(t, tc.schema)
+			for _, e := range tc.edits {
+				e(t, doc)
+			}
+			if err := v.Validate(tc.schema, doc); err != nil {
+				t.Errorf("rejected:\n%v", err)
+			}
+		})
+	}
+}
+
 func TestBrokenInstancesFail(t *testing.T) {
 	v := newValidator(t)
 	badHash := "sha256:XYZ"
@@ -285,10 +320,13 @@ func TestBrokenInstancesFail(t *testing.T) {
 		{"manifest: long name", schemas.Manifest, []edit{set("/name", long(121))}, []want{{"/name", "maxLength"}}},
 		{"manifest: wrong schema", schemas.Manifest, []edit{set("/schema", "https://opensentience.org/spec/skill-manifest/v0.2")}, []want{{"/schema", "const"}}},
 		{"manifest: extra member", schemas.Manifest, []edit{set("/author", "me")}, []want{{"/author", "additionalProperties"}}},
-		{"manifest: one-letter slug", schemas.Manifest, []edit{set("/slug", "a")}, []want{{"/slug", "minLength"}}},
-		{"manifest: long slug", schemas.Manifest, []edit{set("/slug", long(81))}, []want{{"/slug", "maxLength"}}},
-		{"manifest: slug leading hyphen", schemas.Manifest, []edit{set("/slug", "-ab")}, []want{{"/slug", "pattern"}}},
-		{"manifest: slug double hyphen", schemas.Manifest, []edit{set("/slug", "a--b")}, []want{{"/slug", "pattern"}}},
+		{"manifest: empty slug", schemas.Manifest, []edit{set("/slug", "")}, []want{{"/slug", "pattern"}}},
+		{"manifest: slug underscore", schemas.Manifest, []edit{set("/slug", "a_b")}, []want{{"/slug", "pattern"}}},
+		{"manifest: slug uppercase", schemas.Manifest, []edit{set("/slug", "Ab")}, []want{{"/slug", "pattern"}}},
+		{"proof: ia_substrate without version", schemas.Proof, []edit{set("/ia_substrate", map[string]any{"laws_exercised": []any{"L1"}})}, []want{{"/ia_substrate/version", "required"}}},
+		{"proof: ia_substrate law", schemas.Proof, []edit{set("/ia_substrate", map[string]any{"version": "0.3", "laws_exercised": []any{"L16"}})}, []want{{"/ia_substrate/laws_exercised/0", "pattern"}}},
+		{"proof: ia_substrate family", schemas.Proof, []edit{set("/ia_substrate", map[string]any{"version": "0.3", "families_exercised": []any{"causal"}})}, []want{{"/ia_substrate/families_exercised/0", "enum"}}},
+		{"proof: other extra member", schemas.Proof, []edit{set("/ia_substrates", map[string]any{"version": "0.3"})}, []want{{"/ia_substrates", "additionalProperties"}}},
 		{"manifest: empty description", schemas.Manifest, []edit{set("/description", "")}, []want{{"/description", "minLength"}}},
 		{"manifest: long description", schemas.Manifest, []edit{set("/description", long(2001))}, []want{{"/description", "maxLength"}}},
 		{"manifest: version 0", schemas.Manifest, []edit{set("/version", num("0"))}, []want{{"/version", "minimum"}}},
@@ -446,12 +484,11 @@ func TestMessages(t *testing.T) {
 		edits  []edit
 		want   string // ValidationError.Error()
 	}{
-		{schemas.Manifest, []edit{set("/slug", "Not A Slug")}, "/slug: must match pattern ^[a-z0-9]+(-[a-z0-9]+)*$"},
+		{schemas.Manifest, []edit{set("/slug", "Not A Slug")}, "/slug: must match pattern ^[a-z0-9-]+$"},
 		{schemas.Manifest, []edit{del("/name"), set("/x~y", 1)}, "/name: is required\n/x~0y: is not an allowed member here"},
 		{schemas.Manifest, []edit{set("/body_choice", "robot")}, `/body_choice: must be one of "browser", "host" or "simulator"`},
 		{schemas.Manifest, []edit{set("/schema", "x")}, `/schema: must be "https://opensentience.org/spec/skill-manifest/v0.1"`},
 		{schemas.Manifest, []edit{set("/name", "")}, "/name: must not be empty"},
-		{schemas.Manifest, []edit{set("/slug", "a")}, "/slug: must be at least 2 characters long"},
 		{schemas.Manifest, []edit{set("/version", "1")}, "/version: must be an integer, not a string"},
 		{schemas.Manifest, []edit{set("/capabilities_required", []any{})}, "/capabilities_required: must not be empty"},
 		{schemas.ReplayReport, []edit{set("/fidelity", num("1.5"))}, "/fidelity: must be at most 1"},

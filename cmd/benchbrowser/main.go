@@ -208,9 +208,11 @@ func goEnv(ctx context.Context, name string) (string, error) {
 	return s, nil
 }
 
-// checkDocuments are the documents of -check: the RFC 8785 examples, a
-// small bundle, and random documents that canonjson accepts (random ones
-// it rejects, such as 1e20, have no canonical form to compare).
+// checkDocuments are the documents of -check: the RFC 8785 examples,
+// numbers beyond 2^53 and beyond a double's precision (read, as JSON.parse
+// reads them, as the nearest double), a small bundle, and random documents
+// that canonjson accepts (random ones it rejects, such as a duplicate
+// member name, have no canonical form to compare).
 func checkDocuments() []string {
 	docs := []string{
 		`{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],` +
@@ -219,6 +221,8 @@ func checkDocuments() []string {
 			`"\ud83d\ude00":"Emoji: Grinning Face","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis"}`,
 		`[5e-324,-5e-324,1.7976931348623157e308,9007199254740992,-9007199254740992,1e21,1e23,` +
 			`9.999999999999997e-7,0.000001,333333333.3333332,-0.0000033333333333333333,1424953923781206.2,-0]`,
+		`[1234567890123456800,9007199254740993,18446744073709551616,1e20,-9.99e20,0.12345678901234567891,` +
+			`1e-400,123456789012345678901234567890,{"start_unix_nano":1780000000123456789}]`,
 		string(canonjsontest.Bundle(10, 500)),
 	}
 	r := rand.New(rand.NewPCG(2026, 8785))

@@ -65,8 +65,18 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 
 	type result struct {
-		File   string         `json:"file"`
-		Report *verify.Report `json:"report,omitempty"`
+		File string `json:"file"`
+		// Headline is the one line to read first: what the input is and
+		// what is wrong with it, or its verdict.
+		Headline string         `json:"headline"`
+		Report   *verify.Report `json:"report,omitempty"`
+		// For an input that is not a well-formed bundle: where reading
+		// stopped, the other artifact it is, its content hash recomputed
+		// when it claims one, its problems grouped by cause.
+		Stage       string                `json:"stage,omitempty"`
+		Artifact    string                `json:"artifact,omitempty"`
+		ContentHash *verify.HashCheck     `json:"content_hash,omitempty"`
+		Groups      []verify.ProblemGroup `json:"problem_groups,omitempty"`
 		// Errors lists an invalid input's first problems; ErrorsOmitted
 		// counts the others (a hostile file can have millions).
 		Errors        []string `json:"errors,omitempty"`
@@ -90,12 +100,18 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 				res.Errors = append(res.Errors, p.String())
 			}
 			res.ErrorsOmitted = ie.Omitted
+			res.Headline, res.Stage, res.Artifact, res.ContentHash = ie.Headline(), ie.Stage, ie.Artifact, ie.Hash
+			res.Groups = ie.Groups()
 			code = max(code, exitInvalid)
 		case err != nil:
 			res.Errors = append(res.Errors, err.Error())
+			res.Headline = err.Error()
 			code = max(code, exitInvalid)
-		case res.Report.Verdict != skill.VerdictPass, res.Report.Signature == verify.SignatureInvalid:
-			code = max(code, exitUnproven)
+		default:
+			res.Headline = res.Report.Headline()
+			if res.Report.Verdict != skill.VerdictPass || res.Report.Signature == verify.SignatureInvalid {
+				code = max(code, exitUnproven)
+			}
 		}
 		results = append(results, res)
 	}
@@ -114,12 +130,7 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprintln(stdout)
 		}
 		if r.Report == nil {
-			for _, e := range r.Errors {
-				fmt.Fprintf(stderr, "%s: %s\n", r.File, e)
-			}
-			if r.ErrorsOmitted > 0 {
-				fmt.Fprintf(stderr, "%s: … and %d more problems\n", r.File, r.ErrorsOmitted)
-			}
+			printInvalid(stderr, r.File, r.Headline, r.ContentHash, r.Groups, r.Stage, r.ErrorsOmitted)
 			continue
 		}
 		printReport(stdout, r.File, r.Report)
@@ -148,8 +159,36 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 	return data, nil
 }
 
+// printInvalid writes what is wrong with an input that is not a
+// well-formed bundle: the headline, the content hash when it claims one,
+// and its problems by cause, each with its first examples.
+func printInvalid(w io.Writer, file, headline string, hash *verify.HashCheck, groups []verify.ProblemGroup, stage string, omitted int) {
+	fmt.Fprintf(w, "%s: %s\n", file, headline)
+	if stage == verify.StageNotJSON || stage == verify.StageNotIJSON {
+		return // the headline holds the one problem
+	}
+	if hash != nil {
+		fmt.Fprintf(w, "  %s\n", hash)
+	}
+	for _, g := range groups {
+		fmt.Fprintf(w, "  %s\n", g.Sentence)
+		if len(g.Names) > 0 && !strings.Contains(g.Pattern, "*") {
+			continue // one object: the sentence names its members
+		}
+		for _, p := range g.Examples {
+			fmt.Fprintf(w, "      %s\n", p)
+		}
+		if more := g.Count - len(g.Examples); more > 0 {
+			fmt.Fprintf(w, "      … and %d more\n", more)
+		}
+	}
+	if omitted > 0 {
+		fmt.Fprintf(w, "  … and %d more problems beyond these\n", omitted)
+	}
+}
+
 func printReport(w io.Writer, file string, r *verify.Report) {
-	fmt.Fprintf(w, "%s\n", file)
+	fmt.Fprintf(w, "%s: %s\n", file, r.Headline())
 	fmt.Fprintf(w, "  skill %q v%d  bundle %s\n", r.SkillName, r.Version, r.BundleID)
 	fmt.Fprintf(w, "  content_hash %s  signed: %s  redaction: %s\n", r.ContentHash, r.SignedText(), r.Derived.RedactionResult.Profile)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
@@ -182,6 +221,12 @@ func printReport(w io.Writer, file string, r *verify.Report) {
 	}
 	for _, o := range r.Overclaims {
 		fmt.Fprintf(w, "  OVERCLAIM %s\n", o)
+	}
+	for _, p := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", p)
+	}
+	if r.WarningsOmitted > 0 {
+		fmt.Fprintf(w, "  warning: … and %d more\n", r.WarningsOmitted)
 	}
 	fmt.Fprintf(w, "  verdict: %s\n", strings.ToUpper(r.Verdict))
 }

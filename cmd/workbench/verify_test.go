@@ -44,7 +44,7 @@ func TestVerifyExitStatus(t *testing.T) {
 		{"tampered bundle", []string{"verify", tampered}, 1,
 			[]string{"gate.content_hash", "OVERCLAIM gate.content_hash: claimed pass, evidence gives fail", "verdict: FAIL"}, nil},
 		{"missing content hash", []string{"verify", fixture("invalid-missing-content-hash.v0.json")}, 2,
-			nil, []string{"/content_hash: is required"}},
+			nil, []string{"a bundle with 1 problem against the bundle schema\n", "the top level lacks 1 required member: `content_hash`"}},
 		{"missing file", []string{"verify", "no-such.skill.json"}, 2, nil, []string{"no-such.skill.json: cannot read"}},
 		{"worst status wins", []string{"verify", fixture("valid-skill-bundle.v0.json"), tampered}, 1, []string{"verdict: PASS", "verdict: FAIL"}, nil},
 		{"no files", []string{"verify"}, 2, nil, []string{"usage: workbench verify"}},
@@ -131,8 +131,8 @@ func TestVerifyUnverifiedSignature(t *testing.T) {
 	}
 }
 
-// An input with more problems than are listed gets the first ones and the
-// count of the others, as text and as JSON.
+// An input with more problems than are listed gets the first ones, by
+// cause, and the count of the others, as text and as JSON.
 func TestVerifyListsFirstProblems(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "edges.json")
 	data := `{"interaction_trace":{"edges":[0` + strings.Repeat(",0", 999) + `]}}`
@@ -144,20 +144,76 @@ func TestVerifyListsFirstProblems(t *testing.T) {
 	const total, listed = 10 + 9 + 1000, schemas.MaxFieldErrors
 
 	code, _, stderr := runCmd(t, "", "verify", file)
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	if code != 2 || len(lines) != listed+1 || lines[listed] != fmt.Sprintf("%s: … and %d more problems", file, total-listed) {
-		t.Errorf("exit %d, %d lines, last %q", code, len(lines), lines[len(lines)-1])
+	want := []string{
+		fmt.Sprintf("%s: a bundle with %d problems against the bundle schema\n", file, total),
+		// The first 100 problems listed are grouped.
+		"  93 values at `/interaction_trace/edges/*` failing type (must be an object, not a number)\n" +
+			"      /interaction_trace/edges/0: must be an object, not a number\n",
+		"      … and 90 more\n",
+		"  the top level lacks 5 required members: `bundle_id`, `bundle_version`, `content_hash`, …\n",
+		"  `/interaction_trace` lacks 2 required members: `agent_id`, `body_subtype`\n",
+		fmt.Sprintf("  … and %d more problems beyond these\n", total-listed),
+	}
+	for _, s := range want {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr lacks %q", s)
+		}
+	}
+	if lines := strings.Count(stderr, "\n"); code != 2 || lines != 9 {
+		t.Errorf("exit %d, %d lines:\n%s", code, lines, stderr)
 	}
 
 	code, stdout, _ := runCmd(t, "", "verify", "--json", file)
 	var results []struct {
+		Headline      string   `json:"headline"`
+		Stage         string   `json:"stage"`
 		Errors        []string `json:"errors"`
 		ErrorsOmitted int      `json:"errors_omitted"`
+		Groups        []struct {
+			Pattern, Keyword string
+			Count            int
+		} `json:"problem_groups"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &results); err != nil {
 		t.Fatalf("--json output is not JSON: %v", err)
 	}
-	if code != 2 || len(results) != 1 || len(results[0].Errors) != listed || results[0].ErrorsOmitted != total-listed {
+	if code != 2 || len(results) != 1 || len(results[0].Errors) != listed || results[0].ErrorsOmitted != total-listed ||
+		results[0].Stage != "schema" || !strings.HasPrefix(results[0].Headline, "a bundle with 1019 problems") ||
+		len(results[0].Groups) != 3 || results[0].Groups[0].Pattern != "/interaction_trace/edges/*" || results[0].Groups[0].Count != 93 {
 		t.Errorf("exit %d, results %+v", code, results)
+	}
+}
+
+// TestVerifyWarnsOfInexactNumbers: a number whose digits a double does not
+// hold is a warning with its pointer, in text and JSON, not a rejection.
+func TestVerifyWarnsOfInexactNumbers(t *testing.T) {
+	data, err := os.ReadFile(fixture("valid-skill-bundle.v0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "inexact.skill.json")
+	data = bytes.Replace(data, []byte(`"end_unix_nano":24000000,`), []byte(`"end_unix_nano":24000000.0000000000000000001,`), 1)
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(t, "", "verify", name)
+	if code != exitProven || !strings.Contains(stdout, "verdict: PASS") ||
+		!strings.Contains(stdout, "/end_unix_nano (byte ") ||
+		!strings.Contains(stdout, "warning: /evidence/trace/spans/") ||
+		!strings.Contains(stdout, "the number 24000000.0000000000000000001 is read as 24000000") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCmd(t, "", "verify", "--json", name)
+	var res []struct {
+		Report struct {
+			Warnings []struct {
+				Pointer, Message string
+				Offset           int
+			} `json:"warnings"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != exitProven || len(res) != 1 ||
+		len(res[0].Report.Warnings) != 1 || !strings.HasSuffix(res[0].Report.Warnings[0].Pointer, "/end_unix_nano") {
+		t.Errorf("exit %d, %v\n%s", code, err, stdout)
 	}
 }

@@ -2,18 +2,20 @@
 // (JSON Canonicalization Scheme) form.
 //
 // Parse accepts I-JSON only (RFC 7493): well-formed UTF-8, no lone
-// surrogates, no duplicate member names, finite numbers, integers no larger
-// in magnitude than 2^53, nesting and size within Limits. Every rejection is
-// an *Error naming the byte offset and the JSON pointer of the offending
-// place. Parse never panics and allocates in proportion to its input, which
-// Limits bounds.
+// surrogates, no duplicate member names, finite numbers, nesting and size
+// within Limits. Every rejection is an *Error naming the byte offset and the
+// JSON pointer of the offending place. Parse never panics and allocates in
+// proportion to its input, which Limits bounds.
 //
-// A number is an integer beyond 2^53 whether it is written as one
-// (9007199254740993) or only comes out as one in canonical form (1e20, which
-// RFC 8785 writes 100000000000000000000); both are rejected, so the
-// canonical form of every accepted document is itself accepted and is its
-// own canonical form. From 1e21 up RFC 8785 writes exponents (1e+21), and
-// such numbers are accepted.
+// Numbers follow RFC 8785 exactly: any number that does not overflow a
+// double is read as the nearest IEEE-754 double, as ECMAScript's JSON.parse
+// reads it, and written as ECMAScript writes that double. An integer beyond
+// 2^53 such as 1234567890123456800 is accepted, as every JavaScript reader
+// accepts it. Where the text names a value the double does not write back
+// (9007199254740993 becomes 9007199254740992, a twentieth significant digit
+// is dropped), the number is inexact: it is accepted all the same, and
+// InexactNumbers lists it so that a caller can warn. The canonical form of
+// every accepted document is itself accepted and is its own canonical form.
 //
 // A parsed Document writes its canonical form in one pass: members sorted by
 // their UTF-16 code units, strings with the minimal escapes of ECMAScript's
@@ -78,7 +80,6 @@ const (
 	KindInvalidUTF8                   // bytes that are not UTF-8
 	KindLoneSurrogate                 // a \u escape of half a surrogate pair
 	KindNonFinite                     // NaN, Infinity, or a number that overflows
-	KindIntegerRange                  // an integer beyond ±2^53
 	KindTooDeep                       // nesting beyond Limits.MaxDepth
 	KindTooLarge                      // input beyond Limits.MaxBytes
 	KindTrailingData                  // something after the top-level value
@@ -96,8 +97,6 @@ func (k Kind) String() string {
 		return "lone surrogate"
 	case KindNonFinite:
 		return "non-finite number"
-	case KindIntegerRange:
-		return "integer out of range"
 	case KindTooDeep:
 		return "nesting too deep"
 	case KindTooLarge:
@@ -142,6 +141,7 @@ const (
 const (
 	flagEscaped  = 1 << iota // string contains backslash escapes
 	flagVerbatim             // a string, number or literal whose source is its canonical form
+	flagInexact              // a number whose text names a value its double does not write back
 )
 
 // node is one value of a parsed document. For an object, first is its
@@ -169,6 +169,17 @@ type Document struct {
 	// is a substring of it, however many times the document is decoded.
 	text     string
 	textOnce sync.Once
+	// inexact lists the first MaxInexact inexact numbers, with the path
+	// to each; inexactOmitted counts the others.
+	inexact        []inexactNumber
+	inexactOmitted int
+}
+
+// inexactNumber is an inexact number's node and the path to it, from which
+// its pointer is written only when asked for.
+type inexactNumber struct {
+	node int32
+	path []pathElem
 }
 
 // Parse validates data as I-JSON within lim and returns its document.
@@ -197,7 +208,7 @@ func Parse(data []byte, lim Limits) (*Document, error) {
 	if p.pos != len(p.src) {
 		return nil, p.fail(KindTrailingData, "unexpected "+describe(p.src[p.pos]))
 	}
-	return &Document{src: data, nodes: p.nodes}, nil
+	return &Document{src: data, nodes: p.nodes, inexact: p.inexact, inexactOmitted: p.inexactOmitted}, nil
 }
 
 // nodesBound returns how many nodes to make room for before parsing data:
@@ -646,6 +657,9 @@ type parser struct {
 	// It only grows: members keep slices of it, and a slice made before
 	// append moved the buffer still reads its old, unchanged bytes.
 	names []byte
+	// inexact and inexactOmitted become the Document's.
+	inexact        []inexactNumber
+	inexactOmitted int
 }
 
 func (p *parser) fail(k Kind, detail string) *Error {
@@ -1118,10 +1132,10 @@ func (p *parser) hexEscape(at int) (int, error) {
 // has an exact IEEE 754 double.
 const maxSafeInteger = 1 << 53
 
-// number parses a number at p.pos. It rejects integers beyond ±2^53, both
-// written ones and floats whose canonical form would be written as one,
-// and marks numbers whose spelling is already canonical so that encoding
-// copies them instead of formatting them again.
+// number parses a number at p.pos. It rejects numbers that overflow a
+// double, marks numbers whose spelling is already canonical so that
+// encoding copies them instead of formatting them again, and notes the
+// inexact ones.
 func (p *parser) number() (int32, error) {
 	start := p.pos
 	src := p.src
@@ -1171,18 +1185,14 @@ func (p *parser) number() (int32, error) {
 	}
 	n := node{kind: kNumber, start: int32(start), end: int32(p.pos), first: -1, next: -1}
 	raw := src[start:p.pos]
-	if fracDigits == 0 && !exponent {
+	if fracDigits == 0 && !exponent && (intDigits <= 15 || safeInteger(raw)) {
 		// An integer within ±2^53 is its own canonical form, except -0.
-		if intDigits > 15 && !safeInteger(raw) {
-			p.pos = start
-			return 0, p.fail(KindIntegerRange, fmt.Sprintf("%s is beyond ±2^53", shorten(raw)))
-		}
 		if !(intDigits == 1 && len(raw) == 2 && raw[1] == '0') {
 			n.flags = flagVerbatim
 		}
 		return p.add(n), nil
 	}
-	if !exponent && src[fracStart+fracDigits-1] != '0' && canonicalFixed(src[intStart:fracStart-1], src[fracStart:fracStart+fracDigits]) {
+	if !exponent && fracDigits > 0 && src[fracStart+fracDigits-1] != '0' && canonicalFixed(src[intStart:fracStart-1], src[fracStart:fracStart+fracDigits]) {
 		// Fewer than 16 significant digits, so finite and below 2^53.
 		n.flags = flagVerbatim
 		return p.add(n), nil
@@ -1192,12 +1202,114 @@ func (p *parser) number() (int32, error) {
 		p.pos = start
 		return 0, p.fail(KindNonFinite, fmt.Sprintf("%s overflows a double", shorten(raw)))
 	}
-	if a := math.Abs(f); a > maxSafeInteger && a < 1e21 {
-		p.pos = start
-		return 0, p.fail(KindIntegerRange, fmt.Sprintf("%s is the integer %s, beyond ±2^53",
-			shorten(raw), AppendNumber(nil, f)))
+	var buf [32]byte
+	if !sameDecimal(raw, AppendNumber(buf[:0], f)) {
+		n.flags = flagInexact
+		p.noteInexact(int32(len(p.nodes)))
 	}
 	return p.add(n), nil
+}
+
+// MaxInexact is how many inexact numbers a Document lists; the others are
+// counted. A hostile file can hold millions.
+const MaxInexact = 100
+
+// noteInexact records that node i, the number being parsed, is inexact.
+func (p *parser) noteInexact(i int32) {
+	if len(p.inexact) == MaxInexact {
+		p.inexactOmitted++
+		return
+	}
+	p.inexact = append(p.inexact, inexactNumber{node: i, path: slices.Clone(p.path)})
+}
+
+// Inexact is a number whose text names a value that its IEEE-754 double,
+// and so its canonical form, does not hold: 9007199254740993, read as
+// 9007199254740992, or a twentieth significant digit. RFC 8785 reads it as
+// that double, as every JavaScript reader does; the digits lost are what a
+// caller warns about.
+type Inexact struct {
+	Pointer   string // RFC 6901 JSON pointer of the number
+	Offset    int    // byte offset of the number
+	Text      string // the number as written, shortened when long
+	Canonical string // the number as RFC 8785 writes it
+}
+
+func (e Inexact) String() string {
+	return fmt.Sprintf("the number %s is read as %s: the digits beyond a double's precision are lost", e.Text, e.Canonical)
+}
+
+// InexactNumbers returns the document's first MaxInexact inexact numbers
+// in document order, and how many more there are.
+func (d *Document) InexactNumbers() ([]Inexact, int) {
+	if len(d.inexact) == 0 {
+		return nil, d.inexactOmitted
+	}
+	out := make([]Inexact, 0, len(d.inexact))
+	for _, in := range d.inexact {
+		n := d.nodes[in.node]
+		raw := d.src[n.start:n.end]
+		f, _ := strconv.ParseFloat(string(raw), 64) // validated by Parse
+		p := parser{src: d.src, nodes: d.nodes, path: in.path}
+		out = append(out, Inexact{Pointer: p.pointer(), Offset: int(n.start),
+			Text: shorten(raw), Canonical: string(AppendNumber(nil, f))})
+	}
+	return out, d.inexactOmitted
+}
+
+// sameDecimal reports whether the JSON numbers a and b name the same
+// decimal value (zeros of either sign being equal). It compares their
+// significant digits and decimal exponents, not doubles: its point is to
+// tell whether b, a double's canonical form, lost any of a's digits.
+func sameDecimal(a, b []byte) bool {
+	var bufA, bufB [32]byte
+	negA, digitsA, expA := decimal(bufA[:0], a)
+	negB, digitsB, expB := decimal(bufB[:0], b)
+	if len(digitsA) == 0 || len(digitsB) == 0 {
+		return len(digitsA) == len(digitsB)
+	}
+	return negA == negB && expA == expB && string(digitsA) == string(digitsB)
+}
+
+// decimal splits a JSON number into its sign, its significant digits
+// (without leading or trailing zeros; none for zero), appended to buf, and
+// the exponent e such that the value is 0.digits × 10^e. An exponent too
+// large to matter saturates: no double's canonical form comes near it.
+func decimal(buf, num []byte) (neg bool, digits []byte, exp int64) {
+	const saturate = 1 << 40
+	if len(num) > 0 && num[0] == '-' {
+		neg, num = true, num[1:]
+	}
+	mant := num
+	if i := bytes.IndexAny(num, "eE"); i >= 0 {
+		mant = num[:i]
+		e := num[i+1:]
+		negE := len(e) > 0 && e[0] == '-'
+		if len(e) > 0 && (e[0] == '-' || e[0] == '+') {
+			e = e[1:]
+		}
+		for _, c := range e {
+			exp = min(exp*10+int64(c-'0'), saturate)
+		}
+		if negE {
+			exp = -exp
+		}
+	}
+	intPart, frac := mant, []byte(nil)
+	if i := bytes.IndexByte(mant, '.'); i >= 0 {
+		intPart, frac = mant[:i], mant[i+1:]
+	}
+	// The value is 0.(intPart frac) × 10^(exp + len(intPart)).
+	exp += int64(len(intPart))
+	all := append(append(buf, intPart...), frac...)
+	lead := 0
+	for lead < len(all) && all[lead] == '0' {
+		lead++
+	}
+	all = all[lead:]
+	exp -= int64(lead)
+	all = bytes.TrimRight(all, "0")
+	return neg, all, exp
 }
 
 // shorten keeps a number token in an error message short: a hostile file

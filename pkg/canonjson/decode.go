@@ -3,6 +3,7 @@ package canonjson
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"slices"
@@ -147,6 +148,37 @@ func (t text) at(start, end int32) string {
 	return t.s[start:end]
 }
 
+// numIn is the text of number node i, which lies within t: as written,
+// or, for an inexact number, its canonical form, so that whoever reads
+// the text (json.Number, big.Rat) reads the double RFC 8785 reads.
+func (d *Document) numIn(t text, i int32) string {
+	n := d.nodes[i]
+	if n.flags&flagInexact != 0 {
+		f, _ := strconv.ParseFloat(t.at(n.start, n.end), 64) // validated by Parse
+		return string(AppendNumber(nil, f))
+	}
+	return t.at(n.start, n.end)
+}
+
+// intIn reads number node i, within t, as an integer: its digits when they
+// are its exact value, otherwise the double it is read as, when that is a
+// whole number within int64 (1e3, or 9007199254740993, which is read as
+// 9007199254740992).
+func (d *Document) intIn(t text, i int32) (int64, bool) {
+	n := d.nodes[i]
+	raw := t.at(n.start, n.end)
+	if n.flags&flagInexact == 0 {
+		if x, err := strconv.ParseInt(raw, 10, 64); err == nil {
+			return x, true
+		}
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
 // strIn is the decoded text of string node i, which lies within t.
 func (d *Document) strIn(t text, i int32) string {
 	n := d.nodes[i]
@@ -179,11 +211,10 @@ func (d *Document) generic(t text, i int32, useNumber bool, skip int32) any {
 	case kString:
 		return d.strIn(t, i)
 	case kNumber:
-		raw := t.at(n.start, n.end)
 		if useNumber {
-			return json.Number(raw)
+			return json.Number(d.numIn(t, i))
 		}
-		f, _ := strconv.ParseFloat(raw, 64)
+		f, _ := strconv.ParseFloat(t.at(n.start, n.end), 64)
 		return f
 	case kTrue:
 		return true
@@ -209,6 +240,17 @@ func (d *Document) str(i int32) string {
 		return unescapeString(raw)
 	}
 	return string(raw)
+}
+
+// nameIs reports whether string node i decodes to name, without copying
+// a name that has no escapes: a hostile one may be megabytes long.
+func (d *Document) nameIs(i int32, name string) bool {
+	n := d.nodes[i]
+	raw := d.src[n.start+1 : n.end-1]
+	if n.flags&flagEscaped != 0 {
+		return unescapeString(raw) == name
+	}
+	return string(raw) == name
 }
 
 // raw is the source text of a value node, quotes included for a string.
@@ -342,8 +384,8 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if n.kind != kNumber {
 			return dec.fail(i, t)
 		}
-		x, err := strconv.ParseInt(dec.t.at(n.start, n.end), 10, 64)
-		if err != nil || v.OverflowInt(x) {
+		x, ok := dec.d.intIn(dec.t, i)
+		if !ok || v.OverflowInt(x) {
 			return dec.fail(i, t)
 		}
 		v.SetInt(x)
@@ -351,11 +393,11 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if n.kind != kNumber {
 			return dec.fail(i, t)
 		}
-		x, err := strconv.ParseUint(dec.t.at(n.start, n.end), 10, 64)
-		if err != nil || v.OverflowUint(x) {
+		x, ok := dec.d.intIn(dec.t, i)
+		if !ok || x < 0 || v.OverflowUint(uint64(x)) {
 			return dec.fail(i, t)
 		}
-		v.SetUint(x)
+		v.SetUint(uint64(x))
 	case reflect.Float32, reflect.Float64:
 		if n.kind != kNumber {
 			return dec.fail(i, t)
@@ -526,7 +568,7 @@ func (d *Document) lookup(ptr string) (int32, bool) {
 		switch n.kind {
 		case kObject:
 			for k := n.first; k >= 0; k = d.nodes[k].next {
-				if d.str(k) == tok {
+				if d.nameIs(k, tok) {
 					i, found = k+1, true
 					break
 				}

@@ -16,8 +16,9 @@ var fuzzLimits = canonjson.Limits{MaxBytes: 1 << 20, MaxDepth: canonjson.Default
 
 // FuzzParse: Parse never panics; a rejection is an *Error with a known
 // kind and an offset inside the input; whatever is accepted canonicalizes
-// to valid JSON that Parse accepts again and that is its own canonical
-// form, and AppendCanonicalAnew writes the same bytes. The seed corpus is
+// to valid JSON that Parse accepts again, that is its own canonical form
+// and that holds no inexact number, and AppendCanonicalAnew writes the
+// same bytes. The seed corpus is
 // in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"b":[1,2.50,-0,1e2],"a":"\u00e9\ud83d\ude00\n"}`))
@@ -49,6 +50,12 @@ func FuzzParse(f *testing.F) {
 		}
 		if c2 := doc2.Canonical(); !bytes.Equal(c1, c2) {
 			t.Fatalf("not a fixed point:\nonce  %q\ntwice %q", c1, c2)
+		}
+		// The canonical form writes each number as its double: nothing in
+		// it is inexact, whatever the input held.
+		doc.InexactNumbers()
+		if in, more := doc2.InexactNumbers(); len(in)+more != 0 {
+			t.Fatalf("canonical form %q holds inexact numbers: %+v", c1, in)
 		}
 		if doc.IsObject() {
 			// Leaving members out keeps the output a valid canonical object.

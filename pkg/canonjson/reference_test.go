@@ -25,7 +25,6 @@ var strictKinds = map[canonjson.Kind]bool{
 	canonjson.KindInvalidUTF8:   true,
 	canonjson.KindLoneSurrogate: true,
 	canonjson.KindNonFinite:     true,
-	canonjson.KindIntegerRange:  true,
 	canonjson.KindTooDeep:       true,
 	canonjson.KindTooLarge:      true,
 }

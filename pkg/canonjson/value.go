@@ -81,15 +81,16 @@ func (v Value) Type() Type {
 func (v Value) Bool() bool { return v.d.nodes[v.i].kind == kTrue }
 
 // Text is a string's decoded text or a number's text as written in the
-// source (valid JSON number syntax, which json.Number and big.Rat accept);
-// "" for other types.
+// source (valid JSON number syntax, which json.Number and big.Rat accept),
+// except that an inexact number's is its canonical form, the double it is
+// read as; "" for other types.
 func (v Value) Text() string {
 	n := v.d.nodes[v.i]
 	switch n.kind {
 	case kString:
 		return v.d.strIn(v.d.textOf(v.i), v.i)
 	case kNumber:
-		return v.d.textOf(v.i).at(n.start, n.end)
+		return v.d.numIn(v.d.textOf(v.i), v.i)
 	}
 	return ""
 }

@@ -54,6 +54,10 @@ type Result struct {
 	Problems []verify.Problem
 	// ProblemsOmitted counts the reasons found beyond Problems.
 	ProblemsOmitted int
+	// Invalid, for a file that is not a well-formed bundle, says what it
+	// is to a person: its headline, its content hash recomputed when it
+	// claims one, its problems by cause. Nil otherwise.
+	Invalid *verify.InvalidError
 	// Report is the re-verification of a bundle that parsed and validated
 	// (accepted or duplicate): the claimed proof beside the re-derived
 	// one, overclaims, and the verdict to show. A bundle may be accepted
@@ -82,7 +86,7 @@ func Import(ctx context.Context, st store.Store, v *verify.Verifier, name string
 	var se *skill.SealError
 	switch {
 	case errors.As(err, &inv):
-		res.ProblemsOmitted = inv.Omitted
+		res.ProblemsOmitted, res.Invalid = inv.Omitted, inv
 		return reject(inv.Problems...)
 	case errors.As(err, &se):
 		// The schema passed, so what is left is the seal: the bytes do

@@ -193,3 +193,29 @@ func TestImportRejectsListingFirstProblems(t *testing.T) {
 		t.Errorf("first problem %s, want one at /bundle_id", p)
 	}
 }
+
+// TestImportSaysWhatAFileIs: a rejected file carries its diagnosis, the
+// headline the import page shows first: another artifact of the spec is
+// named and validated against its own schema.
+func TestImportSaysWhatAFileIs(t *testing.T) {
+	ctx := context.Background()
+	v := verifier(t)
+	for _, tc := range []struct {
+		name, headline string
+		data           []byte
+	}{
+		{"not JSON", "not JSON: ", []byte(`{"bundle_version": `)},
+		{"replay report", "not a bundle: a valid ReplayReport (spec §5.3)", fixture(t, "replay-success.v0.json")},
+		{"missing content hash", "a bundle with 1 problem against the bundle schema", fixture(t, "invalid-missing-content-hash.v0.json")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := library.Import(ctx, mem.New(), v, tc.name+".json", tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != library.Rejected || res.Invalid == nil || !strings.HasPrefix(res.Invalid.Headline(), tc.headline) {
+				t.Fatalf("status %q, diagnosis %+v; want rejected, %q", res.Status, res.Invalid, tc.headline)
+			}
+		})
+	}
+}

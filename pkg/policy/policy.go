@@ -207,8 +207,8 @@ func Default(opts ...Option) *Engine {
 const MaxPolicyBytes = 1 << 20
 
 // Load parses and checks a policy file and returns its engine. The file
-// must be I-JSON (no duplicate names, no lone surrogates, integers within
-// ±2^53) and match the policy schema; rule ids must be unique. A rejection
+// must be I-JSON (no duplicate names, no lone surrogates, finite numbers)
+// and match the policy schema; rule ids must be unique. A rejection
 // names the place in the file: a *canonjson.Error for text that is not
 // I-JSON, or a *schemas.ValidationError whose field errors carry JSON
 // pointers.

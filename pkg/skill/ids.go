@@ -26,7 +26,13 @@ func OTelTraceID(id string) string {
 	return strings.ToLower(strings.ReplaceAll(id, "-", ""))
 }
 
-var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+// SlugPattern is the kebab-case of the slugs the workbench writes: runs of
+// lowercase letters and digits joined by single hyphens. It is stricter
+// than spec §4's [a-z0-9-]+, which is what the manifest schema accepts
+// from other producers.
+const SlugPattern = `^[a-z0-9]+(-[a-z0-9]+)*$`
+
+var slugPattern = regexp.MustCompile(SlugPattern)
 
 // MaxSlugLen bounds a slug; another implementation's schema caps it at 80.
 const MaxSlugLen = 80

@@ -498,9 +498,10 @@ type CapabilitySnapshot struct {
 // hex (the interaction trace's UUID without hyphens), span ids 16 hex.
 //
 // Span times count nanoseconds from TimeOrigin. Absolute Unix nanoseconds
-// (about 1.8e18) are integers beyond the ±2^53 that I-JSON allows, so a
-// bundle carrying them could not be imported strictly; add TimeOrigin to get
-// OTLP's absolute times.
+// (about 1.8e18) are integers beyond 2^53, which a double — what every
+// JavaScript reader and RFC 8785 read a number as — cannot hold exactly:
+// the bundle would hash rounded values and verify with warnings. Add
+// TimeOrigin to get OTLP's absolute times.
 type OTelTrace struct {
 	TraceID    string `json:"trace_id"`
 	TimeOrigin string `json:"time_origin,omitempty"`

@@ -84,6 +84,13 @@ func CheckDraft(v *schemas.Validator, m skill.Manifest) (DraftProblems, error) {
 			out[member] = append(out[member], msg)
 		}
 	}
+	// The schema accepts any slug of spec §4, as another producer may
+	// write it; a slug the workbench writes is held to skill.ValidSlug.
+	if len(out["slug"]) == 0 && skill.ValidSlug(m.Slug) != nil {
+		out["slug"] = append(out["slug"], fmt.Sprintf(
+			"must be kebab-case, 2 to %d characters: lowercase letters and digits joined by single hyphens (pattern %s)",
+			skill.MaxSlugLen, skill.SlugPattern))
+	}
 	d := redact.NewDetector()
 	for _, f := range []struct{ member, text string }{{"name", m.Name}, {"slug", m.Slug}} {
 		if kinds := sensitive(d, f.text); len(kinds) > 0 {

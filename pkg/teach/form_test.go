@@ -111,6 +111,11 @@ func TestCheckDraft(t *testing.T) {
 		{"long name", func(m *skill.Manifest) { m.Name = strings.Repeat("n", 121) }, "name", "120"},
 		{"slug with spaces", func(m *skill.Manifest) { m.Slug = "Bad Slug" }, "slug", "pattern"},
 		{"slug with double hyphen", func(m *skill.Manifest) { m.Slug = "a--b" }, "slug", "pattern"},
+		// What the workbench writes stays stricter than spec §4's
+		// [a-z0-9-]+, which the schema accepts from other producers.
+		{"one-character slug", func(m *skill.Manifest) { m.Slug = "a" }, "slug", "2 to 80 characters"},
+		{"slug of 81 characters", func(m *skill.Manifest) { m.Slug = strings.Repeat("a", 81) }, "slug", "kebab-case"},
+		{"slug with a trailing hyphen", func(m *skill.Manifest) { m.Slug = "ab-" }, "slug", "pattern"},
 		{"empty description", func(m *skill.Manifest) { m.Description = "" }, "description", "must not be empty"},
 		{"name holding a key", func(m *skill.Manifest) { m.Name = "Use " + fakeKey }, "name", "holds what looks like a openrouter_key: it becomes the file name"},
 		{"slug holding a key", func(m *skill.Manifest) { m.Slug = "use-" + fakeKey }, "slug", "openrouter_key"},

@@ -130,5 +130,8 @@ func TestSignatureAgainstPins(t *testing.T) {
 		if r.Signature != verify.SignatureInvalid || r.Signed || !strings.Contains(r.SignatureProblem, "not the hash of the content") {
 			t.Fatalf("byte %d changed: signature %s, signed %t, problem %q", i, r.Signature, r.Signed, r.SignatureProblem)
 		}
+		if h := r.Headline(); !strings.HasSuffix(h, "; SIGNATURE INVALID") {
+			t.Fatalf("byte %d changed: the headline does not say the signature is invalid: %q", i, h)
+		}
 	}
 }

@@ -69,11 +69,14 @@ func Standard() (*Verifier, error) {
 	return New(sv, sc, nil), nil
 }
 
-// Problem is one reason input is not a bundle, with its place.
+// Problem is one reason input is not a bundle, or one thing a bundle is
+// accepted despite (Report.Warnings), with its place.
 type Problem struct {
-	Pointer string // JSON pointer; "" for the whole document
-	Offset  int    // byte offset, -1 when unknown
-	Message string
+	Pointer string `json:"pointer"` // JSON pointer; "" for the whole document
+	Offset  int    `json:"offset"`  // byte offset, -1 when unknown
+	Message string `json:"message"`
+	// Keyword is the schema keyword that failed, for a schema problem.
+	Keyword string `json:"keyword,omitempty"`
 }
 
 // String is the problem as one line, its pointer and message shortened
@@ -92,21 +95,41 @@ func (p Problem) String() string {
 }
 
 // InvalidError says input is not a well-formed bundle: it failed strict
-// decoding or the bundle schema. Nothing about its proof can be said.
+// decoding or the bundle schema, or it is another artifact of the spec.
+// Nothing about its proof can be said. Headline and Groups say it to a
+// person.
 type InvalidError struct {
+	// Stage is where reading stopped: StageNotJSON, StageNotIJSON,
+	// StageNotBundle, StageSchema or StageDecode.
+	Stage string
+	// Artifact, at StageNotBundle, is the artifact of the spec the input
+	// looks like (ArtifactReplayReport …), whose own schema Problems are
+	// then against; "" when it looks like none, and Problems are against
+	// the bundle schema.
+	Artifact string
 	// Problems are the first problems found, at most
 	// schemas.MaxFieldErrors of them, in the order of their pointers.
+	// None for a valid artifact other than a bundle.
 	Problems []Problem
 	// Omitted counts the problems found beyond Problems, which a hostile
 	// file can have millions of.
 	Omitted int
+	// Hash is the content hash recomputed, for input that claims one,
+	// even though it failed the schema; nil otherwise.
+	Hash *HashCheck
+
+	section string              // the spec's section of Artifact
+	doc     *canonjson.Document // the parsed input, for Groups; nil if not JSON
 }
 
 // Total is the number of problems found, listed or not.
 func (e *InvalidError) Total() int { return len(e.Problems) + e.Omitted }
 
 func (e *InvalidError) Error() string {
-	if e.Total() == 1 {
+	switch e.Total() {
+	case 0:
+		return "not a bundle: " + e.Headline()
+	case 1:
 		return "invalid bundle: " + e.Problems[0].String()
 	}
 	return fmt.Sprintf("invalid bundle: %s (and %d more problems)", e.Problems[0], e.Total()-1)
@@ -188,6 +211,14 @@ type Report struct {
 	// fail when the claim overstates the evidence.
 	Verdict string `json:"verdict"`
 
+	// Warnings are what the bundle is read despite, none of which
+	// changes the verdict: numbers whose text the IEEE-754 double RFC 8785
+	// reads them as does not hold (canonjson.Inexact), the first
+	// canonjson.MaxInexact of them, in document order. WarningsOmitted
+	// counts the others.
+	Warnings        []Problem `json:"warnings,omitempty"`
+	WarningsOmitted int       `json:"warnings_omitted,omitempty"`
+
 	// sig is the bundle's signature member and hashOK whether its
 	// content_hash is the content's: what CheckSignature needs.
 	sig    json.RawMessage
@@ -244,22 +275,31 @@ func (v *Verifier) File(data []byte) (*Report, skill.Sealed, error) {
 func (v *Verifier) read(data []byte, ex *exported) (*Report, *skill.Reading, error) {
 	rd, err := skill.Read(data)
 	if err != nil {
-		return nil, nil, invalid(err)
+		return nil, nil, invalid(err, nil)
 	}
 	doc := rd.Document()
+	// Another artifact of the spec is checked against its own schema.
+	// Only a small one: the schema library's cost on a hostile document
+	// is what the bundle's plan exists to avoid.
+	if !looksLikeBundle(doc) && len(data) <= maxArtifactBytes {
+		e := &InvalidError{doc: doc}
+		if v.otherArtifact(doc, e); e.Artifact != "" {
+			return nil, nil, e
+		}
+	}
 	// The schema is checked first, alone: on a hostile document (two
 	// million empty trace edges) the serializations, the typed decoding
 	// and the gates would cost many times what the schema does. The two
 	// serializations the content hash covers are then written while the
 	// bundle is decoded.
 	if err := v.schemas.ValidateBundle(doc); err != nil {
-		return nil, nil, invalid(err)
+		return nil, nil, invalid(err, doc)
 	}
 	hashes := v.serialize(doc, rd)
 	b, err := rd.Decode()
 	if err != nil {
 		hashes()
-		return nil, nil, invalid(err)
+		return nil, nil, invalid(err, doc)
 	}
 	derived := v.prove(b, doc, hashes, ex)
 	claimed := b.Proof
@@ -271,6 +311,11 @@ func (v *Verifier) read(data []byte, ex *exported) (*Report, *skill.Reading, err
 		sig:        b.Signature, hashOK: gatePassed(derived, skill.GateContentHash),
 	}
 	r.CheckSignature(nil)
+	inexact, omitted := doc.InexactNumbers()
+	for _, n := range inexact {
+		r.Warnings = append(r.Warnings, Problem{Pointer: n.Pointer, Offset: n.Offset, Message: n.String()})
+	}
+	r.WarningsOmitted = omitted
 	r.Verdict = derived.OverallVerdict
 	if len(r.Overclaims) > 0 {
 		r.Verdict = skill.VerdictFail
@@ -288,20 +333,45 @@ func gatePassed(p skill.ProofResult, id string) bool {
 	return false
 }
 
-func invalid(err error) error {
+// maxArtifactBytes bounds the artifacts other than bundles that are
+// recognised and checked against their own schema.
+const maxArtifactBytes = 4 << 20
+
+// invalid turns err, from reading data into doc (nil when it did not
+// parse), into an *InvalidError.
+func invalid(err error, doc *canonjson.Document) error {
 	var ve *schemas.ValidationError
 	if errors.As(err, &ve) {
-		ps := make([]Problem, 0, len(ve.Errors))
-		for _, fe := range ve.Errors {
-			ps = append(ps, Problem{Pointer: fe.Pointer, Offset: -1, Message: fe.Message})
+		e := &InvalidError{Stage: StageSchema, Problems: fieldProblems(ve), Omitted: ve.Omitted, Hash: checkHash(doc), doc: doc}
+		if !looksLikeBundle(doc) {
+			e.Stage = StageNotBundle
 		}
-		return &InvalidError{Problems: ps, Omitted: ve.Omitted}
+		return e
 	}
 	var de *skill.DecodeError
 	if errors.As(err, &de) {
-		return &InvalidError{Problems: []Problem{{Pointer: de.Pointer, Offset: de.Offset, Message: de.Reason}}}
+		e := &InvalidError{Stage: StageDecode, Problems: []Problem{{Pointer: de.Pointer, Offset: de.Offset, Message: de.Reason}}, doc: doc}
+		var ce *canonjson.Error
+		switch {
+		case errors.As(err, &ce) && ce.Kind == canonjson.KindSyntax:
+			e.Stage = StageNotJSON
+		case errors.As(err, &ce):
+			e.Stage = StageNotIJSON
+		case doc == nil: // parsed, but the top level is not an object
+			e.Stage = StageNotBundle
+		}
+		return e
 	}
-	return &InvalidError{Problems: []Problem{{Offset: -1, Message: err.Error()}}}
+	return &InvalidError{Stage: StageDecode, Problems: []Problem{{Offset: -1, Message: err.Error()}}, doc: doc}
+}
+
+// fieldProblems are ve's field errors as problems.
+func fieldProblems(ve *schemas.ValidationError) []Problem {
+	ps := make([]Problem, 0, len(ve.Errors))
+	for _, fe := range ve.Errors {
+		ps = append(ps, Problem{Pointer: fe.Pointer, Offset: -1, Message: fe.Message, Keyword: fe.Keyword})
+	}
+	return ps
 }
 
 // Prove derives the proof of an in-memory bundle, as a producer does before

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -358,5 +359,54 @@ func TestOverclaims(t *testing.T) {
 		if got != tt.over {
 			t.Errorf("claimed %s, derived %s: overclaim %v, want %v", tt.claimed, tt.derived, got, tt.over)
 		}
+	}
+}
+
+// TestOtherProducersMembersRead: a bundle carrying what another producer
+// writes and the spec allows — proof.ia_substrate, a slug that is spec
+// §4's [a-z0-9-]+ but not this workbench's kebab-case — is read and judged
+// on its evidence, not refused.
+func TestOtherProducersMembersRead(t *testing.T) {
+	v, files := setup(t)
+	r := mutate(t, v, files[fixtures.ValidBundleFile], func(b *skill.Bundle) {
+		b.Proof.IASubstrate = map[string]any{"version": "0.3", "laws_exercised": []any{"L11", "L14"}}
+		b.Manifest.Slug = "summarize--repo-"
+	}, true, false)
+	if r.Verdict != skill.VerdictPass {
+		t.Errorf("verdict %s, overclaims %v", r.Verdict, r.Overclaims)
+	}
+	if got := r.Claimed.IASubstrate["version"]; got != "0.3" {
+		t.Errorf("claimed ia_substrate version %v, want it kept", got)
+	}
+}
+
+// TestInexactNumberWarns: a number spelled with more digits than a double
+// holds is read as that double (RFC 8785), as a JavaScript producer reads
+// it. The bundle still verifies, its hash being that of the canonical
+// form, and the report warns with the number's pointer.
+func TestInexactNumberWarns(t *testing.T) {
+	v, files := setup(t)
+	const exact, inexact = `"end_unix_nano":24000000,`, `"end_unix_nano":24000000.0000000000000000001,`
+	data := files[fixtures.ValidBundleFile]
+	if bytes.Count(data, []byte(exact)) != 1 {
+		t.Fatalf("the reference bundle holds %s %d times, want once", exact, bytes.Count(data, []byte(exact)))
+	}
+	r, err := v.Bytes(bytes.Replace(data, []byte(exact), []byte(inexact), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != skill.VerdictPass {
+		t.Errorf("verdict %s: %+v", r.Verdict, r.Derived.ProofGates)
+	}
+	if len(r.Warnings) != 1 || r.WarningsOmitted != 0 {
+		t.Fatalf("warnings %+v (+%d), want one", r.Warnings, r.WarningsOmitted)
+	}
+	w := r.Warnings[0]
+	if !strings.HasPrefix(w.Pointer, "/evidence/trace/spans/") || !strings.HasSuffix(w.Pointer, "/end_unix_nano") ||
+		!strings.Contains(w.Message, "is read as 24000000") || w.Offset != bytes.Index(data, []byte(exact))+len(`"end_unix_nano":`) {
+		t.Errorf("warning %+v", w)
+	}
+	if r, err := v.Bytes(data); err != nil || len(r.Warnings) != 0 {
+		t.Errorf("the reference bundle: %v, warnings %+v", err, r.Warnings)
 	}
 }
