@@ -232,16 +232,6 @@ func (d *Document) count(first int32) int {
 	return c
 }
 
-// str is the decoded text of a string node.
-func (d *Document) str(i int32) string {
-	n := d.nodes[i]
-	raw := d.src[n.start+1 : n.end-1]
-	if n.flags&flagEscaped != 0 {
-		return unescapeString(raw)
-	}
-	return string(raw)
-}
-
 // nameIs reports whether string node i decodes to name, without copying
 // a name that has no escapes: a hostile one may be megabytes long.
 func (d *Document) nameIs(i int32, name string) bool {
