@@ -93,9 +93,7 @@ const (
 	EventStreamReset = "stream_reset"
 )
 
-// Terminal reports whether an event of type t, one of the types this
-// package emits, ends its run. A consumer reading another backend's
-// events uses TerminalEvent, which knows their spellings.
+// Terminal reports whether an event of type t ends its run.
 func Terminal(t string) bool {
 	return t == EventRunCompleted || t == EventRunFailed || t == EventRunCancelled
 }
