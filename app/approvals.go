@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/capability"
+	"workbench/pkg/capability/httpapi"
 )
 
 // approvalsPanel is the approvals surface: every approval the backend
@@ -14,7 +16,14 @@ import (
 // grants an approval except the user pressing Grant here. OnDecided tells
 // the palette, so its pending action can offer "Resume approved action".
 // The parent changes Nonce to make it read the list again (after a new
-// approval was requested) and Gen when the backend changes.
+// approval was requested) and Gen when the backend changes. Withheld
+// names the approvals requested from this same dialog for a destructive
+// action: they get no Grant button here, because their requester cannot
+// grant them (capability.RequesterMayGrant); another surface does.
+//
+// The list is not in the document: a backend that offers none (404) is
+// not an error. Pending actions are then resumed from their form by
+// re-submission, and the backend's answer says whether they were granted.
 type approvalsPanel struct {
 	app.Compo
 
@@ -24,10 +33,12 @@ type approvalsPanel struct {
 	Nonce     int
 	Gen       int
 	OnDecided func(ctx app.Context, a capability.Approval)
+	Withheld  []string
 
 	lastNonce, lastGen int
 	list               []capability.Approval
 	listErr            string
+	noList             bool // the backend offers no approvals list
 	opErr              string
 	busy               string // the approval being decided
 }
@@ -56,6 +67,11 @@ func (a *approvalsPanel) refresh(ctx app.Context) {
 			list, err = be.Approvals(c)
 		}
 		ctx.Dispatch(func(ctx app.Context) {
+			a.noList = httpapi.NoApprovalsList(err)
+			if a.noList {
+				a.list, a.listErr = nil, ""
+				return
+			}
 			if err != nil {
 				a.listErr = "The approvals could not be listed: " + describeErr(err)
 				return
@@ -110,8 +126,12 @@ func (a *approvalsPanel) Render() app.UI {
 	for _, ap := range a.list {
 		var actions app.UI = app.Span()
 		if ap.State == capability.ApprovalPending {
+			grant := app.UI(app.Button().Class("pal-grant").Disabled(a.busy != "").OnClick(a.decide(ap.ID, true), app.EventScope(ap.ID)).Text("Grant"))
+			if slices.Contains(a.Withheld, ap.ID) {
+				grant = app.Span().Class("pal-withheld muted").Text("Requested from this dialog: a destructive action is granted from another surface, not by its requester. ")
+			}
 			actions = app.Span().Class("pal-approval-actions").Body(
-				app.Button().Class("pal-grant").Disabled(a.busy != "").OnClick(a.decide(ap.ID, true), app.EventScope(ap.ID)).Text("Grant"),
+				grant,
 				app.Button().Class("secondary pal-deny").Disabled(a.busy != "").OnClick(a.decide(ap.ID, false), app.EventScope(ap.ID)).Text("Deny"),
 			)
 		}
@@ -137,7 +157,11 @@ func (a *approvalsPanel) Render() app.UI {
 	if a.opErr != "" {
 		body = append(body, app.P().Class("pal-error").Role("alert").Text(a.opErr))
 	}
-	if len(a.list) == 0 && a.listErr == "" {
+	switch {
+	case a.noList:
+		body = append(body, app.P().Class("muted").ID("pal-approvals-none").Text(
+			"This backend offers no approvals list. A pending action is resumed from its form: the backend's answer says whether it was granted."))
+	case len(a.list) == 0 && a.listErr == "":
 		body = append(body, app.P().Class("muted").Text("No approvals requested."))
 	}
 	body = append(body, app.Ul().Class("pal-approvals").Body(items...))

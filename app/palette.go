@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,7 +12,10 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/capability"
+	"workbench/pkg/capability/httpapi"
+	"workbench/pkg/policy"
 	"workbench/pkg/schemaform"
+	"workbench/pkg/skill"
 )
 
 // paletteShown bounds the entries the list renders at once; the search
@@ -54,6 +58,7 @@ type palette struct {
 	caps      []capability.Capability
 	index     *capability.Index
 	failures  []*capability.SourceError
+	unusable  []*capability.EntryError // catalog entries the client cannot use, each with its reason
 	catErr    string
 	catLoad   bool
 	query     string
@@ -81,10 +86,16 @@ type palette struct {
 	confirmed  bool
 	invokeErr  string
 	invoking   bool
-	started    string // "run … started"
+	started    string           // "run … started"
+	result     *capability.View // a synchronous answer, through the renderer registry
+	reg        *capability.Registry
 	pending    *capability.Pending
 	pendState  string // the pending approval's state as last seen
 	discarded  bool   // an edit discarded the pending approval
+	// requested holds the approvals requested from this dialog, by id,
+	// with the effect of their action: the requester cannot grant their
+	// own destructive action here (capability.RequesterMayGrant).
+	requested map[string]policy.Effect
 
 	runSelect      string
 	approvalsNonce int
@@ -329,7 +340,8 @@ func (p *palette) switchBackend(ctx app.Context, raw string) {
 	}
 	p.backendErr = ""
 	p.gen++
-	p.caps, p.index, p.results, p.failures, p.catErr = nil, nil, nil, nil, ""
+	p.caps, p.index, p.results, p.failures, p.unusable, p.catErr = nil, nil, nil, nil, nil, ""
+	p.requested = nil
 	p.catVersion++
 	p.clearSelection()
 	p.loadCatalog(ctx)
@@ -375,12 +387,12 @@ func (p *palette) loadCatalog(ctx app.Context) {
 			p.catLoad, p.backendName = false, name
 			p.catVersion++
 			if err != nil {
-				p.caps, p.index, p.results, p.failures = nil, nil, nil, nil
+				p.caps, p.index, p.results, p.failures, p.unusable = nil, nil, nil, nil, nil
 				p.catErr = "The catalog could not be read: " + describeErr(err)
 				return
 			}
 			p.catErr, p.loadedGen = "", gen
-			p.caps, p.failures = l.Capabilities, l.Failures
+			p.caps, p.failures, p.unusable = l.Capabilities, l.Failures, l.Unusable
 			p.index = capability.NewIndex(l.Capabilities)
 			p.filter()
 		})
@@ -455,7 +467,7 @@ func (p *palette) onListClick(ctx app.Context, e app.Event) {
 
 func (p *palette) clearSelection() {
 	p.selID, p.desc, p.descErr, p.form, p.formErr = "", nil, "", nil, ""
-	p.preview, p.previewErr, p.confirmed, p.invokeErr, p.started, p.proposed = nil, "", false, "", "", nil
+	p.preview, p.previewErr, p.confirmed, p.invokeErr, p.started, p.proposed, p.result = nil, "", false, "", "", nil, nil
 	p.pending, p.pendState, p.discarded = nil, "", false
 }
 
@@ -507,9 +519,10 @@ func (p *palette) openCap(ctx app.Context, id string, focus bool) {
 	})
 }
 
-// proposal is what the form proposes now. The target is the first field
-// the form marks as a target, when it holds a value: it is shown in the
-// form, never hidden.
+// proposal is what the form proposes now. The target is the page's
+// selected target (schemaform.Context.SelectedTarget of the context the
+// form was prefilled from), never a value guessed from the input's field
+// names; it is shown beside the form, never hidden.
 func (p *palette) proposal() (capability.Proposal, bool) {
 	if p.desc == nil || p.form == nil {
 		return capability.Proposal{}, false
@@ -518,13 +531,7 @@ func (p *palette) proposal() (capability.Proposal, bool) {
 	if len(errs) > 0 && in == nil {
 		return capability.Proposal{}, false
 	}
-	target := ""
-	p.form.Walk(func(fl *schemaform.Field) bool {
-		if target == "" && fl.Target && fl.Raw != "" && len(fl.Fields) == 0 {
-			target = fl.Raw
-		}
-		return target == ""
-	})
+	target, _ := p.formCtx.SelectedTarget()
 	return capability.Proposal{CapabilityID: p.desc.ID, Input: in, Target: target, Confirmed: p.confirmed}, true
 }
 
@@ -535,7 +542,7 @@ func (p *palette) onFormChange(ctx app.Context, f *schemaform.Form) {
 		// value): the preview and a pending approval still hold.
 		return
 	}
-	p.invokeErr, p.started = "", ""
+	p.invokeErr, p.started, p.result = "", "", nil
 	if ok && p.pending != nil && p.pending.Edited(q) {
 		p.pending, p.pendState, p.discarded = nil, "", true
 	}
@@ -589,13 +596,14 @@ func (p *palette) onConfirm(ctx app.Context, e app.Event) {
 
 // --- invoke and approvals -------------------------------------------------
 
-// invokeLabel names what the button does now.
+// invokeLabel names what the button does now. A pending approval is
+// resumed by re-submitting the exact proposal: the backend's answer says
+// whether it was granted, so the button offers it while the approval is
+// not known to be denied.
 func (p *palette) invokeLabel() string {
 	switch {
-	case p.pending != nil && p.pendState == capability.ApprovalGranted:
-		return "Resume approved action"
 	case p.pending != nil:
-		return "Request approval"
+		return "Resume approved action"
 	case p.preview != nil && p.preview.ApprovalRequired:
 		return "Request approval"
 	}
@@ -609,16 +617,21 @@ func (p *palette) invokeBlocked() string {
 		return "Submitting…"
 	case p.desc != nil && p.desc.Availability == capability.Unavailable:
 		return "Unavailable: " + strings.Join(p.desc.Reasons, "; ")
-	case p.pending != nil && p.pendState == capability.ApprovalPending:
-		return "Waiting for the approval to be granted in Approvals."
 	case p.pending != nil && p.pendState == capability.ApprovalDenied:
 		return "The approval was denied."
+	case p.pending != nil:
+		// Resuming asks the backend, whose answer is the truth.
+		return ""
 	case p.preview == nil:
 		return "Waiting for the preflight preview."
 	case len(p.preview.Problems) > 0:
 		return "The input is invalid."
-	case p.preview.Decision == "deny":
-		return "Denied by the policy."
+	case p.preview.Decision == skill.DecisionDeny:
+		return "Denied: " + orWord(p.preview.Reason, "the backend gave no reason")
+	case p.preview.Decision == httpapi.DecisionInvalid:
+		return "Invalid: " + orWord(p.preview.Reason, "the backend gave no reason")
+	case p.preview.Decision == httpapi.DecisionUnavailable:
+		return "Unavailable: " + orWord(p.preview.Reason, "the backend gave no reason")
 	case !p.preview.Executable:
 		return "Not executable now."
 	case p.preview.NeedsConfirmation && !p.confirmed:
@@ -637,11 +650,13 @@ func (p *palette) onInvoke(ctx app.Context, e app.Event) {
 	if !ok {
 		return
 	}
-	if p.pending != nil && p.pendState == capability.ApprovalGranted {
+	resuming := p.pending != nil
+	if resuming {
 		q = p.pending.Resume()
 		q.Confirmed = p.confirmed || q.Confirmed
 	}
-	p.invoking, p.invokeErr, p.started, p.discarded = true, "", "", false
+	p.invoking, p.invokeErr, p.started, p.discarded, p.result = true, "", "", false, nil
+	invoked := *p.desc
 	gen := p.gen
 	ctx.Async(func() {
 		c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -656,6 +671,22 @@ func (p *palette) onInvoke(ctx app.Context, e app.Event) {
 				return
 			}
 			p.invoking = false
+			if resuming && p.pending != nil {
+				// The backend's answer to the re-submission is the truth
+				// about the approval.
+				switch capability.ResumeOutcome(rc, err) {
+				case capability.ApprovalPending:
+					p.pendState = capability.ApprovalPending
+					p.started = fmt.Sprintf("Approval %s is not granted yet: the backend still waits for it.", p.pending.Receipt.ApprovalID)
+					p.approvalsNonce++
+					return
+				case capability.ApprovalDenied:
+					p.pendState = capability.ApprovalDenied
+					p.invokeErr = "The approval was denied: " + describeErr(err)
+					p.approvalsNonce++
+					return
+				}
+			}
 			if err != nil {
 				p.invokeErr = "The invocation failed: " + describeErr(err)
 				if p.pending != nil {
@@ -666,20 +697,74 @@ func (p *palette) onInvoke(ctx app.Context, e app.Event) {
 				}
 				return
 			}
-			switch rc.Status {
-			case capability.StatusApprovalRequired:
-				p.pending = &capability.Pending{Proposal: q, Receipt: rc}
-				p.pendState = capability.ApprovalPending
-				p.started = fmt.Sprintf("Approval %s requested; run %s waits for it.", rc.ApprovalID, rc.RunID)
-				p.approvalsNonce++
-			default:
-				p.pending, p.pendState = nil, ""
-				p.started = fmt.Sprintf("Run %s started (%s).", rc.RunID, rc.Status)
-				p.approvalsNonce++
-			}
-			p.runSelect = string(rc.RunID)
+			p.accepted(invoked, q, rc)
 		})
 	})
+}
+
+// accepted shows a successful answer of the invoke route: a pending
+// approval, a run to follow, or a synchronous result — which is a
+// success, shown through the renderer registry, never a failure the user
+// might repeat. c is the capability invoked; when the user has opened
+// another since, only the approvals and runs panels learn of the answer.
+func (p *palette) accepted(c capability.Capability, q capability.Proposal, rc capability.Receipt) {
+	p.approvalsNonce++
+	p.runSelect = string(rc.RunID)
+	if rc.Status == capability.StatusApprovalRequired {
+		if p.requested == nil {
+			p.requested = map[string]policy.Effect{}
+		}
+		p.requested[rc.ApprovalID] = c.Effect
+	}
+	if p.selID != c.ID {
+		return
+	}
+	switch {
+	case rc.Status == capability.StatusApprovalRequired:
+		p.pending = &capability.Pending{Proposal: q, Receipt: rc}
+		p.pendState = capability.ApprovalPending
+		p.started = fmt.Sprintf("Approval %s requested; run %s waits for it.", rc.ApprovalID, rc.RunID)
+	case rc.Synchronous():
+		p.pending, p.pendState = nil, ""
+		if p.reg == nil {
+			p.reg = capability.NewRegistry(nil)
+		}
+		v := p.reg.Render(c.RenderHint, rc.Result)
+		p.result = &v
+		what := "The action completed"
+		if rc.Status == capability.StatusFailed {
+			what = "The action ran and reported a failure"
+		}
+		if rc.RunID != "" {
+			p.started = fmt.Sprintf("%s (run %s).", what, rc.RunID)
+		} else {
+			p.started = what + "; the backend bound no run."
+		}
+	default:
+		p.pending, p.pendState = nil, ""
+		p.started = fmt.Sprintf("Run %s started (%s).", rc.RunID, rc.Status)
+	}
+}
+
+// withheld lists the approvals requested from this dialog for a
+// destructive action, sorted: the approvals panel offers no Grant for
+// them.
+func (p *palette) withheld() []string {
+	var out []string
+	for id, e := range p.requested {
+		if !capability.RequesterMayGrant(e) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func orWord(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
 }
 
 // onDecided hears the approvals panel: a decision on the pending
@@ -720,7 +805,7 @@ func (p *palette) Render() app.UI {
 		),
 		app.If(p.open && p.panels, func() app.UI {
 			return app.Div().Class("pal-panels").Body(
-				&approvalsPanel{env: p.env, Nonce: p.approvalsNonce, Gen: p.gen, OnDecided: p.onDecided},
+				&approvalsPanel{env: p.env, Nonce: p.approvalsNonce, Gen: p.gen, OnDecided: p.onDecided, Withheld: p.withheld()},
 				&runsPanel{env: p.env, Select: p.runSelect, Gen: p.gen},
 			)
 		}),
@@ -794,6 +879,9 @@ func (p *palette) renderCatalog() app.UI {
 		active = "pal-opt-" + strconv.Itoa(p.active)
 	}
 	status := fmt.Sprintf("%d of %d capabilities", len(p.results), len(p.caps))
+	if len(p.unusable) > 0 {
+		status += fmt.Sprintf("; %d unusable entries", len(p.unusable))
+	}
 	if len(p.results) > n {
 		status += fmt.Sprintf(" (first %d shown; type to narrow)", n)
 	}
@@ -812,6 +900,14 @@ func (p *palette) renderCatalog() app.UI {
 	}
 	for _, f := range p.failures {
 		body = append(body, app.P().Class("pal-error pal-source-error").DataSet("source", f.Source).Text("Source "+f.Source+" failed: "+describeErr(f.Err)))
+	}
+	for _, u := range p.unusable {
+		name := fmt.Sprintf("Entry %d", u.Index)
+		if u.ID != "" {
+			name += " (" + u.ID + ")"
+		}
+		body = append(body, app.P().Class("pal-error pal-unusable").DataSet("index", strconv.Itoa(u.Index)).
+			Text(name+" is unusable: "+u.Reason+"."))
 	}
 	// data-query names the query the entries were filtered for, quoted
 	// (go-app trims attribute values, and a typed space is part of the
@@ -857,6 +953,12 @@ func (p *palette) renderDetail() app.UI {
 		body = append(body, app.Div().Class("pal-form").ID("pal-form").Body(
 			&schemaForm{Form: p.form, OnChange: p.onFormChange, IDPrefix: "pal"},
 		))
+		target, source := p.formCtx.SelectedTarget()
+		if target == "" {
+			body = append(body, app.P().ID("pal-target").Class("muted").Text("Target: none (nothing is selected on this page)."))
+		} else {
+			body = append(body, app.P().ID("pal-target").Body(app.Text("Target: "), app.Code().Text(target), app.Text(" ("+source+")")))
+		}
 	}
 	body = append(body, p.renderPreview(), p.renderInvoke())
 	return app.Div().Class("pal-detail").Body(body...)
@@ -901,7 +1003,7 @@ func (p *palette) renderInvoke() app.UI {
 	}
 	if p.pending != nil {
 		body = append(body, app.P().Class("pal-pending").ID("pal-pending").Role("status").DataSet("approval", p.pending.Receipt.ApprovalID).Text(
-			fmt.Sprintf("Pending approval %s (%s). Grant it in Approvals, then resume; editing the form discards it.", p.pending.Receipt.ApprovalID, p.pendState)))
+			fmt.Sprintf("Pending approval %s (%s). Once it is granted, resume: the backend's answer says whether it was; editing the form discards it.", p.pending.Receipt.ApprovalID, p.pendState)))
 	}
 	if p.discarded {
 		body = append(body, app.P().Class("pal-pending").ID("pal-discarded").Role("status").Text("The form changed: the pending approval was discarded. Request approval again."))
@@ -916,6 +1018,9 @@ func (p *palette) renderInvoke() app.UI {
 	}
 	if p.started != "" {
 		body = append(body, app.P().ID("pal-started").Role("status").Text(p.started))
+	}
+	if p.result != nil {
+		body = append(body, app.Div().ID("pal-result").Body(renderResult(*p.result)))
 	}
 	return app.Div().Class("pal-invoke").Body(body...)
 }

@@ -49,10 +49,13 @@ type runsPanel struct {
 	sel       runs.RunID
 	events    []runs.Event
 	state     runs.State
-	following bool
+	replaying bool // paging through the retained window
+	following bool // following live after the replay
 	replayErr string
 	followErr string
 	reset     string // set when a stream_reset ended the follow
+	resetSeen int64  // the last sequence seen before the stream_reset
+	missing   string // "events 1–4 are no longer retained", when the window starts later than what was seen
 	resumed   int
 	gap       bool
 	chain     int
@@ -83,7 +86,7 @@ func (r *runsPanel) OnUpdate(ctx app.Context) {
 	if r.Select != r.lastSelect {
 		r.lastSelect = r.Select
 		if r.Select != "" {
-			r.follow(ctx, runs.RunID(r.Select))
+			r.follow(ctx, runs.RunID(r.Select), 0)
 			r.refresh(ctx)
 		}
 	}
@@ -95,7 +98,7 @@ func (r *runsPanel) stop() {
 		r.cancel()
 		r.cancel = nil
 	}
-	r.following = false
+	r.following, r.replaying = false, false
 }
 
 // refresh reads the run list.
@@ -118,7 +121,7 @@ func (r *runsPanel) refresh(ctx app.Context) {
 			}
 			r.list, r.listErr = list, ""
 			for _, x := range list {
-				if x.ID == r.sel && !r.following {
+				if x.ID == r.sel && !r.following && !r.replaying {
 					r.state = x.State
 				}
 			}
@@ -129,22 +132,24 @@ func (r *runsPanel) refresh(ctx app.Context) {
 func (r *runsPanel) onRefresh(ctx app.Context, e app.Event) { r.refresh(ctx) }
 
 // follow selects run: it replays the retained window into a fresh
-// timeline, then follows live unless the run is over.
-func (r *runsPanel) follow(ctx app.Context, run runs.RunID) {
+// timeline, then follows live unless the run is over. seen is the last
+// sequence the user saw of it before (after a stream_reset), 0 for none:
+// when the retained window starts later, the lost events are named.
+func (r *runsPanel) follow(ctx app.Context, run runs.RunID, seen int64) {
 	ctx = r.mctx
 	r.stop()
 	chain := r.chain
 	c, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.sel, r.events, r.state, r.gap = run, nil, "", false
-	r.replayErr, r.followErr, r.reset, r.resumed = "", "", "", 0
-	r.following = true
+	r.replayErr, r.followErr, r.reset, r.resumed, r.missing = "", "", "", 0, ""
+	r.replaying = true
 	ctx.Async(func() {
 		be, _, err := r.env.capabilityBackend(c)
 		if err != nil {
 			ctx.Dispatch(func(ctx app.Context) {
 				if r.chain == chain {
-					r.following, r.replayErr = false, "The run could not be replayed: "+describeErr(err)
+					r.replaying, r.replayErr = false, "The run could not be replayed: "+describeErr(err)
 				}
 			})
 			return
@@ -159,38 +164,52 @@ func (r *runsPanel) follow(ctx app.Context, run runs.RunID) {
 		}
 		st, err := runs.Replay(c, be, run, t, 100, on)
 		gap := t.Gap()
-		if err != nil || st.Terminal() {
-			ctx.Dispatch(func(ctx app.Context) {
-				if r.chain != chain {
-					return
-				}
-				r.following, r.gap = false, gap
-				if err != nil {
-					r.replayErr = "The run could not be replayed: " + describeErr(err)
-				} else {
-					r.state = st
-				}
-			})
-			return
+		missing := ""
+		if from, to, ok := t.Missing(seen); ok {
+			missing = lostEvents(from, to)
 		}
-		res, err := runs.Follow(c, be, run, t, on)
+		ended := err != nil || st.Terminal()
 		ctx.Dispatch(func(ctx app.Context) {
 			if r.chain != chain {
 				return
 			}
-			r.following, r.gap, r.resumed = false, gap, res.Resumed
+			r.replaying, r.following, r.gap, r.missing = false, !ended, gap, missing
+			if err != nil {
+				r.replayErr = "The run could not be replayed: " + describeErr(err)
+			} else if st != "" {
+				r.state = st
+			}
+		})
+		if ended {
+			return
+		}
+		res, err := runs.Follow(c, be, run, t, on)
+		last := t.Last()
+		ctx.Dispatch(func(ctx app.Context) {
+			if r.chain != chain {
+				return
+			}
+			r.following, r.resumed = false, res.Resumed
 			switch {
 			case err != nil && c.Err() == nil:
 				r.followErr = "Following the run stopped: " + describeErr(err)
 			case res.Outcome == runs.OutcomeReset:
-				r.reset = res.Reason
+				r.reset, r.resetSeen = res.Reason, last
 				if r.reset == "" {
-					r.reset = "the backend reset the stream"
+					r.reset = "the backend gave no reason"
 				}
 			}
 			r.refresh(ctx)
 		})
 	})
+}
+
+// lostEvents says which events are no longer retained.
+func lostEvents(from, to int64) string {
+	if from == to {
+		return fmt.Sprintf("Event %d is no longer retained: the timeline starts at #%d.", from, to+1)
+	}
+	return fmt.Sprintf("Events %d–%d are no longer retained: the timeline starts at #%d.", from, to, to+1)
 }
 
 // add appends a new event (the timeline already dropped duplicates),
@@ -200,25 +219,18 @@ func (r *runsPanel) add(e runs.Event) {
 	if len(r.events) > runsTimelineCap {
 		r.events = append(r.events[:0:0], r.events[len(r.events)-runsTimelineCap:]...)
 	}
-	switch e.Type {
-	case runs.EventRunCompleted:
-		r.state = runs.StateCompleted
-	case runs.EventRunFailed:
-		r.state = runs.StateFailed
-	case runs.EventRunCancelled:
-		r.state = runs.StateCancelled
-	case runs.EventWaitingForInput:
-		r.state = runs.StateWaitingForInput
-	case runs.EventRunStarted, runs.EventToolCall:
-		r.state = runs.StateRunning
+	// The state the event puts the run in, by the document's rule,
+	// however the backend spells it.
+	if st, ok := runs.StateAfterEvent(e); ok {
+		r.state = st
 	}
 }
 
 func (r *runsPanel) onSelect(id runs.RunID) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { r.follow(ctx, id) }
+	return func(ctx app.Context, e app.Event) { r.follow(ctx, id, 0) }
 }
 
-func (r *runsPanel) onReplayWindow(ctx app.Context, e app.Event) { r.follow(ctx, r.sel) }
+func (r *runsPanel) onReplayWindow(ctx app.Context, e app.Event) { r.follow(ctx, r.sel, r.resetSeen) }
 
 func (r *runsPanel) Render() app.UI {
 	items := make([]app.UI, 0, len(r.list))
@@ -255,13 +267,7 @@ func (r *runsPanel) renderTimeline() app.UI {
 	if r.sel == "" {
 		return app.Div()
 	}
-	status := "Replaying"
-	switch {
-	case r.following:
-		status = "Following live"
-	case r.state != "":
-		status = "State: " + string(r.state)
-	}
+	status := runStatus(r.replaying, r.following, r.state)
 	body := []app.UI{
 		app.P().ID("pal-run-status").Aria("live", "polite").Body(
 			app.Strong().Text("Run "+string(r.sel)+": "), app.Text(status),
@@ -270,8 +276,11 @@ func (r *runsPanel) renderTimeline() app.UI {
 			}),
 		),
 	}
-	if r.gap {
-		body = append(body, app.P().Class("muted").Text("Earlier events are no longer retained; the timeline starts later."))
+	switch {
+	case r.missing != "":
+		body = append(body, app.P().Class("muted").ID("pal-run-missing").Text(r.missing))
+	case r.gap:
+		body = append(body, app.P().Class("muted").ID("pal-run-missing").Text("Earlier events are no longer retained; the timeline starts later."))
 	}
 	if r.replayErr != "" {
 		body = append(body, app.P().Class("pal-error").ID("pal-replay-error").Role("alert").Text(r.replayErr))
@@ -281,7 +290,7 @@ func (r *runsPanel) renderTimeline() app.UI {
 	}
 	if r.reset != "" {
 		body = append(body, app.Div().Class("pal-reset").ID("pal-stream-reset").Role("alert").Body(
-			app.P().Text("The event stream was reset ("+r.reset+"): events may have been lost, so following stopped."),
+			app.P().Text("The event stream was reset — "+r.reset+" — so following stopped: events may have been lost. Replaying the retained window says which."),
 			app.Button().ID("pal-replay-window").OnClick(r.onReplayWindow).Text("Replay retained window"),
 		))
 	}
@@ -291,6 +300,21 @@ func (r *runsPanel) renderTimeline() app.UI {
 	}
 	body = append(body, app.Ol().Class("pal-timeline").ID("pal-timeline").Aria("label", "Run events").Body(evs...))
 	return app.Div().Class("pal-run-detail").Body(body...)
+}
+
+// runStatus labels the selected run: "Replaying" only while the retained
+// window is paged through, then the live follow, then the state the run
+// reached — a finished run is never left labelled "Replaying".
+func runStatus(replaying, following bool, st runs.State) string {
+	switch {
+	case replaying:
+		return "Replaying"
+	case following:
+		return "Following live"
+	case st != "":
+		return "State: " + string(st)
+	}
+	return "Replayed (the backend stated no lifecycle state)"
 }
 
 func (r *runsPanel) renderEvent(e runs.Event) app.UI {

@@ -243,7 +243,15 @@ func contractSessionWith(t testing.TB, opts []option, providers ...capability.Pr
 	// checks (cleanups run last-registered first): the page may still be
 	// refreshing a list when the test ends.
 	cs := contracttest.Start(t, capability.Local{Governor: gov})
-	contractURL, _ := url.Parse(cs.URL)
+	return frontSession(t, cs.URL, opts), cs
+}
+
+// frontSession is a session whose page origin serves the site and, under
+// /api/capabilities, /api/runs and /api/approvals, the capability backend
+// at backend: the palette connects to its own origin only.
+func frontSession(t testing.TB, backend string, opts []option) *session {
+	t.Helper()
+	contractURL, _ := url.Parse(backend)
 	var serveURL *url.URL
 	var serveBase string
 	front := httptest.NewUnstartedServer(nil)
@@ -267,7 +275,7 @@ func contractSessionWith(t testing.TB, opts []option, providers ...capability.Pr
 	serveURL, _ = url.Parse(s.base)
 	s.base = front.URL
 	s.dumpPaletteOnFailure()
-	return s, cs
+	return s
 }
 
 // connectContract opens the palette on / and connects it to the page's

@@ -1,6 +1,7 @@
 // Package schemas holds the JSON Schemas (draft 2020-12) of the workbench's
 // artifacts — the SkillBundle, SkillManifest, ReplayReport, ProofResult,
-// EvidenceBundle, fixture scenario and simulator world — and validates
+// EvidenceBundle, fixture scenario and simulator world — and of the
+// capability workbench's HTTP contract (CapabilityIDs), and validates
 // documents against them.
 //
 // The schemas are embedded in the binary and compiled together once by New;
@@ -55,9 +56,35 @@ const (
 	Policy = "https://opensentience.org/spec/workbench-policy/v0.1"
 )
 
+// The capability workbench's HTTP contract (package capability/httpapi,
+// docs/capabilities.md): every request and answer the client speaks, as a
+// backend author should send them. The client also reads documented
+// variants; these are the canonical forms.
+const (
+	CapabilityCatalog          = "https://opensentience.org/spec/workbench-capability-catalog/v0.1"
+	CapabilityDescriptor       = "https://opensentience.org/spec/workbench-capability-descriptor/v0.1"
+	CapabilityPreflightRequest = "https://opensentience.org/spec/workbench-capability-preflight-request/v0.1"
+	CapabilityPreview          = "https://opensentience.org/spec/workbench-capability-preview/v0.1"
+	CapabilityInvokeRequest    = "https://opensentience.org/spec/workbench-capability-invoke-request/v0.1"
+	CapabilityInvokeAnswer     = "https://opensentience.org/spec/workbench-capability-invoke-answer/v0.1"
+	CapabilityError            = "https://opensentience.org/spec/workbench-capability-error/v0.1"
+	CapabilityApprovals        = "https://opensentience.org/spec/workbench-capability-approvals/v0.1"
+	CapabilityRuns             = "https://opensentience.org/spec/workbench-capability-runs/v0.1"
+	CapabilityEventsPage       = "https://opensentience.org/spec/workbench-capability-events-page/v0.1"
+	CapabilityRunEvent         = "https://opensentience.org/spec/workbench-capability-run-event/v0.1"
+)
+
+// CapabilityIDs returns the $id of every schema of the capability
+// workbench's HTTP contract.
+func CapabilityIDs() []string {
+	return []string{CapabilityCatalog, CapabilityDescriptor, CapabilityPreflightRequest, CapabilityPreview,
+		CapabilityInvokeRequest, CapabilityInvokeAnswer, CapabilityError, CapabilityApprovals, CapabilityRuns,
+		CapabilityEventsPage, CapabilityRunEvent}
+}
+
 // IDs returns the $id of every schema, the bundle's first.
 func IDs() []string {
-	return []string{Bundle, Manifest, ReplayReport, Proof, Evidence, Scenario, World, Policy}
+	return append([]string{Bundle, Manifest, ReplayReport, Proof, Evidence, Scenario, World, Policy}, CapabilityIDs()...)
 }
 
 //go:embed *.json

@@ -87,6 +87,10 @@ func minimal(t testing.TB, schemaID string) map[string]any {
 	case schemas.Policy:
 		return testdata(t, "policy.json")
 	}
+	// The capability contract's schemas: testdata/capability-<name>.json.
+	if name, ok := strings.CutPrefix(schemaID, "https://opensentience.org/spec/workbench-capability-"); ok {
+		return testdata(t, "capability-"+strings.TrimSuffix(name, "/v0.1")+".json")
+	}
 	t.Fatalf("no minimal instance for %s", schemaID)
 	return nil
 }

@@ -31,6 +31,8 @@ func commands() map[string]command {
 		"keygen":  {"create an Ed25519 signing key and a pin set holding its public key", runKeygen},
 		"sign":    {"sign bundles with an Ed25519 key made by keygen", runSign},
 		"mcp":     {"list or call the tools of an MCP server (for debugging servers)", runMCP},
+
+		"capabilities": {"check a capability backend against the capability workbench's HTTP contract", runCapabilities},
 	}
 }
 
@@ -68,7 +70,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, strings.TrimSpace(`
 Run 'workbench <command> --help' for a command's flags.`))

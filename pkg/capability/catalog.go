@@ -49,6 +49,27 @@ func (c *Catalog) Sources() []string {
 type Listing struct {
 	Capabilities []Capability
 	Failures     []*SourceError
+	// Unusable are catalog entries a backend listed that the client
+	// cannot use (no id, an input schema that is not a schema …), each
+	// with the reason. They hide nothing else: the other entries are
+	// listed.
+	Unusable []*EntryError
+}
+
+// EntryError is one catalog entry the client cannot use, and why.
+type EntryError struct {
+	// Index is the entry's place in the backend's list, from 0.
+	Index int
+	// ID is the entry's capability id, when it has one.
+	ID     string
+	Reason string
+}
+
+func (e *EntryError) Error() string {
+	if e.ID != "" {
+		return fmt.Sprintf("catalog entry %d (%s) is unusable: %s", e.Index, e.ID, e.Reason)
+	}
+	return fmt.Sprintf("catalog entry %d is unusable: %s", e.Index, e.Reason)
 }
 
 // List asks every provider at once. A provider that fails, or lists a

@@ -61,17 +61,34 @@ func canonical(input json.RawMessage) ([]byte, error) {
 const (
 	StatusRunning          = "running"
 	StatusApprovalRequired = "approval_required"
+	// StatusCompleted and StatusFailed are synchronous answers: the
+	// backend ran the action before answering and Result holds what it
+	// answered. The Governor never answers them; an HTTP backend may.
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
 )
 
 // Receipt is Invoke's answer. Status is StatusRunning (the action was
-// dispatched; follow RunID for its events) or StatusApprovalRequired (it
-// waits for the approval ApprovalID; the run is waiting_for_input).
+// dispatched; follow RunID for its events), StatusApprovalRequired (it
+// waits for the approval ApprovalID; the run is waiting_for_input), or a
+// synchronous StatusCompleted or StatusFailed with the answer in Result
+// (and RunID when the backend bound a run).
 type Receipt struct {
 	Status     string              `json:"status"`
 	RunID      runs.RunID          `json:"run_id"`
 	SessionID  runs.SessionID      `json:"session_id"`
 	ApprovalID string              `json:"approval_id,omitempty"`
 	Decision   skill.Authorization `json:"decision"`
+	// Result is a synchronous answer as the backend sent it, typically a
+	// {status, result} envelope; Registry.Render unwraps it for display
+	// and keeps the original.
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// Synchronous reports whether the receipt is a synchronous answer that
+// carries its result.
+func (r Receipt) Synchronous() bool {
+	return r.Status == StatusCompleted || r.Status == StatusFailed
 }
 
 // Refusal codes of a *RefusedError.
@@ -110,6 +127,11 @@ const (
 	ApprovalUsed      = "used"
 	ApprovalDiscarded = "discarded"
 )
+
+// RequesterMayGrant reports whether the user who requested an approval
+// may grant it from the dialog they requested it in: not for a
+// destructive action, which another surface (or another person) grants.
+func RequesterMayGrant(effect policy.Effect) bool { return effect != policy.EffectDestructive }
 
 // Approval is an action the policy would run only with the user's
 // explicit approval. It binds the exact proposal: a resume must carry the
@@ -634,4 +656,29 @@ func (p Pending) Resume() Proposal {
 	q := p.Proposal
 	q.ApprovalID, q.RunID, q.SessionID = p.Receipt.ApprovalID, p.Receipt.RunID, p.Receipt.SessionID
 	return q
+}
+
+// ResumeOutcome reads the backend's answer to a re-submitted pending
+// proposal (Pending.Resume), which is the truth about its approval when
+// the backend offers no approvals list: ApprovalGranted when the action
+// now runs (or ran), ApprovalPending when it still waits (an
+// approval_required answer, or a refusal coded approval_pending),
+// ApprovalDenied when the approval or the action was denied, and "" for
+// any other answer: the pending state is gone and approval must be
+// requested again (err says why).
+func ResumeOutcome(rc Receipt, err error) string {
+	var re *RefusedError
+	switch {
+	case errors.As(err, &re) && re.Code == RefusedApprovalPending:
+		return ApprovalPending
+	case errors.As(err, &re) && (re.Code == RefusedApprovalDenied || re.Code == RefusedDenied):
+		return ApprovalDenied
+	case err != nil:
+		return ""
+	case rc.Status == StatusApprovalRequired:
+		return ApprovalPending
+	case rc.Status == StatusRunning || rc.Synchronous():
+		return ApprovalGranted
+	}
+	return ""
 }

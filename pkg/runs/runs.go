@@ -93,7 +93,9 @@ const (
 	EventStreamReset = "stream_reset"
 )
 
-// Terminal reports whether an event of type t ends its run.
+// Terminal reports whether an event of type t, one of the types this
+// package emits, ends its run. A consumer reading another backend's
+// events uses TerminalEvent, which knows their spellings.
 func Terminal(t string) bool {
 	return t == EventRunCompleted || t == EventRunFailed || t == EventRunCancelled
 }

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ type Timeline struct {
 	events []Event // oldest first
 	ids    map[EventID]struct{}
 	last   int64
+	first  int64 // the sequence of the first event added since the timeline was made or reset
 	gap    bool
 }
 
@@ -49,6 +51,9 @@ func (t *Timeline) Add(e Event) bool {
 	t.events = append(t.events, e)
 	t.ids[e.ID] = struct{}{}
 	t.last = e.Sequence
+	if t.first == 0 {
+		t.first = e.Sequence
+	}
 	return true
 }
 
@@ -69,29 +74,57 @@ func (t *Timeline) Gap() bool { return t.gap }
 // Reset empties the timeline, for replaying the retained window after a
 // stream_reset.
 func (t *Timeline) Reset() {
-	t.events, t.last, t.gap = nil, 0, false
+	t.events, t.last, t.first, t.gap = nil, 0, 0, false
 	clear(t.ids)
 }
 
+// Missing says which events the source no longer held when the timeline
+// was filled: with seen the last sequence the user had seen before (0 for
+// none; the timeline's Last before a Reset after a stream_reset), the
+// events from+1 … to are lost when the first event added since then has
+// a later sequence than seen+1. ok is false when nothing is missing (or
+// nothing was added).
+func (t *Timeline) Missing(seen int64) (from, to int64, ok bool) {
+	if t.first == 0 || t.first <= seen+1 {
+		return 0, 0, false
+	}
+	return seen + 1, t.first - 1, true
+}
+
 // Replay pages through run's retained events after the timeline's last
-// sequence and adds them, calling on for each new one. It returns the
-// run's state as of the last page.
+// sequence and adds them, calling on for each new one, until the source
+// says there is no more (or sends an empty page). It returns the run's
+// state as of the last page: the page's own, or else the state the
+// events put the run in (StateAfterEvent), so a finished run reads as
+// finished even from a backend whose pages carry no state. A page that
+// says more follows but brings nothing new is an error, not a loop.
 func Replay(ctx context.Context, src Source, run RunID, t *Timeline, pageSize int, on func(Event)) (State, error) {
+	var seen State
 	for {
-		p, err := src.Events(ctx, run, t.Last(), pageSize)
+		after := t.Last()
+		p, err := src.Events(ctx, run, after, pageSize)
 		if err != nil {
-			return "", fmt.Errorf("runs: replay %s after %d: %w", run, t.Last(), err)
+			return "", fmt.Errorf("runs: replay %s after %d: %w", run, after, err)
 		}
 		if p.Gap {
 			t.gap = true
 		}
 		for _, e := range p.Events {
+			if st, ok := StateAfterEvent(e); ok {
+				seen = st
+			}
 			if t.Add(e) && on != nil {
 				on(e)
 			}
 		}
 		if !p.More || len(p.Events) == 0 {
-			return p.State, nil
+			if p.State != "" {
+				return p.State, nil
+			}
+			return seen, nil
+		}
+		if t.Last() == after {
+			return seen, fmt.Errorf("runs: replay %s: the source says more events follow sequence %d but sent none after it", run, after)
 		}
 	}
 }
@@ -133,7 +166,7 @@ const MaxResumes = 5
 // from it to its own.
 func Follow(ctx context.Context, src Source, run RunID, t *Timeline, on func(Event)) (FollowResult, error) {
 	var res FollowResult
-	if n := len(t.events); n > 0 && Terminal(t.events[n-1].Type) {
+	if n := len(t.events); n > 0 && TerminalEvent(t.events[n-1]) {
 		res.Outcome = OutcomeEnded
 		return res, nil
 	}
@@ -189,19 +222,28 @@ func drain(ctx context.Context, st Stream, t *Timeline, on func(Event), res *Fol
 				on(e)
 			}
 		}
-		if Terminal(e.Type) {
+		if TerminalEvent(e) {
 			res.Outcome = OutcomeEnded
 			return progressed, true, nil
 		}
 	}
 }
 
+// reason is a stream_reset's reason as a backend writes it: a reason,
+// message or detail member of its data, or the data itself when it is a
+// string.
 func reason(e Event) string {
 	var d struct {
-		Reason string `json:"reason"`
+		Reason  string `json:"reason"`
+		Message string `json:"message"`
+		Detail  string `json:"detail"`
 	}
 	if len(e.Data) > 0 && json.Unmarshal(e.Data, &d) == nil {
-		return d.Reason
+		return cmp.Or(d.Reason, d.Message, d.Detail)
+	}
+	var s string
+	if json.Unmarshal(e.Data, &s) == nil {
+		return s
 	}
 	return ""
 }

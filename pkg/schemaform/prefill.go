@@ -20,6 +20,25 @@ type Context struct {
 	SessionID   string // the session on screen (never a run id)
 }
 
+// SelectedTarget is the page's selected target: what the user has
+// selected on the page, the thing an action proposed from it acts on —
+// the selection, else the selected trace edge (its edge_id), else the
+// skill on screen. source says which, for the UI to show beside it; both
+// are empty when nothing is selected. It never comes from a form's
+// fields: a field named url or target inside the input (say
+// attachments[0].url) is an input, not the page's target.
+func (c Context) SelectedTarget() (value, source string) {
+	switch {
+	case c.Selection != "":
+		return c.Selection, "current selection"
+	case c.EdgeID != "":
+		return c.EdgeID, "selected edge"
+	case c.SkillID != "":
+		return c.SkillID, "current skill"
+	}
+	return "", ""
+}
+
 // Inference says that a field's value came from the page context, and
 // from which part of it.
 type Inference struct {

@@ -9,11 +9,19 @@
 //	GET  /api/capabilities                         catalog
 //	GET  /api/capabilities/{capability_id}         descriptor
 //	POST /api/capabilities/{capability_id}/preflight  {action, inputs, target}
-//	POST /api/capabilities/{capability_id}/invoke     202 running | 202 approval_required
-//	GET  /api/runs[?session_id=]                   runs, newest first
+//	POST /api/capabilities/{capability_id}/invoke     202 running | 202 approval_required | 200 {status, result}
+//	GET  /api/runs[?session_id=]                   runs (sorted newest first by the client)
 //	GET  /api/runs/{run_id}/events?after=&limit=   a page of events
 //	GET  /api/runs/{run_id}/events?after=          with Accept: text/event-stream, live follow
-//	GET  /api/approvals, POST /api/approvals/{id}/grant|deny   the approvals surface
+//	GET  /api/approvals, POST /api/approvals/{id}/grant|deny   the approvals surface, when offered
+//
+// Answers are read as schemas/capability-*.schema.json publish them and
+// in the reasonable variants another author writes from the document
+// (wire.go): each catalog entry on its own, availability as a word or an
+// object, synchronous {status, result} envelopes, runs and events with
+// other member names. An approval is resumed with the document alone, by
+// re-submitting the exact proposal with its approval id; the approvals
+// surface is used when the backend offers one.
 //
 // Guarantees:
 //   - The client never sends an identity: no Authorization, no actor or
@@ -42,6 +50,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"workbench/pkg/capability"
 	"workbench/pkg/fetch"
@@ -66,7 +75,9 @@ const (
 	MaxStreamBytes = 64 << 20
 )
 
-// CatalogBody is the answer of GET /api/capabilities.
+// CatalogBody is the answer of GET /api/capabilities as the conformance
+// server writes it; the client reads it, and its variants, with
+// DecodeCatalog.
 type CatalogBody struct {
 	Capabilities []capability.Capability `json:"capabilities"`
 	Failures     []SourceFailure         `json:"failures"`
@@ -118,6 +129,8 @@ type ErrorDetail struct {
 	Code     string   `json:"code"`
 	Message  string   `json:"message"`
 	Problems []string `json:"problems,omitempty"`
+	// ApprovalID is set on a refusal that concerns an approval.
+	ApprovalID string `json:"approval_id,omitempty"`
 }
 
 // RunsBody is the answer of GET /api/runs.
@@ -172,6 +185,9 @@ func (e *StatusError) Error() string {
 type Client struct {
 	base string
 	hc   fetch.Doer
+
+	mu    sync.Mutex
+	descs map[string]capability.Capability // the descriptors last read, for previews that name no side effect
 }
 
 var _ capability.Backend = (*Client)(nil)
@@ -187,7 +203,7 @@ func New(origin string, hc fetch.Doer) (*Client, error) {
 	if hc == nil {
 		hc = fetch.Default()
 	}
-	return &Client{base: strings.TrimRight(origin, "/"), hc: hc}, nil
+	return &Client{base: strings.TrimRight(origin, "/"), hc: hc, descs: map[string]capability.Capability{}}, nil
 }
 
 func capPath(id string, rest ...string) string {
@@ -204,17 +220,30 @@ func runPath(id runs.RunID) string {
 
 // do sends one request and decodes a JSON answer into out.
 func (c *Client) do(ctx context.Context, op, method, path string, body, out any, ok ...int) error {
+	data, _, err := c.raw(ctx, op, method, path, body, ok...)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s: the answer is not the contract's JSON: %w", op, err)
+	}
+	return nil
+}
+
+// raw sends one request and returns a successful answer's body and
+// status.
+func (c *Client) raw(ctx context.Context, op, method, path string, body any, ok ...int) ([]byte, int, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return fmt.Errorf("%s: %w", op, err)
+			return nil, 0, fmt.Errorf("%s: %w", op, err)
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+		return nil, 0, fmt.Errorf("%s: %w", op, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
@@ -222,7 +251,7 @@ func (c *Client) do(ctx context.Context, op, method, path string, body, out any,
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+		return nil, 0, fmt.Errorf("%s: %w", op, err)
 	}
 	defer resp.Body.Close()
 	if len(ok) == 0 {
@@ -234,60 +263,95 @@ func (c *Client) do(ctx context.Context, op, method, path string, body, out any,
 	}
 	data, rerr := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
 	if !good {
-		return statusError(op, resp.StatusCode, data)
+		return nil, resp.StatusCode, statusError(op, resp.StatusCode, data)
 	}
 	if rerr != nil {
-		return fmt.Errorf("%s: read the answer: %w", op, rerr)
+		return nil, resp.StatusCode, fmt.Errorf("%s: read the answer: %w", op, rerr)
 	}
 	if len(data) > MaxBodyBytes {
-		return fmt.Errorf("%s: the answer is over %d bytes", op, MaxBodyBytes)
+		return nil, resp.StatusCode, fmt.Errorf("%s: the answer is over %d bytes", op, MaxBodyBytes)
 	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("%s: the answer is not the contract's JSON: %w", op, err)
-	}
-	return nil
+	return data, resp.StatusCode, nil
 }
 
 func statusError(op string, status int, data []byte) error {
-	var eb ErrorBody
-	json.Unmarshal(data, &eb)
+	d := DecodeError(data)
 	if status == http.StatusUnauthorized || status == http.StatusNotFound {
-		return &UnavailableError{Op: op, Status: status, Message: eb.Error.Message}
+		return &UnavailableError{Op: op, Status: status, Message: d.Message}
 	}
-	return &StatusError{Op: op, Status: status, Detail: eb.Error}
+	return &StatusError{Op: op, Status: status, Detail: d}
 }
 
-// Catalog reads GET /api/capabilities.
+// Catalog reads GET /api/capabilities. Each entry is decoded on its own
+// (DecodeCatalog): one the client cannot use is in Listing.Unusable with
+// the reason, and hides nothing else.
 func (c *Client) Catalog(ctx context.Context) (capability.Listing, error) {
-	var b CatalogBody
-	if err := c.do(ctx, "catalog", http.MethodGet, PathCapabilities, nil, &b); err != nil {
+	data, _, err := c.raw(ctx, "catalog", http.MethodGet, PathCapabilities, nil)
+	if err != nil {
 		return capability.Listing{}, err
 	}
-	if r := b.Invoke.Route; r != InvokeRoute || (b.Invoke.Method != "" && b.Invoke.Method != http.MethodPost) {
-		return capability.Listing{}, fmt.Errorf("catalog: the backend declares the invoke contract %s %q; this client executes only through POST %s",
-			b.Invoke.Method, r, InvokeRoute)
+	l, err := DecodeCatalog(data, nil)
+	if err != nil {
+		return capability.Listing{}, fmt.Errorf("catalog: %w", err)
 	}
-	l := capability.Listing{Capabilities: b.Capabilities}
-	for _, f := range b.Failures {
-		l.Failures = append(l.Failures, &capability.SourceError{Source: f.Source, Err: errors.New(f.Error)})
-	}
+	c.remember(l.Capabilities...)
 	return l, nil
 }
 
-// Describe reads GET /api/capabilities/{id}.
+func (c *Client) remember(caps ...capability.Capability) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cp := range caps {
+		c.descs[cp.ID] = cp
+	}
+}
+
+func (c *Client) known(id string) capability.Capability {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.descs[id]
+}
+
+// Describe reads GET /api/capabilities/{id}. A descriptor the client
+// cannot use is an error saying why.
 func (c *Client) Describe(ctx context.Context, id string) (capability.Capability, error) {
-	var cp capability.Capability
-	err := c.do(ctx, "descriptor of "+id, http.MethodGet, capPath(id), nil, &cp)
-	return cp, err
+	op := "descriptor of " + id
+	data, _, err := c.raw(ctx, op, http.MethodGet, capPath(id), nil)
+	if err != nil {
+		return capability.Capability{}, err
+	}
+	raw := json.RawMessage(data)
+	// A descriptor may come wrapped, as {capability: {…}}.
+	if o, ok := asObj(data); ok {
+		if inner, ok := o["capability"]; ok && o["capability_id"] == nil && o["id"] == nil {
+			raw = inner
+		}
+	}
+	cp, err := DecodeCapability(raw, nil, "descriptor")
+	if err != nil {
+		return capability.Capability{}, fmt.Errorf("%s: unusable: %w", op, err)
+	}
+	if cp.ID != id {
+		return capability.Capability{}, fmt.Errorf("%s: the backend answered the descriptor of %q", op, cp.ID)
+	}
+	c.remember(cp)
+	return cp, nil
 }
 
 // Preflight posts the action, its inputs and the target to
-// POST …/preflight.
+// POST …/preflight. The answer's decision decides (DecodePreview).
 func (c *Client) Preflight(ctx context.Context, p capability.Proposal) (capability.Preview, error) {
-	var pv capability.Preview
+	op := "preflight of " + p.CapabilityID
 	body := PreflightRequest{Action: p.CapabilityID, Inputs: inputs(p.Input), Target: p.Target}
-	err := c.do(ctx, "preflight of "+p.CapabilityID, http.MethodPost, capPath(p.CapabilityID, "preflight"), body, &pv)
-	return pv, err
+	data, _, err := c.raw(ctx, op, http.MethodPost, capPath(p.CapabilityID, "preflight"), body)
+	if err != nil {
+		return capability.Preview{}, err
+	}
+	pv, err := DecodePreview(data, c.known(p.CapabilityID), nil)
+	if err != nil {
+		return capability.Preview{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return pv, nil
 }
 
 func inputs(in json.RawMessage) json.RawMessage {
@@ -298,33 +362,81 @@ func inputs(in json.RawMessage) json.RawMessage {
 }
 
 // Invoke posts the proposal to the governed POST …/invoke. A 202 is a
-// receipt (running or approval_required); a refusal (403, 409, 422) is a
-// *capability.RefusedError with the backend's code and reason.
+// receipt (running or approval_required); a 200 or 201 may also be a
+// synchronous answer, which is a success carrying its result (see
+// DecodeReceipt), never a failure. A refusal (400, 403, 409, 422) is a
+// *capability.RefusedError with the backend's code and reason — except a
+// refusal coded approval_required that names its approval, which is the
+// pending approval it describes.
 func (c *Client) Invoke(ctx context.Context, p capability.Proposal) (capability.Receipt, error) {
-	var rc capability.Receipt
+	op := "invoke " + p.CapabilityID
 	body := InvokeRequest{Action: p.CapabilityID, Inputs: inputs(p.Input), Target: p.Target,
 		Confirmed: p.Confirmed, ApprovalID: p.ApprovalID, RunID: p.RunID, SessionID: p.SessionID}
-	err := c.do(ctx, "invoke "+p.CapabilityID, http.MethodPost, capPath(p.CapabilityID, "invoke"), body, &rc, http.StatusAccepted)
+	data, status, err := c.raw(ctx, op, http.MethodPost, capPath(p.CapabilityID, "invoke"), body,
+		http.StatusOK, http.StatusCreated, http.StatusAccepted)
 	var se *StatusError
-	if errors.As(err, &se) && se.Detail.Code != "" &&
-		(se.Status == http.StatusForbidden || se.Status == http.StatusConflict || se.Status == http.StatusUnprocessableEntity) {
-		return rc, &capability.RefusedError{Code: se.Detail.Code, CapabilityID: p.CapabilityID,
-			Reason: se.Detail.Message, Problems: se.Detail.Problems}
+	if errors.As(err, &se) {
+		return refusal(p, se)
 	}
-	if err == nil && rc.Status != capability.StatusRunning && rc.Status != capability.StatusApprovalRequired {
-		return rc, fmt.Errorf("invoke %s: 202 with status %q, neither running nor approval_required", p.CapabilityID, rc.Status)
+	if err != nil {
+		return capability.Receipt{}, err
 	}
-	if err == nil && rc.RunID == "" {
-		return rc, fmt.Errorf("invoke %s: 202 without a run_id", p.CapabilityID)
+	rc, err := DecodeReceipt(status, data, nil)
+	if err != nil {
+		return rc, fmt.Errorf("%s: %w", op, err)
 	}
-	return rc, err
+	return rc, nil
 }
 
-// Approvals reads GET /api/approvals.
+// refusal turns a refused invocation into a *capability.RefusedError, or
+// into the pending approval it describes; anything else stays a
+// *StatusError.
+func refusal(p capability.Proposal, se *StatusError) (capability.Receipt, error) {
+	switch se.Status {
+	case http.StatusBadRequest, http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity:
+	default:
+		return capability.Receipt{}, se
+	}
+	code := se.Detail.Code
+	switch {
+	case code != "":
+	case se.Status == http.StatusForbidden:
+		code = capability.RefusedDenied
+	case se.Status == http.StatusUnprocessableEntity, se.Status == http.StatusBadRequest:
+		code = capability.RefusedInvalid
+	default:
+		return capability.Receipt{}, se
+	}
+	if approvalWords[word(code)] && se.Detail.ApprovalID != "" {
+		return capability.Receipt{Status: capability.StatusApprovalRequired, ApprovalID: se.Detail.ApprovalID,
+			RunID: p.RunID, SessionID: p.SessionID}, nil
+	}
+	return capability.Receipt{}, &capability.RefusedError{Code: code, CapabilityID: p.CapabilityID, Reason: se.Detail.Message, Problems: se.Detail.Problems}
+}
+
+// Approvals reads GET /api/approvals, which the document does not name:
+// a backend that offers no approvals list answers 404, an
+// *UnavailableError (NoApprovalsList tells it apart), and approvals are
+// then resumed by re-submission alone.
 func (c *Client) Approvals(ctx context.Context) ([]capability.Approval, error) {
-	var b ApprovalsBody
-	err := c.do(ctx, "approvals", http.MethodGet, PathApprovals, nil, &b)
-	return b.Approvals, err
+	data, _, err := c.raw(ctx, "approvals", http.MethodGet, PathApprovals, nil)
+	if err != nil {
+		return nil, err
+	}
+	list, err := DecodeApprovals(data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("approvals: %w", err)
+	}
+	return list, nil
+}
+
+// NoApprovalsList reports whether err says the backend offers no
+// approvals list (404): pending approvals are then resumed by
+// re-submitting the exact proposal, and the backend's answer says
+// whether it was granted.
+func NoApprovalsList(err error) bool {
+	var ue *UnavailableError
+	return errors.As(err, &ue) && ue.Status == http.StatusNotFound
 }
 
 // Grant posts to /api/approvals/{id}/grant.
@@ -347,9 +459,15 @@ func (c *Client) Runs(ctx context.Context, session runs.SessionID) ([]runs.Run, 
 	if session != "" {
 		path += "?session_id=" + url.QueryEscape(string(session))
 	}
-	var b RunsBody
-	err := c.do(ctx, "runs", http.MethodGet, path, nil, &b)
-	return b.Runs, err
+	data, _, err := c.raw(ctx, "runs", http.MethodGet, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	list, err := DecodeRuns(data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	return list, nil
 }
 
 // Events reads one page of GET /api/runs/{id}/events.
@@ -358,16 +476,16 @@ func (c *Client) Events(ctx context.Context, run runs.RunID, after int64, limit 
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))
 	}
-	var p runs.Page
-	err := c.do(ctx, "events of run "+string(run), http.MethodGet, runPath(run)+"?"+q.Encode(), nil, &p)
-	if err == nil {
-		for _, e := range p.Events {
-			if e.RunID != run {
-				return runs.Page{}, fmt.Errorf("events of run %s: the page holds an event of run %s", run, e.RunID)
-			}
-		}
+	op := "events of run " + string(run)
+	data, _, err := c.raw(ctx, op, http.MethodGet, runPath(run)+"?"+q.Encode(), nil)
+	if err != nil {
+		return runs.Page{}, err
 	}
-	return p, err
+	p, err := DecodePage(data, run, nil)
+	if err != nil {
+		return runs.Page{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return p, nil
 }
 
 // Follow opens the SSE mode of GET /api/runs/{id}/events after a cursor.
@@ -435,12 +553,12 @@ func (s *stream) Next(ctx context.Context) (runs.Event, error) {
 	if typ == "" {
 		typ = "message"
 	}
-	if typ == runs.EventStreamReset {
+	if typ == runs.EventStreamReset || dataType(ev.Data) == runs.EventStreamReset {
 		s.ended = true
-		return runs.Event{ID: runs.EventID(ev.ID), RunID: s.run, Type: typ, Data: json.RawMessage(orNull(ev.Data))}, nil
+		return runs.Event{ID: runs.EventID(ev.ID), RunID: s.run, Type: runs.EventStreamReset, Data: json.RawMessage(orNull(ev.Data))}, nil
 	}
-	var e runs.Event
-	if err := json.Unmarshal([]byte(ev.Data), &e); err != nil || e.Sequence == 0 {
+	e, err := DecodeEvent(json.RawMessage(ev.Data), s.run, ev.ID, nil, "event")
+	if err != nil {
 		// An event that is not a run event is passed on with its name;
 		// having no sequence, a Timeline does not keep it.
 		return runs.Event{ID: runs.EventID(ev.ID), RunID: s.run, Type: typ, Data: json.RawMessage(orNull(ev.Data))}, nil
@@ -448,13 +566,22 @@ func (s *stream) Next(ctx context.Context) (runs.Event, error) {
 	if e.RunID != s.run {
 		return runs.Event{}, fmt.Errorf("%s: the stream carries an event of run %s", s.op, e.RunID)
 	}
-	if e.Type == "" {
+	if e.Type == "" || e.Type == "message" {
 		e.Type = typ
 	}
-	if runs.Terminal(e.Type) {
+	if runs.TerminalEvent(e) {
 		s.ended = true
 	}
 	return e, nil
+}
+
+// dataType is the type member of an SSE event's data, for a stream_reset
+// sent as an unnamed event.
+func dataType(data string) string {
+	if o, ok := asObj(json.RawMessage(data)); ok {
+		return o.str(nil, "", "type", "event")
+	}
+	return ""
 }
 
 func orNull(s string) string {

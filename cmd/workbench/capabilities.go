@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"workbench/pkg/capability/httpapi/conformance"
+)
+
+// Exit statuses of workbench capabilities check.
+const (
+	exitConforms = 0 // the client refuses nothing of the backend
+	exitRefused  = 1 // the client would refuse something
+	exitUsage    = 2 // the command line is wrong
+)
+
+func runCapabilities(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "check" {
+		fmt.Fprintln(stderr, "usage: workbench capabilities check [flags] URL")
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("capabilities check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	invoke := fs.Bool("invoke", false, "invoke one read-only capability whose preflight allows it, and follow its run")
+	capID := fs.String("capability", "", "the capability to preflight (and invoke); default: the first available read-only one")
+	inputs := fs.String("inputs", "{}", "the inputs of that capability, a JSON object")
+	timeout := fs.Duration("timeout", 30*time.Second, "how long to follow the invoked run")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: workbench capabilities check [--invoke] [--capability ID] [--inputs JSON] [--json] URL")
+		fmt.Fprintln(stderr, "\nWalks the capability backend at URL through the capability workbench's HTTP contract —")
+		fmt.Fprintln(stderr, "the catalog, each descriptor, a preflight, the runs and approvals lists, and with --invoke")
+		fmt.Fprintln(stderr, "only, one read-only invocation and the follow of its run — and says, point by point, what")
+		fmt.Fprintln(stderr, "conforms to the published schemas (schemas/capability-*.schema.json), what the client")
+		fmt.Fprintln(stderr, "tolerates and what it refuses. Exit status: 0 nothing refused; 1 something refused; 2 usage.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitConforms
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	if !json.Valid([]byte(*inputs)) || !strings.HasPrefix(strings.TrimSpace(*inputs), "{") {
+		fmt.Fprintf(stderr, "workbench capabilities check: --inputs %q is not a JSON object\n", *inputs)
+		return exitUsage
+	}
+	rep, err := conformance.Check(ctx, fs.Arg(0), nil, conformance.Options{
+		Invoke: *invoke, Capability: *capID, Inputs: json.RawMessage(*inputs), Timeout: *timeout})
+	if err != nil {
+		fmt.Fprintf(stderr, "workbench capabilities check: %v\n", err)
+		return exitUsage
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else {
+		fmt.Fprintf(stdout, "backend %s\n", rep.Backend)
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		for _, p := range rep.Points {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Verdict, p.What, p.Detail)
+		}
+		tw.Flush()
+		fmt.Fprintf(stdout, "%d conform, %d tolerated, %d refused, %d skipped\n", rep.Count(conformance.Conforms),
+			rep.Count(conformance.Tolerated), rep.Count(conformance.Refused), rep.Count(conformance.Skipped))
+	}
+	if !rep.OK() {
+		return exitRefused
+	}
+	return exitConforms
+}
