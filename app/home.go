@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -23,6 +21,7 @@ type homePage struct {
 
 	keyInput string // the field; cleared once the key is kept
 	hasKey   bool
+	refused  bool // OpenRouter refused the key entered last, so none is kept
 	check    keyCheck
 	storeErr string // sessionStorage refused a read or write
 
@@ -62,6 +61,9 @@ func (p *homePage) OnNav(ctx app.Context) {
 	if err != nil {
 		p.storeErr = err.Error()
 		return
+	}
+	if st, err := s.KeyState(); err == nil {
+		p.refused = st == session.KeyRefused
 	}
 	if key, ok, err := s.Key(); err != nil {
 		p.storeErr = err.Error()
@@ -111,19 +113,25 @@ func (p *homePage) onPerceive(item string) app.EventHandler {
 	}
 }
 
-// checkKey asks OpenRouter, through the same-origin proxy, about key.
+// checkKey asks OpenRouter, through the same-origin proxy, about key and
+// records the answer in the session (checkSessionKey): a refused key is
+// not kept.
 func (p *homePage) checkKey(ctx app.Context, key string) {
 	p.check = keyCheck{running: true}
 	origin := p.env.origin()
+	s, err := p.env.sessionStorage()
+	if err != nil {
+		p.check = keyCheck{err: err}
+		return
+	}
 	ctx.Async(func() {
-		var info *openrouter.KeyInfo
-		c, err := openrouter.New(key, openrouter.WithBaseURL(origin+openrouter.DefaultBaseURL))
-		if err == nil {
-			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			info, err = c.Key(cctx)
-			cancel()
-		}
-		ctx.Dispatch(func(app.Context) { p.check = keyCheck{info: info, err: err} })
+		info, err := checkSessionKey(ctx, origin, s, key)
+		ctx.Dispatch(func(app.Context) {
+			p.check = keyCheck{info: info, err: err}
+			if st, serr := s.KeyState(); serr == nil {
+				p.hasKey = st == session.KeyAccepted || st == session.KeyUnchecked
+			}
+		})
 	})
 }
 
@@ -266,6 +274,8 @@ func (p *homePage) renderKeyStatus() app.UI {
 		)
 	case p.hasKey:
 		return app.P().Class("status").Text("A key is kept for this tab.")
+	case p.refused:
+		return app.P().ID("key-refused").Class("status status-error").Text("OpenRouter refused the key entered last, so this tab keeps none. Enter another to teach or replay with a model.")
 	}
 	return app.P().Class("status").Text("No key yet. The simulator body works without one; teaching and replaying with a model need it.")
 }
@@ -278,7 +288,7 @@ func keyErrorSummary(err error) string {
 	case errors.Is(err, session.ErrEmptyKey):
 		return "Enter a key first."
 	case errors.Is(err, openrouter.ErrBadKey):
-		return "OpenRouter refused the key (401)."
+		return "OpenRouter refused the key (401), so it was not kept. Enter another."
 	case errors.As(err, &api):
 		return "The key check failed with HTTP " + strconv.Itoa(api.Status) + "."
 	}

@@ -10,6 +10,7 @@ import (
 
 	"workbench/pkg/compare"
 	"workbench/pkg/schemaform"
+	"workbench/pkg/session"
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
@@ -35,6 +36,8 @@ type replayPage struct {
 	missing bool
 	blocked bool
 	bundle  *skill.Bundle
+
+	keyState session.KeyState // the session's OpenRouter key, shown with the form
 
 	fields    []replayField
 	fieldErrs map[string]string
@@ -70,6 +73,9 @@ func (p *replayPage) OnNav(ctx app.Context) {
 	*p = replayPage{Compo: p.Compo, nav: ctx, env: p.env, id: skillIDOf(ctx.Page().URL().Path)}
 	id := p.id
 	p.publishContext()
+	if st, err := p.env.sessionStorage(); err == nil {
+		p.keyState, _ = st.KeyState()
+	}
 	ctx.Async(func() {
 		ok, err := p.env.prismConfigured(ctx)
 		ctx.Dispatch(func(app.Context) { p.prism, p.prismErr = ok, err })
@@ -296,6 +302,7 @@ func (p *replayPage) renderForm() app.UI {
 	return app.Section().Class("panel").Aria("labelledby", "replay-input-heading").Body(
 		app.H2().ID("replay-input-heading").Text("New input"),
 		app.Form().ID("replay-form").OnSubmit(p.onRun).Body(
+			renderKeyState("replay-key", p.keyState, false, nil, bound),
 			app.Div().Body(fields...),
 			app.If(!bound, func() app.UI {
 				return app.P().Class("muted").Text("Every parameter of this skill is literal or bound to an input: replay makes no model call and needs no key.")

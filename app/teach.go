@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -35,11 +36,15 @@ type teachPage struct {
 	app.Compo
 	env *env
 
-	hasKey   bool
-	choice   session.Body
-	bodyErr  error // the chosen body cannot be used in this deployment
-	checking bool  // asking the relay whether the chosen MCP body is configured
-	mcp      mcpSettings
+	// The session's key: its state, whether the page is checking it with
+	// OpenRouter, and why that check could not answer.
+	keyState    session.KeyState
+	keyChecking bool
+	keyErr      error
+	choice      session.Body
+	bodyErr     error // the chosen body cannot be used in this deployment
+	checking    bool  // asking the relay whether the chosen MCP body is configured
+	mcp         mcpSettings
 
 	// authErr is why delegatic-mcp cannot authorize the next run (spec
 	// OQ-2); useLocal is the user's explicit word to run it under the
@@ -62,6 +67,14 @@ type teachPage struct {
 	// when the page opens.
 	validator    *schemas.Validator
 	validatorErr error
+
+	// The leave guard (teachleave.go): whether leaving would lose
+	// something, read by the window listeners as the browser calls them;
+	// the listeners; and the link the user was asked about.
+	guarding atomic.Bool
+	clickFn  app.Func
+	unloadFn app.Func
+	leaveTo  string
 }
 
 // teachStage is where a teaching is.
@@ -100,6 +113,9 @@ type teachRun struct {
 	problems teach.DraftProblems
 	checkErr error
 
+	summary    *teach.Summary // what the recording amounts to, once the verifier has judged the draft
+	summaryErr error
+
 	sealed  *skill.Bundle // sealed once; a failed store keeps it for a retry
 	sealErr error
 	saveErr error
@@ -112,7 +128,10 @@ const modelItem = "workbench.model"
 // defaultModel is the model the field starts with.
 const defaultModel = "openai/gpt-4o-mini"
 
-func (p *teachPage) OnMount(ctx app.Context) { p.ui = ctx }
+func (p *teachPage) OnMount(ctx app.Context) {
+	p.ui = ctx
+	p.listenLeave()
+}
 
 func (p *teachPage) OnNav(ctx app.Context) {
 	p.ui = ctx
@@ -141,11 +160,12 @@ func (p *teachPage) readSession(ctx app.Context) {
 		p.storeErr = err.Error()
 		return
 	}
-	_, ok, err := s.Key()
-	if err != nil {
+	if p.keyState, err = s.KeyState(); err != nil {
 		p.storeErr = err.Error()
 	}
-	p.hasKey = ok
+	if p.keyState == session.KeyUnchecked && !p.keyChecking && p.keyErr == nil {
+		p.checkKey(ctx)
+	}
 	if p.choice, err = s.Body(); err != nil {
 		p.storeErr = err.Error()
 	}
@@ -167,7 +187,66 @@ func (p *teachPage) readSession(ctx app.Context) {
 	}
 }
 
+// checkKey checks a key kept but not yet checked (entered on the home
+// page, whose check had not answered), so that Start is offered only
+// with a key OpenRouter accepts, and says so when it refuses it.
+func (p *teachPage) checkKey(ctx app.Context) {
+	s, err := p.env.sessionStorage()
+	if err != nil {
+		p.storeErr = err.Error()
+		return
+	}
+	key, ok, err := s.Key()
+	if err != nil || !ok {
+		return
+	}
+	p.keyChecking, p.keyErr = true, nil
+	ui, origin := p.ui, p.env.origin()
+	ui.Async(func() {
+		_, err := checkSessionKey(ui, origin, s, key)
+		st, serr := s.KeyState()
+		ui.Dispatch(func(app.Context) {
+			p.keyChecking = false
+			if serr != nil {
+				p.storeErr = serr.Error()
+				return
+			}
+			p.keyState = st
+			if st == session.KeyUnchecked {
+				p.keyErr = err
+			}
+		})
+	})
+}
+
+// forgetRefusedKey drops the session's key after OpenRouter refused it
+// during a demonstration (revoked since it was checked), so that the next
+// Start says so instead of failing again.
+func (p *teachPage) forgetRefusedKey() {
+	s, err := p.env.sessionStorage()
+	if err != nil {
+		return
+	}
+	if key, ok, err := s.Key(); err == nil && ok {
+		if err := s.MarkKey(key, session.KeyRefused); err != nil {
+			p.storeErr = err.Error()
+		}
+	}
+	if st, err := s.KeyState(); err == nil {
+		p.keyState = st
+	}
+}
+
+// onCheckKey asks again after a check that could not answer.
+func (p *teachPage) onCheckKey(ctx app.Context, e app.Event) {
+	if !p.keyChecking {
+		p.checkKey(ctx)
+	}
+}
+
 func (p *teachPage) OnDismount() {
+	p.guarding.Store(false)
+	p.unlistenLeave()
 	if p.run != nil && p.run.cancel != nil {
 		p.run.cancel()
 	}
@@ -198,8 +277,7 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 		return
 	}
 	key, ok, err := s.Key()
-	if err != nil || !ok {
-		p.hasKey = false
+	if err != nil || !ok || p.keyState != session.KeyAccepted {
 		return
 	}
 	model, err := openrouter.New(key, openrouter.WithBaseURL(p.env.origin()+openrouter.DefaultBaseURL))
@@ -278,7 +356,8 @@ func (p *teachPage) begin(ui app.Context, plan *teach.Plan, modelID string, mode
 				e := *pr.Edge
 				pr.Edge = &e
 			}
-			ui.Dispatch(func(app.Context) {
+			ui.Dispatch(func(ctx app.Context) {
+				followTimeline(ctx)
 				r.progress(pr)
 				if observed {
 					r.view, r.viewErr = view, viewErr
@@ -327,6 +406,9 @@ func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
 	}
 	r.result = res
 	r.cost = res.CostUSD
+	if errors.Is(res.Err, openrouter.ErrBadKey) {
+		p.forgetRefusedKey()
+	}
 	if p.run == r {
 		p.publishContext()
 	}
@@ -344,6 +426,7 @@ func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
 	if p.run == r {
 		p.check()
 	}
+	p.summarize(p.ui, r)
 }
 
 // onStop ends the recording at the next step; what was recorded is kept.
@@ -399,6 +482,9 @@ func modelErrorSummary(err error) string {
 }
 
 func (p *teachPage) Render() app.UI {
+	// The leave guard follows the state the page shows, so it is set
+	// where that state is rendered.
+	p.guarding.Store(p.unsaved())
 	content := []app.UI{
 		app.H1().Text("Teach a skill"),
 		app.P().Class("lead").Text("Pick a task, let a model carry it out once on the body while every action is authorized and recorded, then keep the skill crystallized from the recording."),
@@ -424,5 +510,6 @@ func (p *teachPage) Render() app.UI {
 			content = append(content, p.renderOutcome())
 		}
 	}
+	content = append(content, p.renderLeave())
 	return frame("/teach", content...)
 }

@@ -155,6 +155,7 @@ func (p *teachPage) renderOutcome() app.UI {
 	return app.Section().ID("teach-outcome").Class("panel").Body(
 		app.H2().Text("Recording finished"),
 		summary, runErr, answer,
+		p.renderSummary(),
 		p.renderDraft(),
 	)
 }

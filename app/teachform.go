@@ -239,7 +239,7 @@ func (p *teachPage) renderForm() app.UI {
 		task = p.renderScenario()
 	}
 	modelErr := f.errorFor(fieldModel, "")
-	startDisabled := !p.hasKey || p.bodyErr != nil || p.checking || p.starting
+	startDisabled := p.keyState != session.KeyAccepted || p.bodyErr != nil || p.checking || p.starting
 	return app.Form().ID("teach-form").Class("panel").OnSubmit(p.onStart).Body(
 		app.H2().Text("Task"),
 		app.Div().Class("field").Body(
@@ -248,6 +248,7 @@ func (p *teachPage) renderForm() app.UI {
 		),
 		task,
 		app.H2().Text("Model and body"),
+		renderKeyState("teach-key", p.keyState, p.keyChecking, p.keyErr, true),
 		app.Div().Class("field").Body(
 			app.Label().For("teach-model").Text("OpenRouter model id"),
 			teachDescribedBy(app.Input().Type("text").ID("teach-model").Value(f.modelID).
@@ -265,16 +266,36 @@ func (p *teachPage) renderForm() app.UI {
 			return app.P().ID("teach-plan-error").Class("status status-error").Role("alert").Body(
 				app.Span().Class("error-text").Text(f.otherError()))
 		}),
-		app.If(!p.hasKey, func() app.UI {
-			return app.P().ID("teach-no-key").Class("status status-error").Body(
-				app.Text("No OpenRouter key in this tab. "),
-				app.A().Href("/").Text("Enter your key on the home page"),
-				app.Text(" to demonstrate with a model."),
-			)
-		}),
+		app.If(p.keyState != session.KeyAccepted, func() app.UI { return p.renderKeyMissing() }),
 		app.Div().Class("field-row").Body(
 			app.Button().Type("submit").ID("teach-start").Disabled(startDisabled).Text("Start recording"),
 		),
+	)
+}
+
+// renderKeyMissing says, beside Start, what Start recording is waiting
+// for: a key, a key OpenRouter accepts, or the check of the one kept.
+func (p *teachPage) renderKeyMissing() app.UI {
+	var why string
+	switch {
+	case p.keyState == session.KeyRefused:
+		why = "OpenRouter refused the key entered last, so this tab keeps none. "
+	case p.keyState == session.KeyNone:
+		why = "No OpenRouter key in this tab. "
+	case p.keyChecking:
+		return app.P().ID("teach-no-key").Class("status status-pending").Role("status").
+			Text("Start recording waits for OpenRouter to accept the key kept in this tab…")
+	default:
+		return app.Div().ID("teach-no-key").Class("status status-error").Body(
+			app.P().Text("Start recording needs a key OpenRouter has accepted, and the key kept in this tab could not be checked."),
+			app.If(p.keyErr != nil, func() app.UI { return app.P().Class("error-text").Text(p.keyErr.Error()) }),
+			app.Button().Type("button").ID("teach-key-check").Class("secondary").Text("Check the key again").OnClick(p.onCheckKey),
+		)
+	}
+	return app.P().ID("teach-no-key").Class("status status-error").Body(
+		app.Text(why),
+		app.A().Href("/").Text("Enter your key on the home page"),
+		app.Text(" to demonstrate with a model."),
 	)
 }
 

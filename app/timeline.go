@@ -46,6 +46,7 @@ func (p *teachPage) renderTimeline() app.UI {
 		app.H2().ID("timeline-heading").Text("Timeline"),
 		app.Ol().ID("pulse-phases").Class("pulse-phases").Aria("label", "PULSE phases").Body(phases...),
 		p.renderCost(),
+		renderFlags(r.steps),
 		app.If(len(steps) == 0 && r.stage == stageRunning, func() app.UI {
 			return app.P().Class("muted").Role("status").Text("Starting…")
 		}),
@@ -60,26 +61,70 @@ func (p *teachPage) renderCost() app.UI {
 	r := p.run
 	text := fmt.Sprintf("$%.6f so far", r.cost)
 	if r.result != nil {
-		if r.result.CostKnown {
-			text = fmt.Sprintf("$%.6f", r.result.CostUSD)
-		} else {
-			text = fmt.Sprintf("cost not reported (a model reply carried no cost; the replies that did add up to $%.6f)", r.result.CostUSD)
-		}
+		text = runCostText(r.result.CostUSD, r.result.CostKnown)
 	}
 	return app.P().Body(app.Strong().Text("Model cost: "), app.Span().ID("teach-cost").Text(text))
 }
 
 func renderTimelineStep(i int, s demonstrate.Progress) app.UI {
+	mark := stepMark(s)
 	head := app.Div().Class("step-head").Body(
 		app.Span().Class("step-no").Text("step "+strconv.Itoa(s.Step+1)),
 		app.Span().Class("step-phase").Text(s.Phase),
+		app.If(mark != "", func() app.UI { return app.Span().Class("step-flag step-flag-" + mark).Text(mark) }),
 		app.Span().Class("step-pulse muted").Text("PULSE "+string(teach.PulsePhase(s.Phase))),
 	)
-	li := app.Li().ID("step-" + strconv.Itoa(i)).Class("step step-" + s.Phase)
+	class := "step step-" + s.Phase
+	if mark != "" {
+		class += " step-marked step-" + mark
+	}
+	li := app.Li().ID("step-" + strconv.Itoa(i)).Class(class)
 	if s.Edge == nil {
 		return li.Body(head, app.P().Class("step-detail").Text(s.Detail))
 	}
 	return li.Body(head, renderTimelineEdge(s.Edge))
+}
+
+// stepMark is how a step reads (teach.Mark): "denied", "error" or "".
+func stepMark(s demonstrate.Progress) string {
+	if s.Edge == nil {
+		return ""
+	}
+	return teach.Mark(*s.Edge)
+}
+
+// renderFlags counts the marked steps above the list, so a denial or an
+// error is seen without scrolling for it.
+func renderFlags(steps []demonstrate.Progress) app.UI {
+	denied, failed := 0, 0
+	for _, s := range steps {
+		switch stepMark(s) {
+		case teach.MarkDenied:
+			denied++
+		case teach.MarkError:
+			failed++
+		}
+	}
+	text := teach.Tally(denied, failed)
+	if text == "" {
+		return nil
+	}
+	return app.P().ID("timeline-flags").Class("status status-error").Text(text + " so far — marked in the steps below.")
+}
+
+// followTimeline keeps the newest step in view: after the render that
+// adds a step, the list scrolls to its end, unless the user has scrolled
+// up to read an earlier one.
+func followTimeline(ctx app.Context) {
+	el := app.Window().GetElementByID("timeline-steps")
+	if el.Truthy() && el.Get("scrollHeight").Int()-el.Get("scrollTop").Int()-el.Get("clientHeight").Int() > 48 {
+		return
+	}
+	ctx.Defer(func(app.Context) {
+		if el := app.Window().GetElementByID("timeline-steps"); el.Truthy() {
+			el.Set("scrollTop", el.Get("scrollHeight"))
+		}
+	})
 }
 
 // renderEdge shows one recorded action: the concrete tool call, the policy

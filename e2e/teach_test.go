@@ -233,8 +233,8 @@ func TestTeachStopRecording(t *testing.T) {
 }
 
 // Without a key, /teach says where to enter one and cannot start. With a
-// key OpenRouter refuses, the demonstration shows the exact 401, offers to
-// start again, and nothing is saved.
+// key OpenRouter refuses during the run, the demonstration shows the exact
+// 401, offers to start again, and nothing is saved.
 func TestTeachModelErrorSavesNothing(t *testing.T) {
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading("https://docs.workbench.test/getting-started"))))
 	s.expectConsole("401") // the browser logs the refused fetches
@@ -247,7 +247,11 @@ func TestTeachModelErrorSavesNothing(t *testing.T) {
 		t.Error("Start recording is enabled without a key")
 	}
 
-	s.keepKey("sk-or-v1-not-a-key-the-server-knows")
+	// A key OpenRouter accepted, then revoked before the run (the tab
+	// still holds it as accepted): the run's 401 is shown, and the key
+	// is dropped so that the next Start says so.
+	s.keepKey(s.OR.Key)
+	eval[bool](s, `sessionStorage.setItem("workbench.openrouter_key", "sk-or-v1-not-a-key-the-server-knows"); true`)
 	s.open("/teach")
 	s.waitVisible("#teach-form")
 	s.setField("#teach-model", teacher, "input")
@@ -271,6 +275,9 @@ func TestTeachModelErrorSavesNothing(t *testing.T) {
 	}
 	s.click("#teach-again")
 	s.waitVisible("#teach-form")
+	if got := s.text("#teach-key-text"); !strings.Contains(got, "refused") || !s.disabled("#teach-start") {
+		t.Errorf("after the run's 401 the key reads %q and Start is enabled: %v", got, !s.disabled("#teach-start"))
+	}
 }
 
 // /teach from the keyboard alone, with no serious or critical axe-core

@@ -430,3 +430,28 @@ func (r *Recorder) ReplayExecuted(at *Span, rec skill.ReplayRecord) (skill.Event
 		Header: r.header(TokenReplayExecuted, TokenVersion), ReplayRecord: rec,
 	}), nil
 }
+
+// Clone returns an independent copy of the recorder as it stands: what is
+// recorded on the copy is not recorded on r, and the other way round. A
+// preview of what a run's bundle would prove assembles it on a copy, so
+// the run's own record gains no phase it did not go through.
+func (r *Recorder) Clone() *Recorder {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := &Recorder{
+		traceID: r.traceID, otelID: r.otelID, source: r.source, origin: r.origin,
+		now: r.now, newID: r.newID, newSpanID: r.newSpanID,
+		events: slices.Clone(r.events),
+		spans:  make([]skill.Span, len(r.spans)),
+		ended:  slices.Clone(r.ended),
+		seq:    r.seq,
+	}
+	for i, s := range r.spans {
+		s.Attributes = maps.Clone(s.Attributes)
+		c.spans[i] = s
+	}
+	if r.phase != nil {
+		c.phase = &Span{r: c, i: r.phase.i}
+	}
+	return c
+}

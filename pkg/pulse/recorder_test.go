@@ -521,3 +521,40 @@ func BenchmarkRecordEdge(b *testing.B) {
 		s.End()
 	}
 }
+
+// What is recorded on a clone stays on the clone: the original keeps its
+// events, spans and open phase, and goes on recording as before.
+func TestRecorderClone(t *testing.T) {
+	r, err := pulse.NewRecorder(traceID, "simulator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	act := r.StartPhase(pulse.PhaseAct)
+	act.Child("tool x", map[string]any{"k": 1})
+	before, spans := len(r.Events()), len(r.Trace().Spans)
+
+	c := r.Clone()
+	learn := c.StartPhase(pulse.PhaseLearn)
+	learn.SetAttribute("only", "clone")
+	c.StartPhase(pulse.PhaseConsolidate).End()
+	if len(c.Events()) != before+2 || len(c.Trace().Spans) != spans+2 {
+		t.Errorf("the clone has %d events and %d spans, want %d and %d", len(c.Events()), len(c.Trace().Spans), before+2, spans+2)
+	}
+	if len(r.Events()) != before || len(r.Trace().Spans) != spans {
+		t.Errorf("recording on the clone changed the original: %d events, %d spans", len(r.Events()), len(r.Trace().Spans))
+	}
+	// The original's open phase is still its own: the next phase ends it.
+	r.StartPhase(pulse.PhaseLearn)
+	ev := r.Events()
+	if len(ev) != before+1 {
+		t.Fatalf("the original recorded %d events after one phase, want %d", len(ev), before+1)
+	}
+	if d, ok := ev[len(ev)-1].Data.(pulse.PhaseTransitionData); !ok || d.FromPhase == nil || *d.FromPhase != pulse.PhaseAct || d.Seq != 1 {
+		t.Errorf("the original's next transition is %+v, want from act with seq 1", ev[len(ev)-1].Data)
+	}
+	for _, s := range r.Trace().Spans {
+		if s.Attributes["only"] != nil {
+			t.Error("an attribute set on the clone's span shows on the original")
+		}
+	}
+}

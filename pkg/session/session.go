@@ -19,8 +19,21 @@ import (
 
 // Names of the sessionStorage entries.
 const (
-	keyItem  = "workbench.openrouter_key"
-	bodyItem = "workbench.body"
+	keyItem      = "workbench.openrouter_key"
+	keyStateItem = "workbench.openrouter_key_state"
+	bodyItem     = "workbench.body"
+)
+
+// KeyState is what the session knows of its OpenRouter key.
+type KeyState string
+
+// The states of the key. Only an accepted key is worth starting a run
+// with; the others say what is missing.
+const (
+	KeyNone      KeyState = "none"      // no key was entered in this tab
+	KeyUnchecked KeyState = "unchecked" // a key is kept; OpenRouter has not accepted it yet
+	KeyAccepted  KeyState = "accepted"  // a key is kept and OpenRouter accepted it
+	KeyRefused   KeyState = "refused"   // OpenRouter refused the key entered last, so it is not kept
 )
 
 // Body is the body the user picked on the landing page.
@@ -76,13 +89,64 @@ func (s *Storage) SetKey(key string) error {
 	if err := s.b.set(keyItem, key); err != nil {
 		return fmt.Errorf("session: keeping the API key: %w", err)
 	}
+	// A new key is unchecked, whatever was said of the one before.
+	if err := s.b.remove(keyStateItem); err != nil {
+		return fmt.Errorf("session: keeping the API key: %w", err)
+	}
 	return nil
 }
 
-// ForgetKey removes the key from the session.
+// ForgetKey removes the key, and what was known of it, from the session.
 func (s *Storage) ForgetKey() error {
 	if err := s.b.remove(keyItem); err != nil {
 		return fmt.Errorf("session: forgetting the API key: %w", err)
+	}
+	if err := s.b.remove(keyStateItem); err != nil {
+		return fmt.Errorf("session: forgetting the API key: %w", err)
+	}
+	return nil
+}
+
+// KeyState says whether a key is kept and what OpenRouter said of it.
+func (s *Storage) KeyState() (KeyState, error) {
+	_, ok, err := s.Key()
+	if err != nil {
+		return KeyNone, err
+	}
+	st, _, err := s.b.get(keyStateItem)
+	if err != nil {
+		return KeyNone, fmt.Errorf("session: reading the API key's state: %w", err)
+	}
+	switch {
+	case ok && KeyState(st) == KeyAccepted:
+		return KeyAccepted, nil
+	case ok:
+		return KeyUnchecked, nil
+	case KeyState(st) == KeyRefused:
+		return KeyRefused, nil
+	}
+	return KeyNone, nil
+}
+
+// MarkKey records what OpenRouter said of key: KeyAccepted keeps it as
+// accepted, KeyRefused removes it from the session, so that no page goes
+// on using a key that cannot work. Nothing changes when key is no longer
+// the session's key (another was entered while it was being checked).
+func (s *Storage) MarkKey(key string, st KeyState) error {
+	if st != KeyAccepted && st != KeyRefused {
+		return fmt.Errorf("session: a key can be marked accepted or refused, not %q", string(st))
+	}
+	kept, ok, err := s.Key()
+	if err != nil || !ok || kept != strings.TrimSpace(key) {
+		return err
+	}
+	if st == KeyRefused {
+		if err := s.b.remove(keyItem); err != nil {
+			return fmt.Errorf("session: forgetting the refused API key: %w", err)
+		}
+	}
+	if err := s.b.set(keyStateItem, string(st)); err != nil {
+		return fmt.Errorf("session: keeping the API key's state: %w", err)
 	}
 	return nil
 }

@@ -46,3 +46,53 @@ func TestBody(t *testing.T) {
 		t.Fatal("SetBody(cloud) accepted a body that does not exist")
 	}
 }
+
+// The key's state follows what was entered and what OpenRouter said: a
+// refused key is not kept, a new key starts unchecked, and the answer
+// about a key that has since been replaced changes nothing.
+func TestKeyState(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		do   func(s *session.Storage) error
+		want session.KeyState
+		kept bool
+	}{
+		{"nothing entered", func(*session.Storage) error { return nil }, session.KeyNone, false},
+		{"entered", func(s *session.Storage) error { return s.SetKey("sk-a") }, session.KeyUnchecked, true},
+		{"accepted", func(s *session.Storage) error {
+			return errors.Join(s.SetKey("sk-a"), s.MarkKey("sk-a", session.KeyAccepted))
+		}, session.KeyAccepted, true},
+		{"refused", func(s *session.Storage) error {
+			return errors.Join(s.SetKey("sk-a"), s.MarkKey("sk-a", session.KeyRefused))
+		}, session.KeyRefused, false},
+		{"another key after a refusal", func(s *session.Storage) error {
+			return errors.Join(s.SetKey("sk-a"), s.MarkKey("sk-a", session.KeyRefused), s.SetKey("sk-b"))
+		}, session.KeyUnchecked, true},
+		{"another key after an acceptance", func(s *session.Storage) error {
+			return errors.Join(s.SetKey("sk-a"), s.MarkKey("sk-a", session.KeyAccepted), s.SetKey("sk-b"))
+		}, session.KeyUnchecked, true},
+		{"a late answer about a replaced key", func(s *session.Storage) error {
+			return errors.Join(s.SetKey("sk-a"), s.SetKey("sk-b"), s.MarkKey("sk-a", session.KeyRefused))
+		}, session.KeyUnchecked, true},
+		{"forgotten", func(s *session.Storage) error {
+			return errors.Join(s.SetKey("sk-a"), s.MarkKey("sk-a", session.KeyAccepted), s.ForgetKey())
+		}, session.KeyNone, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := session.Memory()
+			if err := tc.do(s); err != nil {
+				t.Fatal(err)
+			}
+			st, err := s.KeyState()
+			if err != nil || st != tc.want {
+				t.Errorf("KeyState() = %q, %v; want %q", st, err, tc.want)
+			}
+			if _, ok, _ := s.Key(); ok != tc.kept {
+				t.Errorf("key kept: %v, want %v", ok, tc.kept)
+			}
+		})
+	}
+	if err := session.Memory().MarkKey("sk-a", session.KeyNone); err == nil {
+		t.Error("MarkKey took a state that is not an answer")
+	}
+}
