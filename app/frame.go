@@ -15,9 +15,15 @@ var navLinks = [...]struct{ path, label string }{
 	{"/import", "Import"},
 }
 
+// openPaletteAction is the action the navigation bar's launcher posts;
+// the capability workbench (palette), mounted beside every page, handles
+// it by opening.
+const openPaletteAction = "palette/open"
+
 // frame wraps a page's content in what every page has: a skip link, the
-// navigation bar (the current section marked with aria-current), the main
-// region and the footer.
+// navigation bar (the current section marked with aria-current, and the
+// capability workbench's launcher at its end, where it covers nothing),
+// the main region and the footer.
 //
 // Rendered off the browser (the static pages, which the host also serves
 // for deep links it has no file for), the main region is a neutral
@@ -44,9 +50,17 @@ func frame(current string, content ...app.UI) app.UI {
 					app.Span().Text("Skill Workbench"),
 				),
 				app.Ul().Body(items...),
+				app.Button().Type("button").ID("pal-launcher").Class("pal-launcher").
+					Aria("keyshortcuts", "Control+K Meta+K").OnClick(onLauncher).Body(
+					app.Text("Capabilities"),
+					app.Span().Class("pal-launcher-keys").Text(" (Ctrl/⌘ K)"),
+				),
 			),
 		),
 		app.Main().ID("main").Class("wb-main").Body(content...),
 		app.Footer().Class("wb-footer").Body(app.Text(footerText)),
 	)
 }
+
+// onLauncher asks the capability workbench to open.
+func onLauncher(ctx app.Context, e app.Event) { ctx.NewAction(openPaletteAction) }

@@ -152,6 +152,13 @@ func (p *palette) OnMount(ctx app.Context) {
 		return nil
 	})
 	app.Window().Call("addEventListener", "keydown", p.keyFn)
+	// The launcher is in the navigation bar (frame), which the page
+	// renders; it asks for the dialog by an action.
+	ctx.Handle(openPaletteAction, func(ctx app.Context, a app.Action) {
+		if !p.open {
+			p.show(ctx)
+		}
+	})
 }
 
 func (p *palette) OnDismount() {
@@ -270,8 +277,6 @@ func sameContext(a, b schemaform.Context) bool {
 	a.EdgeIndex, b.EdgeIndex = nil, nil
 	return a == b && (ea == nil) == (eb == nil) && (ea == nil || *ea == *eb)
 }
-
-func (p *palette) onLauncher(ctx app.Context, e app.Event) { p.show(ctx) }
 
 // hide closes the dialog and gives focus back.
 func (p *palette) hide(ctx app.Context) {
@@ -671,6 +676,9 @@ func (p *palette) onInvoke(ctx app.Context, e app.Event) {
 				return
 			}
 			p.invoking = false
+			// Once rendered, the answer is scrolled into view: on a phone,
+			// or after a long form, it is below the fold of the dialog.
+			ctx.Defer(revealOutcome)
 			if resuming && p.pending != nil {
 				// The backend's answer to the re-submission is the truth
 				// about the approval.
@@ -700,6 +708,31 @@ func (p *palette) onInvoke(ctx app.Context, e app.Event) {
 			p.accepted(invoked, q, rc)
 		})
 	})
+}
+
+// revealOutcome scrolls the dialog (and the detail pane inside it) so
+// that the invocation's outcome — the result, else the status line or the
+// error — is in view.
+func revealOutcome(app.Context) {
+	for _, sel := range []string{"#pal-result", "#pal-invoke-error", "#pal-started"} {
+		if revealNearest(sel) {
+			return
+		}
+	}
+}
+
+// revealNearest scrolls the first element matching sel, if any, the
+// least that brings it into view (in every scrolled box around it), and
+// reports whether there was one.
+func revealNearest(sel string) bool {
+	el := app.Window().Get("document").Call("querySelector", sel)
+	if !el.Truthy() {
+		return false
+	}
+	opts := app.Window().Get("Object").New()
+	opts.Set("block", "nearest")
+	el.Call("scrollIntoView", opts)
+	return true
 }
 
 // accepted shows a successful answer of the invoke route: a pending
@@ -782,8 +815,6 @@ func availabilityBadge(a capability.Availability) app.UI {
 }
 
 func (p *palette) Render() app.UI {
-	launcher := app.Button().ID("pal-launcher").Class("pal-launcher secondary").
-		Aria("keyshortcuts", "Control+K Meta+K").OnClick(p.onLauncher).Text("Capabilities (Ctrl/⌘ K)")
 	// The search, the list and the detail stay mounted while the dialog
 	// is closed (a closed dialog is not rendered, so they cost nothing
 	// then): opening shows them as they were instead of building some
@@ -793,7 +824,7 @@ func (p *palette) Render() app.UI {
 	// lists again, and a run is followed while they are shown.
 	dialog := app.Dialog().ID("pal-dialog").Class("pal-dialog").Aria("labelledby", "pal-title").
 		On("close", p.onNativeClose)
-	return app.Div().Class("pal-mount").Body(launcher, dialog.Body(
+	return app.Div().Class("pal-mount").Body(dialog.Body(
 		app.Div().Class("pal-top").Body(
 			app.H2().ID("pal-title").Text("Capability workbench"),
 			p.renderBackend(),

@@ -59,6 +59,10 @@ type runsPanel struct {
 	resumed   int
 	gap       bool
 	chain     int
+	// revealing is true while the run followed is the one just invoked
+	// from the dialog: each new event is scrolled into view, so that the
+	// run's result shows without the user scrolling to it.
+	revealing bool
 	cancel    context.CancelFunc
 }
 
@@ -87,6 +91,7 @@ func (r *runsPanel) OnUpdate(ctx app.Context) {
 		r.lastSelect = r.Select
 		if r.Select != "" {
 			r.follow(ctx, runs.RunID(r.Select), 0)
+			r.revealing = true
 			r.refresh(ctx)
 		}
 	}
@@ -143,7 +148,7 @@ func (r *runsPanel) follow(ctx app.Context, run runs.RunID, seen int64) {
 	r.cancel = cancel
 	r.sel, r.events, r.state, r.gap = run, nil, "", false
 	r.replayErr, r.followErr, r.reset, r.resumed, r.missing = "", "", "", 0, ""
-	r.replaying = true
+	r.replaying, r.revealing = true, false
 	ctx.Async(func() {
 		be, _, err := r.env.capabilityBackend(c)
 		if err != nil {
@@ -159,6 +164,9 @@ func (r *runsPanel) follow(ctx app.Context, run runs.RunID, seen int64) {
 			ctx.Dispatch(func(ctx app.Context) {
 				if r.chain == chain {
 					r.add(e)
+					if r.revealing {
+						ctx.Defer(revealNewestEvent)
+					}
 				}
 			})
 		}
@@ -203,6 +211,10 @@ func (r *runsPanel) follow(ctx app.Context, run runs.RunID, seen int64) {
 		})
 	})
 }
+
+// revealNewestEvent scrolls the newest event of the timeline shown into
+// view.
+func revealNewestEvent(app.Context) { revealNearest("#pal-timeline > li:last-child") }
 
 // lostEvents says which events are no longer retained.
 func lostEvents(from, to int64) string {

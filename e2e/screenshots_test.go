@@ -3,21 +3,24 @@ package e2e
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the route screenshots into docs/screenshots")
 
-// TestScreenshots takes a screenshot of each route (the browser's
-// viewport, 1280 px wide) with a library seeded from the fixture bundles and
-// the OpenRouter stand-in's key entered, and checks each is a PNG of that
-// size. With -update-screenshots or WORKBENCH_SCREENSHOTS=1 (make
-// screenshots) it writes them to docs/screenshots/<name>.png.
+// TestScreenshots takes a screenshot of each route at 390×844 (a phone)
+// and 1280×800, the browser's viewport only, with a library seeded from
+// the fixture bundles and the OpenRouter stand-in's key entered, and
+// checks each is a PNG of that size. With -update-screenshots or
+// WORKBENCH_SCREENSHOTS=1 (make screenshots) it writes them to
+// docs/screenshots/<name>-<width>.png.
 func TestScreenshots(t *testing.T) {
 	dir := t.TempDir()
 	if *updateScreenshots || os.Getenv("WORKBENCH_SCREENSHOTS") == "1" {
@@ -26,30 +29,36 @@ func TestScreenshots(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := newSession(t)
+	s := newSession(t, withTimeout(6*time.Minute))
+	defer s.resize(viewports[2])
 	id := s.seedFixtures()
 	s.upload("#import-files", fixturePath("invalid-missing-content-hash.v0.json"))
 	s.waitVisible("#import-results > li:nth-child(3)")
 
-	// shot captures the viewport with the element matching top at its top
-	// ("" for the page's top), once fonts and the last render settled.
+	// shot captures the viewport at each width with the element matching
+	// top at its top ("" for the page's top), once fonts and the last
+	// render settled.
 	shot := func(name, top string) {
 		t.Helper()
-		eval[bool](s, `document.fonts.ready.then(() => new Promise((ok) => requestAnimationFrame(() => {
+		for _, v := range []viewport{viewports[0], viewports[2]} {
+			s.resize(v)
+			eval[bool](s, `document.fonts.ready.then(() => new Promise((ok) => requestAnimationFrame(() => {
   const e = `+jsQuote(top)+` && document.querySelector(`+jsQuote(top)+`);
   if (e) e.scrollIntoView({block: "start"}); else window.scrollTo(0, 0);
   requestAnimationFrame(() => ok(true));
 })))`)
-		data := run(s, chromedp.CaptureScreenshot())
-		img, err := png.Decode(bytes.NewReader(data))
-		if err != nil {
-			t.Fatalf("%s: not a PNG: %v", name, err)
-		}
-		if b := img.Bounds(); b.Dx() != 1280 || b.Dy() < 600 {
-			t.Errorf("%s: %v, want the 1280 px wide viewport", name, b)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".png"), data, 0o644); err != nil {
-			t.Fatal(err)
+			data := run(s, chromedp.CaptureScreenshot())
+			img, err := png.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("%s: not a PNG: %v", name, err)
+			}
+			if b := img.Bounds(); b.Dx() != int(v.width) || b.Dy() != int(v.height) {
+				t.Errorf("%s: %v, want the %d×%d viewport", name, b, v.width, v.height)
+			}
+			file := fmt.Sprintf("%s-%d.png", name, v.width)
+			if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 
@@ -76,4 +85,12 @@ func TestScreenshots(t *testing.T) {
 
 	s.open("/skills/" + id + "/replay")
 	shot("skill-replay", "")
+
+	s.open("/no/such/page")
+	shot("not-found", "")
+
+	s.open("/")
+	s.click("#pal-launcher")
+	s.waitVisible("#pal-dialog[open] #pal-search")
+	shot("palette", "")
 }

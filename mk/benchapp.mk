@@ -11,7 +11,7 @@
 #   make profile-app FLOW=tti|import|skills
 #                       one flow under Chromium's sampling profiler, on a
 #                       build of the app that keeps its function names
-#   make screenshots    rewrite docs/screenshots/<route>.png from an e2e run
+#   make screenshots    rewrite docs/screenshots/<route>-<width>.png from an e2e run
 
 BENCH_APP_RUNS ?= 5
 FLOW ?= tti
