@@ -41,6 +41,7 @@ type approvalsPanel struct {
 	noList             bool // the backend offers no approvals list
 	opErr              string
 	busy               string // the approval being decided
+	listSeq            latest
 }
 
 func (a *approvalsPanel) OnMount(ctx app.Context) {
@@ -58,6 +59,7 @@ func (a *approvalsPanel) OnUpdate(ctx app.Context) {
 
 func (a *approvalsPanel) refresh(ctx app.Context) {
 	ctx = a.mctx
+	seq := a.listSeq.next()
 	ctx.Async(func() {
 		c, cancel := context.WithTimeout(context.Background(), 30e9)
 		defer cancel()
@@ -67,6 +69,9 @@ func (a *approvalsPanel) refresh(ctx app.Context) {
 			list, err = be.Approvals(c)
 		}
 		ctx.Dispatch(func(ctx app.Context) {
+			if !a.listSeq.is(seq) {
+				return
+			}
 			a.noList = httpapi.NoApprovalsList(err)
 			if a.noList {
 				a.list, a.listErr = nil, ""

@@ -23,6 +23,7 @@ type homePage struct {
 	hasKey   bool
 	refused  bool // OpenRouter refused the key entered last, so none is kept
 	check    keyCheck
+	checkSeq latest // the newest key check: an older one answering late is not shown
 	storeErr string // sessionStorage refused a read or write
 
 	body   session.Body
@@ -124,9 +125,13 @@ func (p *homePage) checkKey(ctx app.Context, key string) {
 		p.check = keyCheck{err: err}
 		return
 	}
+	seq := p.checkSeq.next()
 	ctx.Async(func() {
 		info, err := checkSessionKey(ctx, origin, s, key)
 		ctx.Dispatch(func(app.Context) {
+			if !p.checkSeq.is(seq) {
+				return
+			}
 			p.check = keyCheck{info: info, err: err}
 			if st, serr := s.KeyState(); serr == nil {
 				p.hasKey = st == session.KeyAccepted || st == session.KeyUnchecked
@@ -198,6 +203,7 @@ func (p *homePage) onForget(ctx app.Context, e app.Event) {
 		p.storeErr = err.Error()
 		return
 	}
+	p.checkSeq.next() // a check still running is of the forgotten key
 	p.hasKey, p.check, p.keyInput = false, keyCheck{}, ""
 }
 

@@ -672,10 +672,12 @@ func (p *palette) onInvoke(ctx app.Context, e app.Event) {
 			rc, err = be.Invoke(c, q)
 		}
 		ctx.Dispatch(func(ctx app.Context) {
+			// The button waits for this answer whatever else changed
+			// meanwhile (another backend, another capability).
+			p.invoking = false
 			if gen != p.gen {
 				return
 			}
-			p.invoking = false
 			// Once rendered, the answer is scrolled into view: on a phone,
 			// or after a long form, it is below the fold of the dialog.
 			ctx.Defer(revealOutcome)
@@ -802,10 +804,16 @@ func orWord(s, none string) string {
 
 // onDecided hears the approvals panel: a decision on the pending
 // approval changes what the invoke button offers.
-func (p *palette) onDecided(ctx app.Context, a capability.Approval) {
-	if p.pending != nil && p.pending.Receipt.ApprovalID == a.ID {
-		p.pendState = a.State
-	}
+//
+// It is called on the approvals panel's context, which renders that panel
+// only: the change is dispatched on the palette's own, which renders the
+// button.
+func (p *palette) onDecided(_ app.Context, a capability.Approval) {
+	p.mctx.Dispatch(func(app.Context) {
+		if p.pending != nil && p.pending.Receipt.ApprovalID == a.ID {
+			p.pendState = a.State
+		}
+	})
 }
 
 // --- rendering -------------------------------------------------------------

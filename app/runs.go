@@ -45,6 +45,7 @@ type runsPanel struct {
 	list    []runs.Run
 	listErr string
 	listing bool
+	listSeq latest
 
 	sel       runs.RunID
 	events    []runs.Event
@@ -110,6 +111,7 @@ func (r *runsPanel) stop() {
 func (r *runsPanel) refresh(ctx app.Context) {
 	ctx = r.mctx
 	r.listing = true
+	seq := r.listSeq.next()
 	ctx.Async(func() {
 		c, cancel := context.WithTimeout(context.Background(), 30e9)
 		defer cancel()
@@ -119,6 +121,9 @@ func (r *runsPanel) refresh(ctx app.Context) {
 			list, err = be.Runs(c, "")
 		}
 		ctx.Dispatch(func(ctx app.Context) {
+			if !r.listSeq.is(seq) {
+				return
+			}
 			r.listing = false
 			if err != nil {
 				r.listErr = "The runs could not be listed: " + describeErr(err)
