@@ -100,6 +100,7 @@ func (s *session) axeRun(src string) []axeViolation {
 // serious or critical axe-core violation — each of a skill's tabs too,
 // and /import with accepted and rejected results shown.
 func TestAccessibilityAxe(t *testing.T) {
+	t.Parallel()
 	src := axeSource(t)
 	s := newSession(t)
 	id := s.seedFixtures()
@@ -162,6 +163,7 @@ func (s *session) tabTo(t testing.TB, sel string, limit int) {
 // the key on /, the navigation bar, opening the import file picker, the
 // library's links and its confirmation dialog, a skill's tabs.
 func TestAccessibilityKeyboard(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	id := s.seedFixtures()
 

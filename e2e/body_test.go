@@ -14,6 +14,7 @@ import (
 // a live one, the error for one that is down. Browser and host can then
 // be picked, and the pick is kept in sessionStorage.
 func TestBodyChoiceWithMCPServers(t *testing.T) {
+	t.Parallel()
 	srv := sdk.NewServer(&sdk.Implementation{Name: "e2e-mcp-server", Version: "4.5.6"}, nil)
 	live := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
 	t.Cleanup(live.Close)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
@@ -43,7 +44,7 @@ type session struct {
 type options struct {
 	or      []openroutertest.Option
 	serve   []string      // extra `workbench serve` flags
-	timeout time.Duration // the whole session's; 3 minutes by default
+	timeout time.Duration // the whole session's; 6 minutes by default (tests run side by side)
 }
 
 type option func(*options)
@@ -54,7 +55,7 @@ func withServeFlags(flags ...string) option {
 }
 
 // withTimeout bounds the whole session (a benchmark's setup may need
-// more than the default 3 minutes).
+// more than the default 6 minutes).
 func withTimeout(d time.Duration) option {
 	return func(o *options) { o.timeout = d }
 }
@@ -116,13 +117,20 @@ func newSession(t testing.TB, opts ...option) *session {
 	// A browser context of its own: empty storage, cache and cookies.
 	tab, cancelTab := chromedp.NewContext(setup.browser, chromedp.WithNewBrowserContext(), chromedp.WithListener(s.listen))
 	if o.timeout == 0 {
-		o.timeout = 3 * time.Minute
+		o.timeout = 6 * time.Minute
 	}
 	ctx, cancelTimeout := context.WithTimeout(tab, o.timeout)
 	s.ctx = ctx
 	t.Cleanup(func() { cancelTimeout(); cancelTab() })
 	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspProbe})
+		if err != nil {
+			return err
+		}
+		// Tests run in parallel tabs of one Chromium, and only one tab of
+		// a window has the focus: each tab behaves as the focused one, so
+		// focus, blur and :focus-visible work as for a person at it.
+		_, err = cdp.Call(ctx, tt, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
 		return err
 	}))
 	// Registered after the browser's cleanup, so it runs before it.
@@ -268,10 +276,10 @@ func (s *session) text(sel string) string {
 	return run(s, chromedp.Text(chromedp.CSS(sel)))
 }
 
-// click clicks the first element matching a CSS selector.
+// click clicks the first element matching a CSS selector (see tap).
 func (s *session) click(sel string) {
 	s.t.Helper()
-	s.do(chromedp.Click(chromedp.CSS(sel)))
+	s.tap(sel)
 }
 
 // typeInto types text into the element matching a CSS selector.

@@ -192,6 +192,7 @@ func (s *session) pwnedRequests() []string {
 // session's end checks find no CSP violation, console error or service
 // worker).
 func TestHostileStringsInert(t *testing.T) {
+	t.Parallel()
 	data, n := hostileBundle(t)
 	if n < 50 {
 		t.Fatalf("only %d strings carry hostile text", n)
@@ -271,6 +272,7 @@ func TestHostileStringsInert(t *testing.T) {
 // Files that are not bundles the library can keep are each rejected with
 // a message saying what and where, and nothing is stored or requested.
 func TestHostileFilesRejected(t *testing.T) {
+	t.Parallel()
 	fixture, err := os.ReadFile(fixturePath(fixtureValid))
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ func fixturePath(name string) string { return filepath.Join(setup.root, "fixture
 // in /skills; the same bundle again is reported as already stored, not
 // duplicated; an invalid one is rejected with its JSON pointer.
 func TestImportPickerAcceptsDuplicateRejects(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.open("/import")
 	s.upload("#import-files", fixturePath("valid-skill-bundle.v0.json"), fixturePath("invalid-missing-content-hash.v0.json"))
@@ -85,6 +86,7 @@ func TestImportPickerAcceptsDuplicateRejects(t *testing.T) {
 
 // A dropped file reaches the same flow as a picked one.
 func TestImportByDrop(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.open("/import")
 	s.drop("#dropzone", fixturePath("valid-skill-bundle.v0.json"))
@@ -98,6 +100,7 @@ func TestImportByDrop(t *testing.T) {
 // as data and shown as text: no element is made from it, and nothing is
 // requested from another host (the session's end checks fail otherwise).
 func TestImportHostileStringsAreInert(t *testing.T) {
+	t.Parallel()
 	b := decodeFile(t, fixturePath("valid-skill-bundle.v0.json"))
 	const hostile = `<img src="https://evil.example/x.png" onerror="window.__pwned=1"><script>window.__pwned=2</script>`
 	b.Manifest.Name = "Hostile " + hostile
@@ -138,6 +141,7 @@ func TestImportHostileStringsAreInert(t *testing.T) {
 // "Clear all local data" asks first; cancel keeps everything, confirm
 // deletes it.
 func TestClearAllLocalData(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.open("/import")
 	s.upload("#import-files", fixturePath("valid-skill-bundle.v0.json"))

@@ -29,6 +29,7 @@ const storageDump = `(async () => {
 // and after the session is found in no IndexedDB database, localStorage,
 // cookie or cache.
 func TestKeyCheckedAndKeptInSessionOnly(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.open("/")
 	s.typeInto("#key", s.OR.Key)
@@ -85,6 +86,7 @@ func TestKeyCheckedAndKeptInSessionOnly(t *testing.T) {
 
 // A key the stand-in does not know shows OpenRouter's exact error.
 func TestWrongKeyShowsTheError(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.expectConsole("401") // the browser logs the failed fetch
 	s.open("/")
@@ -106,6 +108,7 @@ func TestWrongKeyShowsTheError(t *testing.T) {
 // Without an MCP server configured, browser and host say so and cannot be
 // picked; the simulator is picked and the choice is kept in sessionStorage.
 func TestBodyChoice(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.open("/")
 	s.waitText("#body-browser-note", "Not configured")

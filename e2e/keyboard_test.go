@@ -11,6 +11,7 @@ import (
 // The landing page works from the keyboard alone: the skip link comes
 // first, the key field is reached with Tab, Enter submits it.
 func TestKeyboardLanding(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.open("/")
 	s.do(chromedp.KeyEvent(kb.Tab))
@@ -34,6 +35,7 @@ func TestKeyboardLanding(t *testing.T) {
 // The import file picker is reachable with Tab (the drop zone is not the
 // only way in).
 func TestKeyboardImport(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.open("/import")
 	for i := 0; i < 20 && eval[string](s, `document.activeElement.id`) != "import-files"; i++ {

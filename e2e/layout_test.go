@@ -152,6 +152,7 @@ func (s *session) checkLayout(t *testing.T, route, axe string, verdicts ...strin
 // verdict columns of /skills and a skill's overall verdict in view; and
 // axe at the phone's size.
 func TestLayoutEveryRouteEverySize(t *testing.T) {
+	t.Parallel()
 	axe := axeSource(t)
 	s := newSession(t, withTimeout(10*time.Minute))
 	defer s.resize(viewports[2])
@@ -236,6 +237,7 @@ const resultInView = `((sel, box) => {
 // dialog scrolled to its top, the run's result (its tool_result event) is
 // in view without scrolling.
 func TestLayoutPalette(t *testing.T) {
+	t.Parallel()
 	name := "summarise_the_recorded_observations_of_a_long_capability_identifier"
 	rec := &recorder{schemas: map[string]json.RawMessage{
 		name:    json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","description":"Anything; the answer echoes it."},"detail":{"type":"string"},"more":{"type":"string"},"again":{"type":"string"}}}`),

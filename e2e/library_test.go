@@ -22,6 +22,7 @@ import (
 // re-derived verdicts written into the table in place, without replacing
 // it (so a focused row keeps its focus).
 func TestLibraryPagesAndFilter(t *testing.T) {
+	t.Parallel()
 	const count = 105
 	v := appVerifier(t)
 	s := newSession(t, withTimeout(15*time.Minute))

@@ -15,6 +15,7 @@ import (
 // that it is loading, and stops spinning, instead of waiting forever: for
 // a request that fails and for an HTTP error the server answers.
 func TestLoaderShowsFailure(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		fail    func(t *testing.T, s *session)

@@ -96,6 +96,11 @@ func startBrowser() (stop func(), err error) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		// The tests' tabs run side by side (t.Parallel): none of them is
+		// a background tab whose timers and rendering are throttled.
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 		chromedp.WindowSize(1280, 900),
 		chromedp.UserDataDir(profile),
 	)

@@ -72,6 +72,7 @@ func (s *session) runReplay() {
 // contract test server answering the equivalence request; the test checks
 // what the workbench sent it.
 func TestMCPJudgeSemantic(t *testing.T) {
+	t.Parallel()
 	prism := servicestest.Start(t, servicestest.Tool{Name: "observe", Schema: servicestest.ObserveSchema,
 		Handler: func(args map[string]any) servicestest.Reply {
 			return servicestest.Reply{Structured: map[string]any{"equivalent": true, "score": 0.93, "rationale": "both report the README", "judge_model": "e2e-judge"}}
@@ -105,6 +106,7 @@ func TestMCPJudgeSemantic(t *testing.T) {
 // prism-eval configured but unreachable: the judged replay is
 // inconclusive, shown as such, with the reason.
 func TestMCPJudgeUnavailable(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, withServeFlags("--mcp", "prism="+closedEndpoint(t)))
 	s.expectConsole("502") // the relay's answer for a server that is down
 	s.expectConsole("Bad Gateway")
@@ -122,6 +124,7 @@ func TestMCPJudgeUnavailable(t *testing.T) {
 // Without prism-eval the page says judging is not configured and offers
 // no checkbox; the replay is measured as before.
 func TestMCPJudgeNotConfigured(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.replayFidelity(t)
 	s.waitText("#replay-judge-status", "prism-eval is not configured")
@@ -134,6 +137,7 @@ func TestMCPJudgeNotConfigured(t *testing.T) {
 // simulator's included, and the page names it; the server was asked
 // under the skill's policy by the workbench user.
 func TestMCPDelegaticAuthorizes(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	n := 0
 	deleg := servicestest.Start(t, servicestest.Tool{Name: "authorize", Schema: servicestest.AuthorizeSchema,
@@ -168,6 +172,7 @@ func TestMCPDelegaticAuthorizes(t *testing.T) {
 // delegatic-mcp configured but down: the replay does not run until the
 // user confirms the local engine for it, which the page then names.
 func TestMCPDelegaticUnreachable(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, withServeFlags("--mcp", "delegatic="+closedEndpoint(t)))
 	s.expectConsole("502")
 	s.expectConsole("Bad Gateway")
@@ -192,6 +197,7 @@ func TestMCPDelegaticUnreachable(t *testing.T) {
 // stores the bundle's trace; reading it then lists what was stored. The
 // server keeps what it was sent and answers from it.
 func TestMCPMemorySync(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	held := map[string]map[string]any{}
 	graph := servicestest.Start(t,

@@ -13,6 +13,7 @@ import (
 // /teach and Start recording stays disabled: the simulator is never put
 // in its place.
 func TestMCPBodyNotConfigured(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.keepKey(s.OR.Key)
 	// The radio is disabled on / without a relay; the tab's choice is set
@@ -39,6 +40,7 @@ func TestMCPBodyNotConfigured(t *testing.T) {
 // authorizer. After the docs page changes its layout, the replay halts at
 // the click (edge 1) and the page shows the surprise.
 func TestMCPBrowserTeachAndReplay(t *testing.T) {
+	t.Parallel()
 	pw := mcpbodytest.Playwright(t).URL
 	site := mcpbodytest.StartShop(t)
 	// Clicks the Docs link by the reference the body showed: in the last

@@ -17,6 +17,7 @@ import (
 // result, a 202 invoke followed to its end, an approval discovered by
 // re-submission, and a reset that names the events lost.
 func TestPaletteAgainstAnotherBackend(t *testing.T) {
+	t.Parallel()
 	alt := altbackend.Start(t, 700*time.Millisecond)
 	s := frontSession(t, alt.URL, nil)
 	// The backend offers no approvals list: the browser logs its 404.
@@ -85,7 +86,8 @@ func TestPaletteAgainstAnotherBackend(t *testing.T) {
 	s.waitPresent("#pal-pending")
 	s.waitPresent("#pal-approvals-none")
 	id := eval[string](s, `document.querySelector("#pal-pending").dataset.approval`)
-	s.waitJS(`document.querySelector("#pal-invoke").textContent === "Resume approved action" && !document.querySelector("#pal-invoke").disabled`)
+	s.waitText("#pal-invoke", "Resume approved action")
+	s.waitInvokable()
 	s.tap("#pal-invoke")
 	s.waitText("#pal-started", "not granted yet")
 	if s.countOf("#pal-pending") != 1 {

@@ -40,6 +40,7 @@ func (s *session) connectHere(id string) {
 // prefills nothing, and a form prefilled on another page is prefilled
 // again when the palette opens.
 func TestPaletteContextPrefills(t *testing.T) {
+	t.Parallel()
 	const capID = "mcp/corpus:annotate_edge"
 	rec := &recorder{schemas: map[string]json.RawMessage{"annotate_edge": json.RawMessage(annotateSchema)}}
 	s, _ := contractSession(t, rec)
@@ -144,6 +145,7 @@ func TestPaletteContextPrefills(t *testing.T) {
 // one: an open form gets it when the palette opens after the recording
 // ended, and "Start again" withdraws it.
 func TestPaletteContextTeach(t *testing.T) {
+	t.Parallel()
 	const capID = "mcp/corpus:annotate_edge"
 	const page = "https://docs.workbench.test/getting-started"
 	rec := &recorder{schemas: map[string]json.RawMessage{"annotate_edge": json.RawMessage(annotateSchema)}}

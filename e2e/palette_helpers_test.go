@@ -51,25 +51,41 @@ func (s *session) waitPresent(sel string) {
 	s.waitJS(`!!document.querySelector(` + jsQuote(sel) + `)`)
 }
 
-// tap clicks the element matching sel with the mouse, at its center. The
-// place is measured, and checked to be the element itself (not something
-// covering it), in one evaluation, and the click follows at once: the
-// palette re-renders under a live timeline, which makes chromedp's node
-// ids go stale, and a layout change between measuring and clicking would
-// send the click elsewhere. It waits (at most 30 s) for the element to be
-// there and uncovered.
+// tap clicks the element matching sel with the mouse, at its center, as
+// a person would. Pages re-render under the pointer (an answer arriving
+// moves a button; go-app replaces a node), so a click aimed at a place
+// measured a moment earlier can land on something else. tap therefore
+// measures, checks that the element itself is at that place (not
+// something covering it), and arms a guard in the same evaluation: until
+// the click is over, a pointer event whose target is not the element is
+// stopped before the page sees it, and the click is tried again. It waits
+// (at most 30 s) for the element to be there and uncovered.
 func (s *session) tap(sel string) {
 	s.t.Helper()
-	probe := `(() => { const e = document.querySelector(` + jsQuote(sel) + `); if (!e) return null;
+	arm := `(() => { const e = document.querySelector(` + jsQuote(sel) + `); if (!e) return null;
   e.scrollIntoView({block: "nearest"});
   const r = e.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
   const h = document.elementFromPoint(x, y);
-  return h && (h === e || e.contains(h)) ? [x, y] : null; })()`
+  if (!h || (h !== e && !e.contains(h))) return null;
+  const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"];
+  let missed = false, hit = false;
+  const guard = (ev) => {
+    if (hit || ev.target === e || e.contains(ev.target)) { hit = hit || ev.type === "click"; return; }
+    missed = true; ev.preventDefault(); ev.stopImmediatePropagation();
+  };
+  for (const t of types) window.addEventListener(t, guard, true);
+  window.__tapDone = () => { for (const t of types) window.removeEventListener(t, guard, true); delete window.__tapDone; return !missed; };
+  return [x, y]; })()`
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if xy := eval[[]float64](s, probe); len(xy) == 2 {
+		if xy := eval[[]float64](s, arm); len(xy) == 2 {
 			s.do(chromedp.MouseClickXY(xy[0], xy[1]))
-			return
+			// A click that loads another document takes the guard with
+			// the old one: the click happened.
+			missed, err := chromedp.Run(s.ctx, chromedp.Evaluate[bool](`window.__tapDone ? !window.__tapDone() : false`))
+			if err != nil || !missed {
+				return
+			}
 		}
 		if time.Now().After(deadline) {
 			s.t.Fatalf("browser: click %s: no such element, or another covers its center", sel)

@@ -25,6 +25,7 @@ var levels = []string{skill.LevelExact, skill.LevelStructural, skill.LevelSemant
 // beside the replayed ones and the surprises; saved as a new bundle it is
 // counted in the library and re-verified on the skill page.
 func TestReplayNewInput(t *testing.T) {
+	t.Parallel()
 	file := teachBundle(t, fixtures.ReplayFidelity, fidelitySteps...)
 	s := newSession(t)
 	id := s.importBundle(file)
@@ -89,6 +90,7 @@ func TestReplayNewInput(t *testing.T) {
 // A replay that diverges halts at the edge, highlights the surprise with
 // its predicted and actual hashes and kind, and shows failed, never pass.
 func TestReplayHaltsWithSurprise(t *testing.T) {
+	t.Parallel()
 	file := teachBundle(t, fixtures.ReplayFidelity, fidelitySteps...)
 	s := newSession(t)
 	id := s.importBundle(file)
@@ -130,6 +132,7 @@ func TestReplayHaltsWithSurprise(t *testing.T) {
 // Acceptance criterion 13: fixture 5 replayed against two models through
 // the proxy gives two proofs side by side, with the divergence named.
 func TestCompareTwoModels(t *testing.T) {
+	t.Parallel()
 	// Taught so that the click on the changelog is the model's choice.
 	file := teachBundle(t, fixtures.ModelComparison,
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/acme/widget"}),

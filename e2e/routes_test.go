@@ -11,6 +11,7 @@ const footer = "Workbench v0.1.0 · [&] Protocol v0.1.0 · PULSE v0.1.1"
 // including deep links the host serves through its single-page fallback,
 // and paths that are no route at all.
 func TestRoutesLoad(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	for _, tc := range []struct {
 		path, heading, current string
@@ -47,6 +48,7 @@ func TestRoutesLoad(t *testing.T) {
 // Navigating through the nav bar stays in the app (no reload) and lands
 // on the page.
 func TestNavigateByLinks(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.open("/")
 	eval[bool](s, `(window.__sameDocument = true)`)
@@ -62,6 +64,7 @@ func TestNavigateByLinks(t *testing.T) {
 // The served pages carry the CSP and the security headers, and the site
 // has no service worker script to register.
 func TestHeaders(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	s.open("/")
 	got := eval[map[string]string](s, `fetch("/skills/0190a1b2-0000-7000-8000-000000000000/replay").then((r) => ({

@@ -22,6 +22,7 @@ var updateScreenshots = flag.Bool("update-screenshots", false, "write the route 
 // WORKBENCH_SCREENSHOTS=1 (make screenshots) it writes them to
 // docs/screenshots/<name>-<width>.png.
 func TestScreenshots(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if *updateScreenshots || os.Getenv("WORKBENCH_SCREENSHOTS") == "1" {
 		dir = filepath.Join(setup.root, "docs", "screenshots")

@@ -37,6 +37,7 @@ func runWorkbench(t *testing.T, args ...string) (int, string) {
 // there, then as signed by the name given; a signature changed by one
 // byte is shown as invalid by both.
 func TestSigningCrossesBrowserAndCommandLine(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	s := newSession(t)
 	dir := s.allowDownloads()

@@ -36,6 +36,7 @@ func nativeReport(t *testing.T, file string) *verify.Report {
 // invariants and one overall verdict badge; the header says Signed: false
 // and names the content hash and redaction profile.
 func TestSkillConformancePanel(t *testing.T) {
+	t.Parallel()
 	file := fixturePath("valid-skill-bundle.v0.json")
 	want := nativeReport(t, file)
 	s := newSession(t)
@@ -144,6 +145,7 @@ func decodeFile(t testing.TB, file string) *skill.Bundle {
 // The Manifest tab validates name, slug and description on every
 // keystroke, beside the field, and saves an edit as a new version.
 func TestSkillManifestEdit(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	id := s.importBundle(fixturePath("valid-skill-bundle.v0.json"))
 	s.openSkill(id)
@@ -192,6 +194,7 @@ func TestSkillManifestEdit(t *testing.T) {
 
 // A skill id that is not in this browser's library says so.
 func TestSkillNotFound(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	for _, path := range []string{"/skills/0190a1b2-0000-7000-8000-000000000000", "/skills/0190a1b2-0000-7000-8000-000000000000/replay"} {
 		s.open(path)
@@ -205,6 +208,7 @@ func TestSkillNotFound(t *testing.T) {
 // Acceptance criterion 8: a bundle exported from one browser and imported
 // in a fresh browser profile has the same content_hash, byte for byte.
 func TestSkillExportImportSameHash(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	dir := s.allowDownloads()
 	id := s.importBundle(fixturePath("valid-skill-bundle.v0.json"))
@@ -258,6 +262,7 @@ func TestSkillExportImportSameHash(t *testing.T) {
 // none needs an explicit confirmation; the transcript_pii download
 // verifies (workbench verify) and holds none of the secrets.
 func TestSkillRedactedExport(t *testing.T) {
+	t.Parallel()
 	sc, err := fixtures.ScenarioByID(fixtures.RedactedExport)
 	if err != nil {
 		t.Fatal(err)
@@ -335,6 +340,7 @@ func TestSkillRedactedExport(t *testing.T) {
 // shown as not signed, with the signature present and not verified, and
 // keeps the verdict of the same bundle without one (spec §7.5).
 func TestSkillUnverifiedSignature(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(fixturePath("valid-skill-bundle.v0.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -361,6 +367,7 @@ func TestSkillUnverifiedSignature(t *testing.T) {
 // Acceptance criterion 12: fixture 3 (authority denied) shows a failure,
 // not a success, with the denial visible.
 func TestSkillAuthorityDeniedShowsFail(t *testing.T) {
+	t.Parallel()
 	file := teachBundle(t, fixtures.AuthorityDenied,
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://status.workbench.test/"}),
 		openroutertest.ToolCall("file_write", map[string]any{"path": "/home/user/incident.txt", "content": "Degraded API latency"}),
@@ -399,6 +406,7 @@ func TestSkillAuthorityDeniedShowsFail(t *testing.T) {
 // profile and offers nothing weaker: what was stripped cannot come back.
 // Redaction is idempotent, so the export keeps the stored content_hash.
 func TestSkillExportKeepsStoredRedaction(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	dir := s.allowDownloads()
 	id := s.importBundle(fixturePath("redacted-transcript_pii.v0.json"))
@@ -430,6 +438,7 @@ func TestSkillExportKeepsStoredRedaction(t *testing.T) {
 // the audit tables, a halted replay with its surprise, an input error —
 // have no serious or critical axe-core violation either.
 func TestSkillStatesAccessible(t *testing.T) {
+	t.Parallel()
 	src := axeSource(t)
 	file := teachBundle(t, fixtures.ReplayFidelity, fidelitySteps...)
 	s := newSession(t)
@@ -464,6 +473,7 @@ func TestSkillStatesAccessible(t *testing.T) {
 // configured and offers to sync and read; until it is asked, it shows no
 // node but the references the bundle itself recorded.
 func TestSkillMemoryConfigured(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, withServeFlags("--mcp", "graphonomous=http://127.0.0.1:9/mcp"))
 	id := s.importBundle(fixturePath("valid-skill-bundle.v0.json"))
 	s.openSkill(id)

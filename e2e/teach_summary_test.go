@@ -19,6 +19,7 @@ import (
 // gates that fail; the timeline marks the three steps, says how many
 // there are above the list, and has followed the newest step.
 func TestTeachSummaryBeforeSave(t *testing.T) {
+	t.Parallel()
 	script := openroutertest.Script{Model: teacher, CostPerCall: 0.001, Steps: []openroutertest.Step{
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://status.workbench.test/no-such-page"}),
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://status.workbench.test/"}),
@@ -104,6 +105,7 @@ func (s *session) summaryScreenshot(name string) {
 // browser asks before the tab is closed or reloaded. An unsaved draft is
 // guarded the same way; once nothing is at stake, nothing asks.
 func TestTeachLeaveAsksFirst(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var once sync.Once
 	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{
@@ -178,6 +180,7 @@ func TestTeachLeaveAsksFirst(t *testing.T) {
 // itself, which offers Start once OpenRouter accepts it or says it
 // refused it.
 func TestTeachKeyState(t *testing.T) {
+	t.Parallel()
 	const bad = "sk-or-v1-not-a-key-the-server-knows"
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading("https://docs.workbench.test/getting-started"))))
 	s.expectConsole("401")
@@ -237,6 +240,7 @@ func TestTeachKeyState(t *testing.T) {
 // that opens with a long address gives a name of at most six words with
 // the address standing as its host, and a slug made from that name.
 func TestTeachDefaultNameIsShort(t *testing.T) {
+	t.Parallel()
 	const page = "https://docs.workbench.test/getting-started"
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading(page))))
 	s.startTeaching()

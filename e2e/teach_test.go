@@ -38,6 +38,7 @@ func (s *session) startTeaching() {
 // validation on every keystroke, save, and find the skill in IndexedDB
 // with a name, a description and the trace it was derived from.
 func TestTeachScenarioToSavedSkill(t *testing.T) {
+	t.Parallel()
 	const page = "https://docs.workbench.test/getting-started"
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading(page))))
 	s.startTeaching()
@@ -152,6 +153,7 @@ func TestTeachScenarioToSavedSkill(t *testing.T) {
 // A freeform task: its {placeholder} asks for a value (missing, the error
 // is beside its field), the world is chosen, and the run becomes a skill.
 func TestTeachFreeform(t *testing.T) {
+	t.Parallel()
 	const page = "https://docs.workbench.test/install"
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading(page))))
 	s.startTeaching()
@@ -189,6 +191,7 @@ func TestTeachFreeform(t *testing.T) {
 // recorded: the model's next tool call is never made, and the one action
 // taken becomes the draft.
 func TestTeachStopRecording(t *testing.T) {
+	t.Parallel()
 	stopped := make(chan struct{})
 	var once sync.Once
 	release := func() { once.Do(func() { close(stopped) }) }
@@ -236,6 +239,7 @@ func TestTeachStopRecording(t *testing.T) {
 // key OpenRouter refuses during the run, the demonstration shows the exact
 // 401, offers to start again, and nothing is saved.
 func TestTeachModelErrorSavesNothing(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading("https://docs.workbench.test/getting-started"))))
 	s.expectConsole("401") // the browser logs the refused fetches
 	s.open("/teach")
@@ -284,6 +288,7 @@ func TestTeachModelErrorSavesNothing(t *testing.T) {
 // violation in any of its states: the form, the finished recording with
 // its timeline and the body's view, the draft showing field errors.
 func TestTeachKeyboardAndAxe(t *testing.T) {
+	t.Parallel()
 	src := axeSource(t)
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(readHeading("https://docs.workbench.test/getting-started"))))
 	s.startTeaching()
@@ -317,6 +322,7 @@ func TestTeachKeyboardAndAxe(t *testing.T) {
 // outside the capabilities the task declares, the timeline shows the
 // policy's deny with its reason, and the body's files are unchanged.
 func TestTeachShowsDenial(t *testing.T) {
+	t.Parallel()
 	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{
 		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://status.workbench.test/"}),
 		openroutertest.ToolCall("file_write", map[string]any{"path": "/home/user/incident.txt", "content": "Webhook delivery delayed"}),
@@ -352,6 +358,7 @@ func TestTeachShowsDenial(t *testing.T) {
 // OpenRouter's 402 and 429 end the demonstration with their exact
 // messages; starting again keeps the form, and nothing is saved.
 func TestTeachModelErrorsShownLiterally(t *testing.T) {
+	t.Parallel()
 	const credits = "Insufficient credits. Add more using https://openrouter.ai/credits"
 	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{
 		openroutertest.Error(402, credits),
@@ -388,6 +395,7 @@ func TestTeachModelErrorsShownLiterally(t *testing.T) {
 // two retries, and the page says the replies were unreadable instead of
 // that the model did nothing.
 func TestTeachUnreadableReplies(t *testing.T) {
+	t.Parallel()
 	garbage := openroutertest.Malformed("<html>upstream error</html>")
 	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{garbage, garbage, garbage}}
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(script)))
@@ -406,6 +414,7 @@ func TestTeachUnreadableReplies(t *testing.T) {
 // write is refused and the file never appears; with it on the same write
 // is allowed and the body's view lists the new file.
 func TestTeachDestructiveMode(t *testing.T) {
+	t.Parallel()
 	write := openroutertest.ToolCall("file_write", map[string]any{"path": "/home/user/note.txt", "content": "hello"})
 	script := openroutertest.Script{Model: teacher, Steps: []openroutertest.Step{
 		write, openroutertest.Answer("refused"),
