@@ -6,11 +6,45 @@ FUZZRUNS  ?= 30000
 
 .PHONY: test run site build fmt-check vet test-unit test-fuzz bench fixtures
 
-# Each mk/*.mk adds its layer's targets and appends them to TEST_LAYERS.
-TEST_LAYERS :=
+# The test layers of DESIGN §11, each a target of its own; every mk/*.mk
+# appends its targets to the layer they belong to.
+#   native   gofmt, vet, unit tests, fuzz seeds and short fuzz runs
+#   wasm     GOOS=js tests under Node.js and in headless Chromium (real IndexedDB)
+#   interop  real MCP servers: go-sdk, server-everything, Playwright MCP
+#   worker   the Go Worker under `wrangler dev` (workerd)
+#   e2e      the built app in Chromium against `workbench serve`
+#   smoke    the benchmark programs run once on small inputs (not measurements)
+LAYER_NATIVE  := fmt-check vet test-unit test-fuzz
+LAYER_WASM    :=
+LAYER_INTEROP :=
+LAYER_WORKER  :=
+LAYER_E2E     :=
+LAYER_SMOKE   :=
+TEST_LAYERS   :=
 include $(wildcard mk/*.mk)
+LAYERS := native wasm interop worker e2e smoke
+ifneq ($(strip $(TEST_LAYERS)),)
+$(error $(TEST_LAYERS): append a test target to one of the LAYER_* lists, not to TEST_LAYERS)
+endif
 
-test: fmt-check vet test-unit test-fuzz $(TEST_LAYERS)
+.PHONY: $(addprefix test-layer-,$(LAYERS))
+test-layer-native: $(LAYER_NATIVE)
+test-layer-wasm: $(LAYER_WASM)
+test-layer-interop: $(LAYER_INTEROP)
+test-layer-worker: $(LAYER_WORKER)
+test-layer-e2e: $(LAYER_E2E)
+test-layer-smoke: $(LAYER_SMOKE)
+
+# Every layer in turn, stopping at the first that fails; each one's wall
+# time is printed at the end and kept in build/test-times.txt.
+test:
+	@mkdir -p build && : > build/test-times.txt; \
+	for l in $(LAYERS); do \
+		start=$$(date +%s); \
+		$(MAKE) --no-print-directory test-layer-$$l || { echo "make test: layer $$l failed"; exit 1; }; \
+		echo "layer $$l: $$(( $$(date +%s) - start )) s" >> build/test-times.txt; \
+	done; \
+	echo "make test: every layer passed"; cat build/test-times.txt
 
 # The deployable site in build/site: the browser app (mk/app.mk).
 site: build

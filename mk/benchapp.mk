@@ -23,7 +23,7 @@ bench-app: chromium build
 check-bench-app: chromium build
 	$(GO) run ./cmd/benchapp -check -chromium $(CHROMIUM)
 
-TEST_LAYERS += check-bench-app
+LAYER_SMOKE += check-bench-app
 
 profile-app: chromium
 	$(GO) run ./cmd/benchapp -profile $(FLOW) -chromium $(CHROMIUM)

@@ -14,4 +14,4 @@ test-bodies: node-deps chromium
 	WORKBENCH_BODIES_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -tags bodies -timeout 15m ./pkg/body/mcpbody/...
 	WORKBENCH_BODIES_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -tags bodies -timeout 10m -run 'OnBrowserBody' ./cmd/workbench/
 
-TEST_LAYERS += test-bodies
+LAYER_INTEROP += test-bodies

@@ -21,4 +21,4 @@ test-browser-canon: chromium node-deps
 bench-browser: chromium node-deps
 	$(GO) run ./cmd/benchbrowser -runs $(BROWSER_RUNS) -chromium $(CHROMIUM)
 
-TEST_LAYERS += test-browser-canon
+LAYER_WASM += test-browser-canon

@@ -11,10 +11,10 @@
 
 test-capability: node-deps
 	WORKBENCH_MCP_INTEROP_REQUIRED=1 $(GO) test -count=1 -tags interop -run Everything ./pkg/capability
-	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./pkg/runs ./pkg/capability/...
+	$(WASM_TEST) -count=1 ./pkg/runs ./pkg/capability/...
 
 bench-capability:
 	$(GO) test -run '^$$' -bench 'Filter|Index' -benchmem -count 6 ./pkg/capability
-	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench 'Filter' -benchmem -count 3 ./pkg/capability
+	$(WASM_TEST) -run '^$$' -bench 'Filter' -benchmem -count 3 ./pkg/capability
 
-TEST_LAYERS += test-capability
+LAYER_INTEROP += test-capability

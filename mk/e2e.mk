@@ -4,10 +4,15 @@
 # axe-core and Playwright MCP (the browser body of e2e/mcp_test.go, on the
 # same Debian Chromium), so the layer requires them.
 .PHONY: test-e2e
-TEST_LAYERS += test-e2e
+LAYER_E2E += test-e2e
+
+# The tests run E2E_PARALLEL at a time, each in its own tab (a browser
+# context of its own) of one Chromium, with its own `workbench serve`:
+# most of a test's time is spent waiting on the page, not on the CPU.
+E2E_PARALLEL ?= 3
 
 test-e2e: chromium node-deps build
-	WORKBENCH_E2E=1 WORKBENCH_BODIES_REQUIRED=1 WORKBENCH_MCP_INTEROP_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 45m ./e2e/
+	WORKBENCH_E2E=1 WORKBENCH_BODIES_REQUIRED=1 WORKBENCH_MCP_INTEROP_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -parallel $(E2E_PARALLEL) -timeout 45m ./e2e/
 
 # The same speed goals as `make bench-app` (cmd/benchapp), as go test
 # benchmarks over the e2e harness: cold load, a 10 MB import, /skills with

@@ -6,8 +6,7 @@
 #   make test-fetch   pkg/fetch compiled to WebAssembly, tested under Node.js
 .PHONY: test-fetch
 
-test-fetch:
-	@command -v node >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs; }
-	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./pkg/fetch
+test-fetch: node
+	$(WASM_TEST) -count=1 ./pkg/fetch
 
-TEST_LAYERS += test-fetch
+LAYER_WASM += test-fetch

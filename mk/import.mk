@@ -8,16 +8,14 @@
 #                           and as js/wasm, with CPU time per import; the
 #                           SHA-256 comparison by size under js/wasm
 .PHONY: test-import-wasm bench-import
-TEST_LAYERS += test-import-wasm
+LAYER_WASM += test-import-wasm
 
 IMPORT_PKGS := ./pkg/canonjson/... ./pkg/verify/... ./pkg/store ./pkg/store/mem ./pkg/library/... ./pkg/skill/...
 
-test-import-wasm:
-	@command -v node >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs; }
-	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout 20m $(IMPORT_PKGS)
+test-import-wasm: node
+	$(WASM_TEST) -count=1 -timeout 20m $(IMPORT_PKGS)
 
-bench-import:
-	@command -v node >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs; }
+bench-import: node
 	$(GO) test -run '^$$' -bench '^BenchmarkImport$$' -benchtime 5x -count 3 ./pkg/library
-	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench '^BenchmarkImport$$' -benchtime 3x -count 3 -timeout 30m ./pkg/library
-	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench '^BenchmarkSum256$$' -benchtime 20x ./pkg/skill
+	$(WASM_TEST) -run '^$$' -bench '^BenchmarkImport$$' -benchtime 3x -count 3 -timeout 30m ./pkg/library
+	$(WASM_TEST) -run '^$$' -bench '^BenchmarkSum256$$' -benchtime 20x ./pkg/skill

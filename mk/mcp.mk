@@ -13,7 +13,7 @@
 
 test-mcp: node-deps
 	WORKBENCH_MCP_INTEROP_REQUIRED=1 $(GO) test -count=1 -tags interop ./pkg/mcp/...
-	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./pkg/mcp/...
+	$(WASM_TEST) -count=1 ./pkg/mcp/...
 
 bench-mcp:
 	$(GO) test -run '^$$' -bench 'CallTool' -benchmem -count 6 ./pkg/mcp
@@ -21,4 +21,4 @@ bench-mcp:
 bench-mcp-size: chromium
 	$(GO) run ./cmd/mcpsize -browser -chromium $(CHROMIUM)
 
-TEST_LAYERS += test-mcp
+LAYER_INTEROP += test-mcp

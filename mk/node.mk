@@ -8,3 +8,12 @@ NPM_RECORD := node_modules/.package-lock.json
 node-deps:
 	@if [ $(NPM_RECORD) -nt package-lock.json ] && [ $(NPM_RECORD) -nt package.json ]; then :; else \
 		echo "npm ci"; npm ci --no-audit --no-fund && touch $(NPM_RECORD); fi
+
+# Node.js runs the Go wasm tests (go_js_wasm_exec); Debian's, installed
+# only when missing.
+.PHONY: node
+node:
+	@command -v node >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs; }
+
+# `go test` of GOOS=js packages under Node.js.
+WASM_TEST = PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test

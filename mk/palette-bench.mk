@@ -24,4 +24,4 @@ check-bench-palette: chromium build
 	WORKBENCH_E2E=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -run '^$$' -bench '^BenchmarkPalette500$$' \
 		-benchtime 1x -timeout 10m ./e2e/
 
-TEST_LAYERS += check-bench-palette
+LAYER_SMOKE += check-bench-palette

@@ -47,4 +47,4 @@ test-worker: node-deps worker site-placeholder
 bench-worker: node-deps worker site-placeholder
 	$(WORKER_TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2000x ./proxy
 
-TEST_LAYERS += test-worker
+LAYER_WORKER += test-worker

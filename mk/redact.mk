@@ -7,4 +7,4 @@ test-redact:
 	GOOS=js GOARCH=wasm $(GO) build ./pkg/redact/...
 	$(FUZZ) -fuzz '^FuzzScan$$' ./pkg/redact
 
-TEST_LAYERS += test-redact
+LAYER_NATIVE += test-redact

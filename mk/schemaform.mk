@@ -15,7 +15,7 @@
 test-schemaform: node-deps chromium
 	@$(MAKE) --no-print-directory $(STORE_BIN)/.wasmbrowsertest-$(WASMBROWSERTEST_VERSION)
 	$(GO) test -count=1 ./pkg/schemaform -run '^TestCorpus$$' -check-corpus
-	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./pkg/schemaform
+	$(WASM_TEST) -count=1 ./pkg/schemaform
 	@mkdir -p $(STORE_BROWSER_PATH) && ln -sf $(CHROMIUM) $(STORE_BROWSER_PATH)/chromium
 	@status=0; out=$$(PATH="$(STORE_BROWSER_PATH):$$PATH" GOOS=js GOARCH=wasm \
 		$(GO) test -count=1 -exec $(WASMBROWSERTEST) -run '^TestSchemaForm' ./app 2>&1) || status=$$?; \
@@ -24,4 +24,4 @@ test-schemaform: node-deps chromium
 schemaform-corpus: node-deps
 	$(GO) test -count=1 ./pkg/schemaform -run '^TestCorpus$$' -update
 
-TEST_LAYERS += test-schemaform
+LAYER_WASM += test-schemaform

@@ -11,4 +11,4 @@
 test-services: node-deps
 	WORKBENCH_MCP_INTEROP_REQUIRED=1 $(GO) test -count=1 -tags interop ./pkg/services/... ./pkg/policy/delegatic/... ./pkg/memory/... ./pkg/judge/...
 
-TEST_LAYERS += test-services
+LAYER_INTEROP += test-services

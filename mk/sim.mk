@@ -3,11 +3,10 @@
 # hashes must match the same golden file (pkg/body/sim/testdata/hashes.golden),
 # and runs its fuzz targets briefly on top of their seeds.
 .PHONY: test-sim
-TEST_LAYERS += test-sim
+LAYER_WASM += test-sim
 
 
-test-sim:
-	@command -v node >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs; }
-	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./pkg/body/sim/
+test-sim: node
+	$(WASM_TEST) -count=1 ./pkg/body/sim/
 	$(FUZZ) -fuzz '^FuzzShellExec$$' ./pkg/body/sim
 	$(FUZZ) -fuzz '^FuzzNew$$' ./pkg/body/sim

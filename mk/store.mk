@@ -37,4 +37,4 @@ test-store-node: node-deps
 	NODE_OPTIONS="--require $(CURDIR)/node_modules/fake-indexeddb/auto" \
 		$(GO) test -count=1 ./pkg/store/idb
 
-TEST_LAYERS += test-store-browser
+LAYER_WASM += test-store-browser
