@@ -219,6 +219,13 @@ func renderImportResult(r importResult) app.UI {
 			problems = append(problems, app.Li().Class("problem problems-omitted").Text(
 				fmt.Sprintf("… and %d more problems", res.ProblemsOmitted)))
 		}
+		if res.Invalid != nil && res.Invalid.Foreign != nil {
+			return app.Li().Class("status status-error import-result import-foreign").Body(
+				name, app.Text(" — "), app.Span().Class("import-status").Text("read only, not stored"),
+				foreignReading(res.Invalid),
+				app.Ul().Class("problems").Body(problems...),
+			)
+		}
 		return app.Li().Class("status status-error import-result import-rejected").Body(
 			name, app.Text(" — "), app.Span().Class("import-status").Text("rejected"),
 			diagnosis(res.Invalid),
@@ -297,6 +304,80 @@ func diagnosis(inv *verify.InvalidError) app.UI {
 	return app.Div().Class("import-diagnosis").Body(
 		app.P().Class("import-headline").Text(inv.Headline()),
 		hash,
+		causes,
+	)
+}
+
+// foreignReading shows a bundle in the other implementation's shape: the
+// headline, why it is not stored, what it claims gate by gate beside what
+// its contents support under spec v0.1, its overclaims, and then its
+// schema problems by cause (diagnosis without the headline).
+func foreignReading(inv *verify.InvalidError) app.UI {
+	f := inv.Foreign
+	rows := make([]app.UI, 0, len(f.Gates)+1)
+	for _, g := range f.Gates {
+		claimed := app.UI(app.Text("not claimed"))
+		if g.Claimed != "" {
+			claimed = verdictBadge(g.Claimed)
+		}
+		level := ""
+		if g.ClaimedLevel != "" {
+			level = " (" + g.ClaimedLevel + ")"
+		}
+		rows = append(rows, app.Tr().Class("foreign-gate").DataSet("gate", g.ID).Body(
+			app.Th().Scope("row").Body(app.Code().Text(g.ID)),
+			app.Td().Class("foreign-claimed").Body(claimed, app.Text(level)),
+			app.Td().Class("foreign-found").Body(verdictBadge(g.Verdict)),
+			app.Td().Class("foreign-why").Text(g.Why),
+		))
+	}
+	rows = append(rows, app.Tr().Class("foreign-overall").Body(
+		app.Th().Scope("row").Text("overall"),
+		app.Td().Class("foreign-claimed").Body(verdictBadge(f.Claimed)),
+		app.Td().Class("foreign-found").Body(verdictBadge(f.Verdict)),
+		app.Td(),
+	))
+	var over app.UI
+	if len(f.Overclaims) > 0 {
+		items := make([]app.UI, 0, len(f.Overclaims))
+		for _, o := range f.Overclaims {
+			items = append(items, app.Li().Text(o.String()))
+		}
+		over = app.Div().Class("overclaims").Body(
+			app.P().Text("Where it claims more than its contents support:"),
+			app.Ul().Body(items...),
+		)
+	}
+	var hash app.UI
+	if inv.Hash != nil {
+		hash = app.P().Class("import-hash").Text(inv.Hash.String())
+	}
+	var causes app.UI
+	if groups := inv.Groups(); len(groups) > 0 {
+		items := make([]app.UI, 0, len(groups))
+		for _, g := range groups {
+			items = append(items, app.Li().Class("import-cause").Text(g.Sentence))
+		}
+		causes = app.Div().Body(
+			app.P().Text("Against the bundle schema:"),
+			app.Ul().Class("import-causes").Body(items...),
+		)
+	}
+	return app.Div().Class("import-diagnosis").Body(
+		app.P().Class("import-headline").Text(inv.Headline()),
+		app.P().Class("import-foreign-note").Text("Written by the other implementation of the spec, not to spec v0.1: opened read only and not stored in the library, which keeps only bundles whose proof it can re-derive. Below, what it claims beside what its contents support."),
+		hash,
+		app.Div().Class("table-scroll").TabIndex(0).Role("region").Aria("label", "Its claims beside what its contents support").Body(
+			app.Table().Class("list foreign-gates").Body(
+				app.Caption().Text("Proof gates: what it claims, and what its contents support under spec v0.1"),
+				app.THead().Body(app.Tr().Body(
+					app.Th().Scope("col").Text("Gate"), app.Th().Scope("col").Text("Claimed"),
+					app.Th().Scope("col").Text("Under spec v0.1"), app.Th().Scope("col").Text("Why"),
+				)),
+				app.TBody().Body(rows...),
+			),
+		),
+		over,
 		causes,
 	)
 }

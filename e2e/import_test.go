@@ -42,6 +42,34 @@ func TestImportPickerAcceptsDuplicateRejects(t *testing.T) {
 		t.Errorf("re-import status %q", got)
 	}
 
+	// A bundle in the other implementation's shape is read only: what it
+	// claims beside what its contents support, and not stored (the count
+	// in /skills below stays one).
+	s.upload("#import-files", filepath.Join(setup.root, "pkg", "verify", "testdata", "foreign", "taught.json"))
+	s.waitVisible("#import-results li:nth-child(4)")
+	foreign := "#import-results > li:nth-child(4)"
+	if got := s.text(foreign + " .import-status"); got != "read only, not stored" {
+		t.Errorf("foreign status %q", got)
+	}
+	if got := s.text(foreign + " .import-headline"); !strings.Contains(got, "the other implementation's shape") || !strings.Contains(got, "it claims PASS; under spec v0.1 its contents give FAIL") {
+		t.Errorf("foreign headline %q", got)
+	}
+	if n := eval[int](s, `document.querySelectorAll("#import-results > li:nth-child(4) .foreign-gates tbody tr").length`); n != 7 {
+		t.Errorf("%d rows in the gate table, want six gates and the overall verdict", n)
+	}
+	row := func(gate, cell string) string {
+		return s.text(foreign + ` tr[data-gate="` + gate + `"] .` + cell)
+	}
+	if c, f := row("gate.replay_fidelity", "foreign-claimed"), row("gate.replay_fidelity", "foreign-found"); c != "pass (exact)" || f != "inconclusive" {
+		t.Errorf("replay row: claimed %q, found %q", c, f)
+	}
+	if why := row("gate.trace_completeness", "foreign-why"); !strings.Contains(why, "state_before") {
+		t.Errorf("trace completeness why %q", why)
+	}
+	if got := s.text(foreign + " .overclaims"); !strings.Contains(got, "overall_verdict: claimed pass, evidence gives fail") {
+		t.Errorf("overclaims %q", got)
+	}
+
 	s.open("/skills")
 	s.waitVisible("#skills-table")
 	if n := eval[int](s, `document.querySelectorAll("#skills-table tbody tr").length`); n != 1 {

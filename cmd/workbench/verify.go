@@ -73,10 +73,14 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		// For an input that is not a well-formed bundle: where reading
 		// stopped, the other artifact it is, its content hash recomputed
 		// when it claims one, its problems grouped by cause.
-		Stage       string                `json:"stage,omitempty"`
-		Artifact    string                `json:"artifact,omitempty"`
-		ContentHash *verify.HashCheck     `json:"content_hash,omitempty"`
-		Groups      []verify.ProblemGroup `json:"problem_groups,omitempty"`
+		Stage       string            `json:"stage,omitempty"`
+		Artifact    string            `json:"artifact,omitempty"`
+		ContentHash *verify.HashCheck `json:"content_hash,omitempty"`
+		// Foreign, for a bundle in the other implementation's shape, is
+		// what it claims gate by gate beside what its contents support
+		// under spec v0.1. It is still not a conforming bundle (exit 2).
+		Foreign *verify.Foreign       `json:"foreign,omitempty"`
+		Groups  []verify.ProblemGroup `json:"problem_groups,omitempty"`
 		// Errors lists an invalid input's first problems; ErrorsOmitted
 		// counts the others (a hostile file can have millions).
 		Errors        []string `json:"errors,omitempty"`
@@ -101,6 +105,7 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 			}
 			res.ErrorsOmitted = ie.Omitted
 			res.Headline, res.Stage, res.Artifact, res.ContentHash = ie.Headline(), ie.Stage, ie.Artifact, ie.Hash
+			res.Foreign = ie.Foreign
 			res.Groups = ie.Groups()
 			code = max(code, exitInvalid)
 		case err != nil:
@@ -130,7 +135,7 @@ func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprintln(stdout)
 		}
 		if r.Report == nil {
-			printInvalid(stderr, r.File, r.Headline, r.ContentHash, r.Groups, r.Stage, r.ErrorsOmitted)
+			printInvalid(stderr, r.File, r.Headline, r.ContentHash, r.Foreign, r.Groups, r.Stage, r.ErrorsOmitted)
 			continue
 		}
 		printReport(stdout, r.File, r.Report)
@@ -162,13 +167,16 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 // printInvalid writes what is wrong with an input that is not a
 // well-formed bundle: the headline, the content hash when it claims one,
 // and its problems by cause, each with its first examples.
-func printInvalid(w io.Writer, file, headline string, hash *verify.HashCheck, groups []verify.ProblemGroup, stage string, omitted int) {
+func printInvalid(w io.Writer, file, headline string, hash *verify.HashCheck, foreign *verify.Foreign, groups []verify.ProblemGroup, stage string, omitted int) {
 	fmt.Fprintf(w, "%s: %s\n", file, headline)
 	if stage == verify.StageNotJSON || stage == verify.StageNotIJSON {
 		return // the headline holds the one problem
 	}
 	if hash != nil {
 		fmt.Fprintf(w, "  %s\n", hash)
+	}
+	if foreign != nil {
+		printForeign(w, foreign)
 	}
 	for _, g := range groups {
 		fmt.Fprintf(w, "  %s\n", g.Sentence)
@@ -185,6 +193,35 @@ func printInvalid(w io.Writer, file, headline string, hash *verify.HashCheck, gr
 	if omitted > 0 {
 		fmt.Fprintf(w, "  … and %d more problems beyond these\n", omitted)
 	}
+}
+
+// printForeign writes what a bundle in the other implementation's shape
+// claims, gate by gate, beside what its contents support under spec v0.1
+// and why; its schema problems follow.
+func printForeign(w io.Writer, f *verify.Foreign) {
+	fmt.Fprintln(w, "  Read only: it is not a spec v0.1 bundle, so it proves nothing as one; what it claims, beside what its contents support:")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  GATE\tCLAIMED\tUNDER SPEC v0.1\tWHY")
+	for _, g := range f.Gates {
+		c := g.Claimed
+		switch {
+		case c == "":
+			c = "-"
+		case g.ClaimedLevel != "":
+			c += " (" + g.ClaimedLevel + ")"
+		}
+		found := g.Verdict
+		if g.Level != "" && g.Level != g.Verdict {
+			found += " (" + g.Level + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", g.ID, c, found, g.Why)
+	}
+	fmt.Fprintf(tw, "  overall\t%s\t%s\t\n", f.Claimed, f.Verdict)
+	tw.Flush()
+	for _, o := range f.Overclaims {
+		fmt.Fprintf(w, "  OVERCLAIM %s\n", o)
+	}
+	fmt.Fprintln(w, "  Against the bundle schema:")
 }
 
 func printReport(w io.Writer, file string, r *verify.Report) {

@@ -217,3 +217,60 @@ func TestVerifyWarnsOfInexactNumbers(t *testing.T) {
 		t.Errorf("exit %d, %v\n%s", code, err, stdout)
 	}
 }
+
+// TestVerifyForeignBundle: a bundle in the other implementation's shape
+// (pkg/verify/testdata/foreign) is read only: its claims gate by gate
+// beside what its contents support under spec v0.1, in text and JSON, and
+// exit 2, since it is not a conforming bundle.
+func TestVerifyForeignBundle(t *testing.T) {
+	file := filepath.Join("..", "..", "pkg", "verify", "testdata", "foreign", "taught.json")
+	code, stdout, stderr := runCmd(t, "", "verify", file)
+	if code != exitInvalid || stdout != "" {
+		t.Errorf("exit %d, stdout %q; want %d and nothing on stdout", code, stdout, exitInvalid)
+	}
+	for _, want := range []string{
+		"taught.json: a bundle in the other implementation's shape, not spec v0.1's, read only: it claims PASS; under spec v0.1 its contents give FAIL (6 overclaims); content hash intact; 53 problems against the bundle schema\n",
+		"GATE                       CLAIMED       UNDER SPEC v0.1  WHY",
+		"gate.replay_fidelity       pass (exact)  inconclusive     no replay record in the bundle (spec §5.3)",
+		"gate.content_hash          pass          pass             the content hashes to its content_hash",
+		"overall                    pass          fail",
+		"OVERCLAIM overall_verdict: claimed pass, evidence gives fail",
+		"Against the bundle schema:\n",
+		"3 edges carry one `state_hash` instead of `state_before`/`state_after` (OS-011 §4)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	code, stdout, _ = runCmd(t, "", "verify", "--json", file)
+	var res []struct {
+		Headline string `json:"headline"`
+		Stage    string `json:"stage"`
+		Foreign  *struct {
+			Claimed string `json:"claimed_verdict"`
+			Verdict string `json:"verdict"`
+			Marks   []string
+			Gates   []struct{ ID, Claimed, Verdict, Why string }
+		} `json:"foreign"`
+		Report json.RawMessage `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 1 {
+		t.Fatalf("--json: %v\n%s", err, stdout)
+	}
+	r := res[0]
+	if code != exitInvalid || r.Stage != "schema" || r.Report != nil || r.Foreign == nil {
+		t.Fatalf("exit %d, stage %q, report %s, foreign %v", code, r.Stage, r.Report, r.Foreign)
+	}
+	if r.Foreign.Claimed != "pass" || r.Foreign.Verdict != "fail" || len(r.Foreign.Marks) != 3 || len(r.Foreign.Gates) != 6 {
+		t.Errorf("foreign %+v", r.Foreign)
+	}
+	for _, g := range r.Foreign.Gates {
+		if g.ID == "gate.authority" && (g.Claimed != "pass" || g.Verdict != "fail" || !strings.Contains(g.Why, "no authorization decision")) {
+			t.Errorf("authority %+v", g)
+		}
+	}
+	if !strings.Contains(r.Headline, "the other implementation's shape") {
+		t.Errorf("headline %q", r.Headline)
+	}
+}

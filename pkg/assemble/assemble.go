@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ func Bundle(v *verify.Verifier, t Teaching, now time.Time, newID func() string) 
 		Manifest:         t.Manifest,
 		Trace:            res.Trace,
 	}
+	b.Trace.Edges = portable(res.Trace.Edges)
 	consolidate := rec.StartPhase(pulse.PhaseConsolidate)
 	if _, err := rec.ConsolidationEvent(consolidate, pulse.Consolidation{BundleID: b.BundleID, SkillID: b.SkillID}); err != nil {
 		return nil, fmt.Errorf("assemble: %w", err)
@@ -157,10 +159,32 @@ func WithReplay(v *verify.Verifier, b *skill.Bundle, rec skill.ReplayRecord, now
 	nb.SkillVersion = nb.Manifest.Version
 	nb.BundleID = newID()
 	nb.CreatedAt = skill.Timestamp(now)
+	nb.Trace.Edges = portable(nb.Trace.Edges)
 	if err := v.SealWithProof(nb); err != nil {
 		return nil, fmt.Errorf("assemble: seal: %w", err)
 	}
 	return nb, nil
+}
+
+// portable returns a copy of edges in which every edge carries the ts and
+// kind members that the other implementation of the spec requires of each
+// edge before its trace-completeness gate passes (docs/decisions.md,
+// "Bundles between the two implementations"). Both are allowed by the
+// spec, whose OS-011 edges are open: ts repeats provenance.timestamp, and
+// every edge the workbench records is a typed action. An edge that
+// already has them keeps them. The copy leaves the caller's trace, which
+// may be a run still being shown, as it was.
+func portable(edges []skill.Edge) []skill.Edge {
+	out := slices.Clone(edges)
+	for i := range out {
+		if out[i].TS == "" {
+			out[i].TS = out[i].Provenance.Timestamp
+		}
+		if out[i].Kind == "" {
+			out[i].Kind = skill.EdgeKindAct
+		}
+	}
+	return out
 }
 
 // roundTrip converts v to the generic JSON form out points to.
@@ -208,6 +232,7 @@ func Revise(v *verify.Verifier, b *skill.Bundle, e Edit, now time.Time, newID fu
 	nb.SkillVersion = nb.Manifest.Version
 	nb.BundleID = newID()
 	nb.CreatedAt = skill.Timestamp(now)
+	nb.Trace.Edges = portable(nb.Trace.Edges)
 	if err := v.SealWithProof(nb); err != nil {
 		return nil, fmt.Errorf("assemble: seal: %w", err)
 	}

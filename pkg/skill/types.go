@@ -163,10 +163,22 @@ type Edge struct {
 	ShapeBefore     string            `json:"shape_before,omitempty"`
 	ShapeAfter      string            `json:"shape_after,omitempty"`
 	ParamSources    map[string]string `json:"param_sources"`
+	// TS and Kind are the edge's time (provenance.timestamp again) and
+	// what it is (EdgeKindAct): the members the other implementation of
+	// the spec requires of every edge before it accepts a trace as
+	// complete. Assembly writes them (package assemble); the verifier
+	// reads provenance.timestamp and typed_action.
+	TS   string `json:"ts,omitempty"`
+	Kind string `json:"kind,omitempty"`
 
 	// Extra holds members this build does not know (see Trace.Extra).
 	Extra map[string]json.RawMessage `json:"-"`
 }
+
+// EdgeKindAct is the kind the workbench writes on each edge: every edge it
+// records is a typed action. The other implementation also writes
+// message and perception edges, which the workbench never records.
+const EdgeKindAct = "act"
 
 // Edge outcome statuses.
 const (

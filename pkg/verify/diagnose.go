@@ -147,6 +147,9 @@ func (e *InvalidError) Headline() string {
 	case StageDecode:
 		return "a bundle that cannot be read: " + e.Problems[0].String()
 	}
+	if e.Foreign != nil {
+		return e.Foreign.Headline(e.Hash) + "; " + count(n, "problem") + " against the bundle schema"
+	}
 	h := fmt.Sprintf("a bundle with %s against the bundle schema", count(n, "problem"))
 	if e.Hash != nil {
 		if e.Hash.Intact {

@@ -117,6 +117,10 @@ type InvalidError struct {
 	// Hash is the content hash recomputed, for input that claims one,
 	// even though it failed the schema; nil otherwise.
 	Hash *HashCheck
+	// Foreign, for a bundle in the other implementation's shape, is what
+	// it claims beside what its contents support under spec v0.1; nil
+	// otherwise. Such a bundle is still not a bundle the workbench keeps.
+	Foreign *Foreign
 
 	section string              // the spec's section of Artifact
 	doc     *canonjson.Document // the parsed input, for Groups; nil if not JSON
@@ -345,6 +349,8 @@ func invalid(err error, doc *canonjson.Document) error {
 		e := &InvalidError{Stage: StageSchema, Problems: fieldProblems(ve), Omitted: ve.Omitted, Hash: checkHash(doc), doc: doc}
 		if !looksLikeBundle(doc) {
 			e.Stage = StageNotBundle
+		} else {
+			e.Foreign = readForeign(doc, e.Hash)
 		}
 		return e
 	}
