@@ -15,8 +15,14 @@ func (s *session) keepKey(key string) {
 	s.t.Helper()
 	s.open("/")
 	s.typeInto("#key", key)
+	if got := eval[string](s, `document.querySelector("#key").value`); got != key {
+		s.t.Fatalf("the key field holds %d characters after typing the %d of the key (%q…)", len(got), len(key), got[:min(len(got), 12)])
+	}
 	s.click("#key-check")
 	s.do(chromedp.Poll[chromedp.Void](`!!document.querySelector("#key-label, #key-error")`, chromedp.WithPollingTimeout(30*time.Second)))
+	if key == s.OR.Key && s.countOf("#key-error") > 0 {
+		s.t.Fatalf("the key check failed: %s", s.text("#key-error"))
+	}
 }
 
 // setField sets a form control's value as typing or picking would, and
