@@ -34,6 +34,9 @@ type env struct {
 	or       *openroutertest.Server
 	client   *openrouter.Client
 	verifier *verify.Verifier
+	// sv and scenarios make other verifiers.
+	sv        *schemas.Validator
+	scenarios []fixtures.Scenario
 }
 
 func newEnv(t *testing.T, id string, scripts ...openroutertest.Script) *env {
@@ -65,7 +68,7 @@ func newEnv(t *testing.T, id string, scripts ...openroutertest.Script) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, scenario: sc, world: world, or: or, client: client, verifier: verify.New(sv, all, nil)}
+	return &env{t: t, scenario: sc, world: world, or: or, client: client, verifier: verify.New(sv, all, nil), sv: sv, scenarios: all}
 }
 
 func (e *env) body() *sim.Sim {
