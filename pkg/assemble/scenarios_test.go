@@ -315,33 +315,3 @@ func TestScenarioRedactedExport(t *testing.T) {
 		t.Errorf("conformance passed %v failed %v", got, r.Derived.ConformanceCheck.FixturesFailed)
 	}
 }
-
-// What the model says that is not a usable action is answered as an error
-// and recorded, and never becomes an edge.
-func TestMalformedModelReplies(t *testing.T) {
-	e := newEnv(t, fixtures.BasicPromptToManifest, openroutertest.Script{Model: model, Steps: []openroutertest.Step{
-		openroutertest.ToolCall("browser_teleport", map[string]any{"to": "anywhere"}),
-		openroutertest.ToolCallRaw("browser_navigate", `{"url": `),
-		openroutertest.ToolCall("browser_navigate", map[string]any{"href": "https://docs.workbench.test/"}),
-		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/getting-started"}),
-		openroutertest.Answer("Getting started"),
-	}})
-	_, res := e.teach()
-	if len(res.Trace.Edges) != 1 || res.Trace.Edges[0].Tool.Name != "browser_navigate" {
-		t.Fatalf("%d edges: only the well-formed call may become one", len(res.Trace.Edges))
-	}
-	var replies []string
-	for _, turn := range res.Transcript {
-		if turn.Role == "tool" || turn.Role == "user" && strings.HasPrefix(*turn.Content, "error:") {
-			replies = append(replies, *turn.Content)
-		}
-	}
-	for i, want := range []string{"no tool named \"browser_teleport\"", "could not be read", "do not fit its input schema"} {
-		if i >= len(replies) || !strings.Contains(replies[i], want) {
-			t.Errorf("reply %d %q does not explain %q", i, replies, want)
-		}
-	}
-	if res.Stopped != demonstrate.StopAnswer {
-		t.Errorf("stopped %s", res.Stopped)
-	}
-}
