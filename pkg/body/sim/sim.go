@@ -25,6 +25,10 @@
 //     IsError set and the reason, and changes nothing; the one exception
 //     is a shell command that fails part way (rm a missing), whose result
 //     lists what it changed before failing, as a real shell's would.
+//   - Perception: State is the whole world, for hashing; what a model is
+//     shown is Perceive (body.Perceiver) — the page the browser is on and
+//     the working directory's entries, as a real browser and shell show
+//     them.
 //   - Isolation: a Sim owns its world. Clone gives an independent copy;
 //     Reset returns to the world as loaded; Mutate edits the live world
 //     between calls, for tests that change the world under a replay.
