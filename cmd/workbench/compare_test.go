@@ -135,7 +135,7 @@ func TestTerminalWalkthrough(t *testing.T) {
 	// A replaying model reads the recorded step and clicks the changelog
 	// link of whichever project it is shown.
 	rechoose := openroutertest.Func(func(r *openroutertest.ChatRequest) openroutertest.Step {
-		if u, _ := r.LastUser(); !strings.Contains(u.Text(), "Recorded step 1: browser_click") {
+		if u, _ := r.LastUser(); !strings.Contains(u.Text(), "Step 1 calls browser_click.") {
 			return openroutertest.Answer("I was not shown the recorded click.")
 		}
 		return clickChangelog

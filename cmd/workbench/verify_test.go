@@ -192,7 +192,7 @@ func TestVerifyWarnsOfInexactNumbers(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := filepath.Join(t.TempDir(), "inexact.skill.json")
-	data = bytes.Replace(data, []byte(`"end_unix_nano":24000000,`), []byte(`"end_unix_nano":24000000.0000000000000000001,`), 1)
+	data = bytes.Replace(data, []byte(`"end_unix_nano":15000000,`), []byte(`"end_unix_nano":15000000.0000000000000000001,`), 1)
 	if err := os.WriteFile(name, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestVerifyWarnsOfInexactNumbers(t *testing.T) {
 	if code != exitProven || !strings.Contains(stdout, "verdict: PASS") ||
 		!strings.Contains(stdout, "/end_unix_nano (byte ") ||
 		!strings.Contains(stdout, "warning: /evidence/trace/spans/") ||
-		!strings.Contains(stdout, "the number 24000000.0000000000000000001 is read as 24000000") {
+		!strings.Contains(stdout, "the number 15000000.0000000000000000001 is read as 15000000") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	code, stdout, _ = runCmd(t, "", "verify", "--json", name)

@@ -9,6 +9,9 @@
 package assemble
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/pulse"
 	"workbench/pkg/skill"
@@ -31,7 +35,16 @@ type Teaching struct {
 }
 
 // Bundle assembles and seals the bundle of a teaching. The manifest's name,
-// slug and description are taken as the user left them.
+// slug and description are taken as the user left them. The bundle's trace
+// is the demonstration's, bound to the manifest's inputs as the task filled
+// them (crystallize.Bind).
+//
+// Bundle changes nothing it is given: the crystallization and
+// consolidation phases it records go on a copy of the demonstration's
+// PULSE recorder, timed at now, with event ids from newID and span ids
+// derived from them. Sealing the same teaching twice, with the same now
+// and an id source that gives the same ids, gives the same bytes; a
+// preview may seal and throw the bundle away before the real seal.
 func Bundle(v *verify.Verifier, t Teaching, now time.Time, newID func() string) (*skill.Bundle, error) {
 	res := t.Result
 	if res == nil || res.Recorder == nil {
@@ -40,7 +53,8 @@ func Bundle(v *verify.Verifier, t Teaching, now time.Time, newID func() string) 
 	if len(res.Trace.Edges) == 0 {
 		return nil, errors.New("assemble: the demonstration recorded no action, so there is no skill to bundle")
 	}
-	rec := res.Recorder
+	rec := res.Recorder.Clone(pulse.WithClock(func() time.Time { return now }), pulse.WithIDs(newID),
+		pulse.WithSpanIDs(func() string { return spanID(newID()) }))
 	learn := rec.StartPhase(pulse.PhaseLearn)
 	if _, err := rec.SkillCrystallized(learn, t.Manifest); err != nil {
 		return nil, fmt.Errorf("assemble: %w", err)
@@ -50,9 +64,9 @@ func Bundle(v *verify.Verifier, t Teaching, now time.Time, newID func() string) 
 		SkillVersion: t.Manifest.Version, CreatedAt: skill.Timestamp(now),
 		WorkbenchVersion: skill.WorkbenchVersion,
 		Manifest:         t.Manifest,
-		Trace:            res.Trace,
+		Trace:            crystallize.Bind(&res.Trace, inputs(t)),
 	}
-	b.Trace.Edges = portable(res.Trace.Edges)
+	b.Trace.Edges = portable(b.Trace.Edges)
 	consolidate := rec.StartPhase(pulse.PhaseConsolidate)
 	if _, err := rec.ConsolidationEvent(consolidate, pulse.Consolidation{BundleID: b.BundleID, SkillID: b.SkillID}); err != nil {
 		return nil, fmt.Errorf("assemble: %w", err)
@@ -67,6 +81,27 @@ func Bundle(v *verify.Verifier, t Teaching, now time.Time, newID func() string) 
 		return nil, fmt.Errorf("assemble: seal: %w", err)
 	}
 	return b, nil
+}
+
+// inputs are the manifest's inputs with the values the task gave them, in
+// the manifest's order, which is the order crystallize bound them in.
+func inputs(t Teaching) []crystallize.Input {
+	out := make([]crystallize.Input, len(t.Manifest.Inputs))
+	for i, in := range t.Manifest.Inputs {
+		out[i] = crystallize.Input{InputSpec: in, Value: t.Task.Inputs[in.Name]}
+	}
+	return out
+}
+
+// spanID derives a span id (16 lowercase hex, not all zero) from an id
+// of the seal's id source, so that what sealing records depends on its
+// arguments alone.
+func spanID(id string) string {
+	sum := sha256.Sum256([]byte("workbench/assemble/span/" + id))
+	if binary.BigEndian.Uint64(sum[:8]) == 0 {
+		return hex.EncodeToString(sum[8:16])
+	}
+	return hex.EncodeToString(sum[:8])
 }
 
 func evidence(t Teaching, rec *pulse.Recorder) (skill.Evidence, error) {

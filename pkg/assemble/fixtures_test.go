@@ -104,7 +104,7 @@ func fixtureRun(t *testing.T, d *determinism, v *verify.Verifier, id string, ste
 	bd := e.body()
 	var chooser replay.Chooser
 	if len(replaySteps) > 0 {
-		chooser = replay.ModelChooser{Model: e.client, ModelID: model, Goal: b.Trace.Goal}
+		chooser = replay.ModelChooser{Model: e.client, ModelID: model}
 	}
 	rec, err := replay.Run(ctx, b, bd, replay.Options{
 		Input: sc.ExampleInput(), Deterministic: true, Now: d.clock, NewID: d.id, Chooser: chooser,

@@ -73,3 +73,23 @@ type Body interface {
 type Hasher interface {
 	StateHashes(ctx context.Context) (hash, shape string, err error)
 }
+
+// Perceiver is implemented by bodies whose State encodes more than an
+// agent acting through them could see: the simulator's State is its whole
+// world, every page and every file, where a real browser shows one page
+// and a shell one working directory. Perceive returns what the body shows
+// now, the observation a model is given. A body that is not a Perceiver
+// shows its State (an MCP body's State is already the result of its
+// perceive tool).
+type Perceiver interface {
+	Perceive(ctx context.Context) (any, error)
+}
+
+// Perceive returns what b shows now: its Perceive when it is a Perceiver,
+// else its State.
+func Perceive(ctx context.Context, b Body) (any, error) {
+	if p, ok := b.(Perceiver); ok {
+		return p.Perceive(ctx)
+	}
+	return b.State(ctx)
+}

@@ -192,7 +192,7 @@ func Run(ctx context.Context, v *verify.Verifier, b *skill.Bundle, newBody func(
 		}
 	}
 	opt = defaults(b, opt)
-	bound := modelBound(b)
+	bound := b.Trace.ModelBound()
 	if bound && opt.Model == nil {
 		return nil, errors.New("compare: the skill has parameters a model chooses, and no model client is configured")
 	}
@@ -242,7 +242,7 @@ func Replay(ctx context.Context, v *verify.Verifier, b *skill.Bundle, bd body.Bo
 	if model != "" && opt.Model == nil {
 		return Result{}, fmt.Errorf("compare: model %s named, and no model client is configured", model)
 	}
-	if model == "" && modelBound(b) {
+	if model == "" && b.Trace.ModelBound() {
 		return Result{}, errors.New("compare: the skill has parameters a model chooses on replay; name a model")
 	}
 	r, err := replayOne(ctx, b, bd, model, opt)
@@ -284,7 +284,7 @@ func replayOne(ctx context.Context, b *skill.Bundle, bd body.Body, model string,
 	}
 	if model != "" && opt.Model != nil {
 		mt.m = opt.Model
-		ro.Chooser = replay.ModelChooser{Model: mt, ModelID: model, Goal: b.Trace.Goal}
+		ro.Chooser = replay.ModelChooser{Model: mt, ModelID: model}
 	}
 	if opt.Progress != nil {
 		ro.Progress = func(e skill.ReplayEdge) { opt.Progress(model, e) }
@@ -356,19 +356,6 @@ func (mt *meter) Chat(ctx context.Context, req openrouter.Request) (*openrouter.
 		mt.costKnown = false
 	}
 	return resp, nil
-}
-
-// modelBound reports whether any recorded parameter is one a model
-// chooses again on replay.
-func modelBound(b *skill.Bundle) bool {
-	for _, e := range b.Trace.Edges {
-		for _, s := range e.ParamSources {
-			if s == skill.SourceLLM {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func pair(a, b *Result) Pair {

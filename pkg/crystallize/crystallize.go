@@ -1,11 +1,12 @@
 // Package crystallize turns a recorded demonstration into a draft
 // SkillManifest (spec §3 step 2, §5.2).
 //
-// Crystallizing is a pure function of the trace and the task: it decides
-// where each action parameter will come from on replay and writes that into
-// the trace's param_sources, and it derives the manifest's inputs, outputs,
-// preconditions, capabilities and binding from what the demonstration
-// actually did. It calls no model and no body.
+// Crystallizing is a pure function of the trace and the task: Bind decides
+// where each action parameter will come from on replay and returns a copy
+// of the trace with those param_sources, and Draft derives the manifest's
+// inputs, outputs, preconditions, capabilities and binding from what the
+// demonstration actually did. Neither changes the trace it is given, calls
+// a model or touches a body.
 //
 // Where a parameter comes from (DESIGN §3):
 //   - input:<name> — the value, or a part of it, is the value the user gave
@@ -52,9 +53,11 @@ type Request struct {
 	Secrets *redact.Detector
 }
 
-// Draft crystallizes req.Trace. It rewrites the trace's param_sources for
-// every edge and returns the draft manifest; the trace is otherwise left as
-// recorded.
+// Draft crystallizes req.Trace into a draft manifest. req.Trace is not
+// changed: the param_sources the manifest's binding stands on are those
+// Bind gives for req.Inputs, and the bundle that is sealed carries that
+// bound trace (package assemble binds it again from the manifest's inputs
+// and the task's values, with the same result).
 //
 // The name and slug are made only after the secret detector has run over
 // their source: secrets, e-mail addresses and password values never enter
@@ -72,9 +75,8 @@ func Draft(req Request) (skill.Manifest, error) {
 	if req.SkillID == "" {
 		return skill.Manifest{}, errors.New("crystallize: no skill id")
 	}
-	for i := range tr.Edges {
-		bindParams(&tr.Edges[i], req.Inputs, tr.Goal)
-	}
+	bound := Bind(tr, req.Inputs)
+	tr = &bound
 
 	d := req.Secrets
 	if d == nil {
@@ -109,7 +111,7 @@ func Draft(req Request) (skill.Manifest, error) {
 		Inputs:               inputs,
 		Outputs:              slices.Clone(req.Outputs),
 		Preconditions:        preconditions(tr, req),
-		Binding:              binding(tr),
+		Binding:              tr.Binding(),
 		ValidatedAgainst:     []skill.Validation{},
 		RegressionProbes:     []any{},
 		FallbackBehavior:     skill.FallbackHalt,
@@ -122,14 +124,18 @@ func Draft(req Request) (skill.Manifest, error) {
 	return m, nil
 }
 
-// bindParams decides each parameter's source on one edge.
-func bindParams(e *skill.Edge, inputs []Input, goal string) {
-	if e.ParamSources == nil {
-		e.ParamSources = map[string]string{}
+// Bind returns a copy of tr in which every edge's param_sources say where
+// each parameter of its action comes from on replay, given the inputs the
+// demonstration ran with (see the package doc). tr is not changed.
+func Bind(tr *skill.Trace, inputs []Input) skill.Trace {
+	c := tr.WithParamSources()
+	for i := range c.Edges {
+		e := &c.Edges[i]
+		for name, v := range e.TypedAction.Params {
+			e.ParamSources[name] = source(v, inputs, c.Goal)
+		}
 	}
-	for name, v := range e.TypedAction.Params {
-		e.ParamSources[name] = source(v, inputs, goal)
-	}
+	return c
 }
 
 func source(v any, inputs []Input, goal string) string {
@@ -186,22 +192,9 @@ func capabilities(tr *skill.Trace) []string {
 	return out
 }
 
-// binding says what the skill depends on: a skill whose parameters are all
-// literal or bound to inputs replays without any model.
-func binding(tr *skill.Trace) string {
-	for _, e := range tr.Edges {
-		for _, s := range e.ParamSources {
-			if s == skill.SourceLLM {
-				return "model_family_bound"
-			}
-		}
-	}
-	return "substrate_only"
-}
-
 func preconditions(tr *skill.Trace, req Request) []string {
 	var out []string
-	if binding(tr) != "substrate_only" {
+	if tr.ModelBound() {
 		out = append(out, "OpenRouter key present")
 	}
 	switch req.BodyChoice {

@@ -31,20 +31,23 @@ func trace() *skill.Trace {
 	}
 }
 
+var weatherInputs = []crystallize.Input{
+	{InputSpec: skill.InputSpec{Name: "city", Type: "string", Required: true}, Value: "Porto"},
+	{InputSpec: skill.InputSpec{Name: "days", Type: "number", Required: false}, Value: 3.0},
+}
+
 func TestDraft(t *testing.T) {
 	tr := trace()
 	m, err := crystallize.Draft(crystallize.Request{
 		Trace: tr, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator,
-		Inputs: []crystallize.Input{
-			{InputSpec: skill.InputSpec{Name: "city", Type: "string", Required: true}, Value: "Porto"},
-			{InputSpec: skill.InputSpec{Name: "days", Type: "number", Required: false}, Value: 3.0},
-		},
+		Inputs:  weatherInputs,
 		Outputs: []skill.OutputSpec{{Name: "forecast", Type: "string"}},
 		Now:     time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	bound := crystallize.Bind(tr, weatherInputs)
 	want := []map[string]string{
 		{"url": skill.SourceLiteral},
 		{"field": skill.SourceLLM, "text": "input:city"},
@@ -52,8 +55,11 @@ func TestDraft(t *testing.T) {
 		{"path": skill.SourceLLM},
 	}
 	for i, w := range want {
+		if len(bound.Edges[i].ParamSources) != len(w) {
+			t.Errorf("edge %d: sources %v, want %v", i, bound.Edges[i].ParamSources, w)
+		}
 		for p, src := range w {
-			if got := tr.Edges[i].ParamSources[p]; got != src {
+			if got := bound.Edges[i].ParamSources[p]; got != src {
 				t.Errorf("edge %d param %s: source %q, want %q", i, p, got, src)
 			}
 		}
@@ -64,7 +70,7 @@ func TestDraft(t *testing.T) {
 	if m.Name != "Open weather.workbench.test and find the…" || m.Slug != "open-weather-workbench-test-and-find-the" {
 		t.Errorf("name %q, slug %q", m.Name, m.Slug)
 	}
-	if m.Binding != "model_family_bound" || m.DerivedFromTraceID != tr.TraceID || m.DelegaticPolicyID != skill.DefaultPolicyID {
+	if m.Binding != skill.BindingModelFamily || m.DerivedFromTraceID != tr.TraceID || m.DelegaticPolicyID != skill.DefaultPolicyID {
 		t.Errorf("manifest %+v", m)
 	}
 	if !strings.Contains(strings.Join(m.Preconditions, ";"), "OpenRouter key present") {
@@ -82,6 +88,49 @@ func TestDraft(t *testing.T) {
 	}
 }
 
+// Neither Draft nor Bind changes the caller's trace: the trace is the
+// same, member for member, before and after.
+func TestCrystallizingLeavesTheTrace(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func(*skill.Trace) error
+	}{
+		{"Draft", func(tr *skill.Trace) error {
+			_, err := crystallize.Draft(crystallize.Request{Trace: tr, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator, Inputs: weatherInputs})
+			return err
+		}},
+		{"Bind", func(tr *skill.Trace) error {
+			crystallize.Bind(tr, weatherInputs)
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := trace()
+			// One edge already has sources (a trace crystallized before), the
+			// others none, as the demonstration left them.
+			tr.Edges[0].ParamSources = map[string]string{"url": skill.SourceLLM}
+			before := snapshot(t, tr)
+			if err := tc.run(tr); err != nil {
+				t.Fatal(err)
+			}
+			if after := snapshot(t, tr); after != before {
+				t.Errorf("%s changed the caller's trace:\nbefore %s\nafter  %s", tc.name, before, after)
+			}
+		})
+	}
+}
+
+// snapshot is a deep copy of tr as JSON text, nil maps and empty maps told
+// apart.
+func snapshot(t *testing.T, tr *skill.Trace) string {
+	t.Helper()
+	data, err := json.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 func TestDraftWithoutModelParams(t *testing.T) {
 	tr := &skill.Trace{TraceID: skill.NewID(), Goal: "Open sim://a/ now", Edges: []skill.Edge{
 		edge(0, skill.CapabilityBrowser, skill.OutcomeOK, map[string]any{"url": "sim://a/"}),
@@ -90,7 +139,7 @@ func TestDraftWithoutModelParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Binding != "substrate_only" || slices.Contains(m.Preconditions, "OpenRouter key present") {
+	if m.Binding != skill.BindingSubstrateOnly || slices.Contains(m.Preconditions, "OpenRouter key present") {
 		t.Errorf("a skill with no model parameters: binding %s, preconditions %v", m.Binding, m.Preconditions)
 	}
 }

@@ -432,10 +432,13 @@ func (r *Recorder) ReplayExecuted(at *Span, rec skill.ReplayRecord) (skill.Event
 }
 
 // Clone returns an independent copy of the recorder as it stands: what is
-// recorded on the copy is not recorded on r, and the other way round. A
-// preview of what a run's bundle would prove assembles it on a copy, so
-// the run's own record gains no phase it did not go through.
-func (r *Recorder) Clone() *Recorder {
+// recorded on the copy is not recorded on r, and the other way round.
+// Sealing a run's bundle records its last phases on a copy, so the run's
+// own record gains no phase it did not go through. The copy reads the
+// same clock and id sources as r unless opts give it others (WithClock,
+// WithIDs, WithSpanIDs; WithTimeOrigin is ignored: the copy's spans count
+// from r's origin).
+func (r *Recorder) Clone(opts ...Option) *Recorder {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := &Recorder{
@@ -453,5 +456,9 @@ func (r *Recorder) Clone() *Recorder {
 	if r.phase != nil {
 		c.phase = &Span{r: c, i: r.phase.i}
 	}
+	for _, o := range opts {
+		o(c)
+	}
+	c.origin = r.origin
 	return c
 }

@@ -558,3 +558,39 @@ func TestRecorderClone(t *testing.T) {
 		}
 	}
 }
+
+// A clone given its own clock and id sources records with them; the
+// original's sources are not called, and the clone's spans still count
+// from the original's time origin.
+func TestRecorderCloneWithSources(t *testing.T) {
+	origin := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	origCalls := 0
+	r, err := pulse.NewRecorder(traceID, "simulator",
+		pulse.WithClock(func() time.Time { origCalls++; return origin }),
+		pulse.WithIDs(func() string { origCalls++; return "0190d5b0-0000-7000-8000-000000000001" }),
+		pulse.WithSpanIDs(func() string { origCalls++; return "00000000000000a1" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.StartPhase(pulse.PhaseAct)
+	calls := origCalls
+
+	later := origin.Add(time.Second)
+	c := r.Clone(pulse.WithClock(func() time.Time { return later }),
+		pulse.WithIDs(func() string { return "0190d5b0-0000-7000-8000-0000000000c1" }),
+		pulse.WithSpanIDs(func() string { return "00000000000000c1" }),
+		pulse.WithTimeOrigin(later))
+	c.StartPhase(pulse.PhaseLearn)
+	if origCalls != calls {
+		t.Errorf("the clone called the original's sources %d times", origCalls-calls)
+	}
+	ev := c.Events()
+	last := ev[len(ev)-1]
+	if last.ID != "0190d5b0-0000-7000-8000-0000000000c1" || last.Time != skill.Timestamp(later) || last.SpanID != "00000000000000c1" {
+		t.Errorf("the clone's event: id %s, time %s, span %s", last.ID, last.Time, last.SpanID)
+	}
+	tr := c.Trace()
+	if tr.TimeOrigin != skill.Timestamp(origin) || tr.Spans[len(tr.Spans)-1].StartUnixNano != int64(time.Second) {
+		t.Errorf("the clone's origin %s, last span starts at %d: want the original's origin", tr.TimeOrigin, tr.Spans[len(tr.Spans)-1].StartUnixNano)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"workbench/pkg/body"
 	"workbench/pkg/openrouter"
@@ -38,34 +39,33 @@ func (p PolicyAuthorizer) Authorize(ctx context.Context, e skill.Edge, tool body
 }
 
 // ModelChooser asks a chat model, live, to make the call a recorded edge
-// made, given the body's current observation. The model sees the goal, the
-// recorded call and the new observation, and must call the same tool.
+// made, given what the body shows now. The model is told the goal as
+// written for this replay, the new input, the arguments the skill fixes
+// and the ones it must choose, and must call the same tool.
 type ModelChooser struct {
 	Model interface {
 		Chat(ctx context.Context, req openrouter.Request) (*openrouter.Response, error)
 	}
 	ModelID string
-	Goal    string
 }
 
 // Choose implements Chooser.
-func (m ModelChooser) Choose(ctx context.Context, e skill.Edge, tools []body.Tool, observation any) (Choice, error) {
-	obs, err := json.Marshal(observation)
+func (m ModelChooser) Choose(ctx context.Context, s Step) (Choice, error) {
+	e := s.Edge
+	text, err := prompt(s)
 	if err != nil {
 		return Choice{}, err
 	}
-	recorded, _ := json.Marshal(e.Tool.Arguments)
-	fns := make([]openrouter.Tool, len(tools))
-	for i, t := range tools {
+	fns := make([]openrouter.Tool, len(s.Tools))
+	for i, t := range s.Tools {
 		fns[i] = openrouter.FunctionTool(t.Name, t.Description, t.InputSchema)
 	}
 	parallel := false
 	req := openrouter.Request{
 		Model: m.ModelID,
 		Messages: []openrouter.Message{
-			{Role: openrouter.RoleSystem, Content: "You are replaying a recorded skill one step at a time. Make the call the step asks for, adapted to what the body shows now. Call exactly one tool."},
-			{Role: openrouter.RoleUser, Content: fmt.Sprintf("Goal: %s\n\nRecorded step %d: %s with arguments %s\n\nThe body now shows:\n%s",
-				m.Goal, e.Index, e.Tool.Name, recorded, obs)},
+			{Role: openrouter.RoleSystem, Content: "You are replaying a recorded skill one step at a time, on new inputs. Make the call the step asks for, adapted to the inputs and to what the body shows now. Call exactly one tool."},
+			{Role: openrouter.RoleUser, Content: text},
 		},
 		Tools: fns, ParallelToolCalls: &parallel,
 	}
@@ -121,4 +121,44 @@ func (m ModelChooser) Choose(ctx context.Context, e skill.Edge, tools []body.Too
 		return c, fmt.Errorf("the model's arguments for %s are not a JSON object: %v", c.Tool, err)
 	}
 	return c, nil
+}
+
+// prompt is what ModelChooser asks a model for one step: the goal written
+// for this replay, the new input, the step's tool with the arguments the
+// skill fixes and those the model chooses (with what the demonstration
+// chose, for reference), and what the body shows now.
+func prompt(s Step) (string, error) {
+	obs, err := json.Marshal(s.Observation)
+	if err != nil {
+		return "", fmt.Errorf("encode what the body shows: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Goal: %s\n\n", s.Goal)
+	if len(s.Input) > 0 {
+		in, err := json.Marshal(s.Input)
+		if err != nil {
+			return "", fmt.Errorf("encode the input: %w", err)
+		}
+		fmt.Fprintf(&b, "Inputs of this replay: %s\n\n", in)
+	}
+	fmt.Fprintf(&b, "Step %d calls %s.\n", s.Edge.Index, s.Edge.Tool.Name)
+	if len(s.Bound) > 0 {
+		fixed, err := json.Marshal(s.Bound)
+		if err != nil {
+			return "", fmt.Errorf("encode the fixed arguments: %w", err)
+		}
+		fmt.Fprintf(&b, "Arguments the skill fixes (pass them as given): %s\n", fixed)
+	}
+	was := make(map[string]any, len(s.Choose))
+	for _, name := range s.Choose {
+		was[name] = s.Edge.Tool.Arguments[name]
+	}
+	recorded, err := json.Marshal(was)
+	if err != nil {
+		return "", fmt.Errorf("encode the recorded arguments: %w", err)
+	}
+	fmt.Fprintf(&b, "Arguments to choose from what the body shows now: %s (the demonstration chose %s)\n\n",
+		strings.Join(s.Choose, ", "), recorded)
+	fmt.Fprintf(&b, "The body now shows:\n%s", obs)
+	return b.String(), nil
 }

@@ -23,10 +23,10 @@ func choose(t *testing.T, steps ...openroutertest.Step) (replay.Choice, error, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := replay.ModelChooser{Model: client, ModelID: "test/model", Goal: "Open the page."}
+	m := replay.ModelChooser{Model: client, ModelID: "test/model"}
 	e := skill.Edge{Index: 0, Tool: skill.ToolCall{Name: "browser_navigate", Arguments: map[string]any{"url": "https://a.test/"}}}
 	tools := []body.Tool{{Name: "browser_navigate", Description: "Go to a URL.", InputSchema: []byte(`{"type":"object","properties":{"url":{"type":"string"}}}`)}}
-	c, err := m.Choose(context.Background(), e, tools, map[string]any{"page": "a"})
+	c, err := m.Choose(context.Background(), replay.Step{Edge: e, Goal: "Open the page.", Choose: []string{"url"}, Tools: tools, Observation: map[string]any{"page": "a"}})
 	return c, err, or
 }
 

@@ -16,9 +16,12 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,11 +36,34 @@ type Authorizer interface {
 }
 
 // Chooser asks a model, live, for the parameters of an edge whose
-// parameters the model chose during the demonstration. It is given the
-// edge as recorded, the tools the body offers now and the body's current
-// observation, and returns the tool call the model makes, with its cost.
+// parameters the model chose during the demonstration, and returns the
+// tool call the model makes, with its cost.
 type Chooser interface {
-	Choose(ctx context.Context, e skill.Edge, tools []body.Tool, observation any) (Choice, error)
+	Choose(ctx context.Context, s Step) (Choice, error)
+}
+
+// Step is what a Chooser is told about one edge: the truth of this
+// replay, not of the demonstration. The goal and the arguments already
+// bound carry the new input's values, and the observation is what the
+// body shows now.
+type Step struct {
+	// Edge is the edge as recorded.
+	Edge skill.Edge
+	// Goal is the skill's goal written for this replay: the recorded goal
+	// with each recorded string input's value replaced by the new one.
+	Goal string
+	// Input is the new input, by manifest input name.
+	Input map[string]any
+	// Bound are the arguments replay has fixed already: literals as
+	// recorded, inputs from the new input.
+	Bound map[string]any
+	// Choose names the parameters the model chooses again, sorted.
+	Choose []string
+	// Tools are the tools the body offers now.
+	Tools []body.Tool
+	// Observation is what the body shows now (body.Perceive): for the
+	// simulator its page and working directory, not its whole world.
+	Observation any
 }
 
 // Choice is a model's tool call during replay.
@@ -93,7 +119,7 @@ func Run(ctx context.Context, b *skill.Bundle, bd body.Body, opt Options) (skill
 	}
 	r := &run{b: b, bd: bd, opt: opt, recorded: recorded}
 	r.expected = skill.LevelStructural
-	if opt.Deterministic && sameInput(recorded, opt.Input) && !hasLLMParams(b) {
+	if opt.Deterministic && sameInput(recorded, opt.Input) && !b.Trace.ModelBound() {
 		r.expected = skill.LevelExact
 	}
 	return r.run(ctx), nil
@@ -288,7 +314,7 @@ func (r *run) observe(ctx context.Context) (hash, shape string, err error) {
 // bind computes the arguments of a replayed call from the recorded ones.
 func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[string]any, error) {
 	args := make(map[string]any, len(e.Tool.Arguments))
-	needModel := false
+	var choose []string
 	for name, v := range e.Tool.Arguments {
 		src := e.ParamSources[name]
 		switch {
@@ -296,22 +322,26 @@ func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[st
 			in := strings.TrimPrefix(src, skill.SourceInputPrefix)
 			args[name] = substitute(v, r.recorded[in], r.opt.Input[in])
 		case src == skill.SourceLLM:
-			needModel = true
+			choose = append(choose, name)
 		default: // literal, or a producer that recorded no source
 			args[name] = v
 		}
 	}
-	if !needModel {
+	if len(choose) == 0 {
 		return args, nil
 	}
 	if r.opt.Chooser == nil {
 		return nil, fmt.Errorf("edge %d has parameters the model chose, and no model is configured", e.Index)
 	}
-	st, err := r.bd.State(ctx)
+	obs, err := body.Perceive(ctx, r.bd)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the body could not show what it perceives: %w", err)
 	}
-	c, err := r.opt.Chooser.Choose(ctx, e, tools, st)
+	slices.Sort(choose)
+	c, err := r.opt.Chooser.Choose(ctx, Step{
+		Edge: e, Goal: Goal(r.b.Trace.Goal, r.recorded, r.opt.Input), Input: r.opt.Input,
+		Bound: maps.Clone(args), Choose: choose, Tools: tools, Observation: obs,
+	})
 	// A refused or failed call may still have been billed and answered by
 	// a named model: keep both whatever happened.
 	r.cost += c.CostUSD
@@ -324,10 +354,7 @@ func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[st
 	if c.Tool != e.Tool.Name {
 		return nil, &driftError{fmt.Sprintf("the model called %q where the recording called %q", c.Tool, e.Tool.Name)}
 	}
-	for name := range e.Tool.Arguments {
-		if e.ParamSources[name] != skill.SourceLLM {
-			continue
-		}
+	for _, name := range choose {
 		v, ok := c.Arguments[name]
 		if !ok {
 			return nil, &driftError{fmt.Sprintf("the model's call to %q lacks the argument %q", c.Tool, name)}
@@ -335,6 +362,34 @@ func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[st
 		args[name] = v
 	}
 	return args, nil
+}
+
+// Goal is a skill's recorded goal written for a replay on input: each
+// occurrence of a recorded input's value is replaced by the new input's
+// value, longer values first so that one value inside another is not cut.
+// Only string values are replaced (a number's digits may stand anywhere in
+// the text); a model is given the input itself beside the goal.
+func Goal(goal string, recorded, input map[string]any) string {
+	type pair struct{ old, new string }
+	var pairs []pair
+	for name, rv := range recorded {
+		old, ok1 := rv.(string)
+		nv, ok2 := input[name].(string)
+		if ok1 && ok2 && old != "" && old != nv {
+			pairs = append(pairs, pair{old, nv})
+		}
+	}
+	if len(pairs) == 0 {
+		return goal
+	}
+	slices.SortFunc(pairs, func(a, b pair) int {
+		return cmp.Or(cmp.Compare(len(b.old), len(a.old)), strings.Compare(a.old, b.old))
+	})
+	args := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		args = append(args, p.old, p.new)
+	}
+	return strings.NewReplacer(args...).Replace(goal)
 }
 
 // driftError says the live model's call no longer fits the recorded action.
@@ -384,17 +439,6 @@ func sameInput(a, b map[string]any) bool {
 		}
 	}
 	return true
-}
-
-func hasLLMParams(b *skill.Bundle) bool {
-	for _, e := range b.Trace.Edges {
-		for _, s := range e.ParamSources {
-			if s == skill.SourceLLM {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func truncate(s string, n int) string {

@@ -37,9 +37,9 @@ type Summary struct {
 }
 
 // Summarize counts what res recorded and runs the verifier on the bundle
-// that sealing manifest m would give. The bundle is assembled on a copy
-// of the run's PULSE recorder and thrown away, so res is unchanged and
-// Seal may follow; the verdict is the one Seal's report would give for
+// that sealing manifest m would give. Assembling changes nothing it is
+// given (assemble.Bundle), so the bundle is thrown away, res is unchanged
+// and Seal may follow; the verdict is the one Seal's report would give for
 // the same manifest.
 func Summarize(v *verify.Verifier, p *Plan, res *demonstrate.Result, m skill.Manifest, modelID string, now time.Time) (Summary, error) {
 	if res == nil || res.Recorder == nil {
@@ -54,9 +54,7 @@ func Summarize(v *verify.Verifier, p *Plan, res *demonstrate.Result, m skill.Man
 			s.Errors = append(s.Errors, i)
 		}
 	}
-	preview := *res
-	preview.Recorder = res.Recorder.Clone()
-	b, err := assemble.Bundle(v, assemble.Teaching{Task: p.Task, Result: &preview, Manifest: m, ModelID: modelID}, now, skill.NewID)
+	b, err := assemble.Bundle(v, assemble.Teaching{Task: p.Task, Result: res, Manifest: m, ModelID: modelID}, now, skill.NewID)
 	if err != nil {
 		return Summary{}, fmt.Errorf("teach: summary: %w", err)
 	}

@@ -354,9 +354,9 @@ func Draft(p *Plan, res *demonstrate.Result, now time.Time) (skill.Manifest, err
 // Seal assembles the bundle of a demonstration with manifest m as the
 // user left it, seals it with its proof, and verifies the exported bytes.
 // It returns the bundle and its verification report; a bundle that does
-// not verify is an error. Seal records the crystallization and
-// consolidation phases in the run's PULSE recorder, so it is called once
-// per demonstration.
+// not verify is an error. The crystallization and consolidation phases go
+// on the bundle's copy of the run's PULSE recorder: res is not changed,
+// so Summarize may come before and Seal may run again.
 func Seal(v *verify.Verifier, p *Plan, res *demonstrate.Result, m skill.Manifest, modelID string, now time.Time) (*skill.Bundle, *verify.Report, error) {
 	b, err := assemble.Bundle(v, assemble.Teaching{Task: p.Task, Result: res, Manifest: m, ModelID: modelID}, now, skill.NewID)
 	if err != nil {

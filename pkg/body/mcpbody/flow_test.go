@@ -145,9 +145,6 @@ func TestBrowserTeachAndReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if src := res.Trace.Edges[1].ParamSources["target"]; src != skill.SourceLLM {
-		t.Errorf("the clicked reference is bound to %q, want the model", src)
-	}
 	m.Name, m.Slug, m.Description = "Read the docs heading", "read-the-docs-heading", "Opens the shop, follows the Docs link and reads its heading."
 	b, rep, err := teach.Seal(v, plan, res, m, "example/teacher", now)
 	if err != nil {
@@ -155,6 +152,9 @@ func TestBrowserTeachAndReplay(t *testing.T) {
 	}
 	if !teach.Ready(rep) {
 		t.Fatalf("the taught bundle is not ready: verdict %s, gates %+v, overclaims %v", rep.Verdict, rep.Derived.ProofGates, rep.Overclaims)
+	}
+	if src := b.Trace.Edges[1].ParamSources["target"]; src != skill.SourceLLM {
+		t.Errorf("the clicked reference is bound to %q, want the model", src)
 	}
 
 	// Replay in a fresh browser context.

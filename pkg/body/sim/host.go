@@ -47,33 +47,34 @@ func (s *Sim) isFile(p string) bool {
 	return ok
 }
 
-// entry is one directory entry.
-type entry struct {
+// Entry is one directory entry, as file_list reports it and Perceive
+// shows the working directory's.
+type Entry struct {
 	Name string `json:"name"`
 	Type string `json:"type"` // "dir" or "file"
 	Size int    `json:"size"` // bytes; 0 for a directory
 }
 
 // list returns the entries of directory p, sorted by name.
-func (s *Sim) list(p string) ([]entry, error) {
+func (s *Sim) list(p string) ([]Entry, error) {
 	if !s.isDir(p) {
 		if s.isFile(p) {
 			return nil, errNotDir
 		}
 		return nil, errNotExist
 	}
-	out := []entry{}
+	out := []Entry{}
 	for _, d := range s.world.Host.Dirs {
 		if d != "/" && path.Dir(d) == p {
-			out = append(out, entry{Name: path.Base(d), Type: "dir"})
+			out = append(out, Entry{Name: path.Base(d), Type: "dir"})
 		}
 	}
 	for f, c := range s.world.Host.Files {
 		if path.Dir(f) == p {
-			out = append(out, entry{Name: path.Base(f), Type: "file", Size: len(c)})
+			out = append(out, Entry{Name: path.Base(f), Type: "file", Size: len(c)})
 		}
 	}
-	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

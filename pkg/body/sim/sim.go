@@ -25,6 +25,10 @@
 //     IsError set and the reason, and changes nothing; the one exception
 //     is a shell command that fails part way (rm a missing), whose result
 //     lists what it changed before failing, as a real shell's would.
+//   - Perception: State is the whole world, for hashing; what a model is
+//     shown is Perceive (body.Perceiver) — the page the browser is on and
+//     the working directory's entries, as a real browser and shell show
+//     them.
 //   - Isolation: a Sim owns its world. Clone gives an independent copy;
 //     Reset returns to the world as loaded; Mutate edits the live world
 //     between calls, for tests that change the world under a replay.
@@ -71,7 +75,10 @@ type base struct {
 // seqKey names a template button: the page, form and button it belongs to.
 type seqKey struct{ page, form, button string }
 
-var _ body.Body = (*Sim)(nil)
+var (
+	_ body.Body      = (*Sim)(nil)
+	_ body.Perceiver = (*Sim)(nil)
+)
 
 // New loads a world file and returns a simulator showing its start page.
 // The world is parsed strictly (I-JSON) and must match the world schema
@@ -269,4 +276,41 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 		c[k] = v
 	}
 	return c
+}
+
+// Perception is what the simulator shows an agent (body.Perceiver): the
+// page the browser is on, with its current field values, and the host's
+// working directory with its entries — names, kinds and sizes, not
+// contents. Other pages, other directories and what files hold are not in
+// it: no real browser or shell shows them without an action.
+type Perception struct {
+	Browser struct {
+		// URL is the address the browser shows; "" before any page is open.
+		URL string `json:"url"`
+		// Page is nil when no page is open or the page is gone.
+		Page *PageView `json:"page"`
+	} `json:"browser"`
+	Host struct {
+		Cwd     string  `json:"cwd"`
+		Entries []Entry `json:"entries"`
+	} `json:"host"`
+}
+
+// Perceive returns the Perception of the simulator as it is now.
+func (s *Sim) Perceive(ctx context.Context) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var p Perception
+	p.Browser.URL, p.Browser.Page = s.url, s.view()
+	p.Host.Cwd = s.world.Host.Cwd
+	// A valid world's working directory is one of its directories.
+	es, err := s.list(p.Host.Cwd)
+	if err != nil {
+		return nil, fmt.Errorf("sim: list the working directory %s: %w", p.Host.Cwd, err)
+	}
+	p.Host.Entries = es
+	return p, nil
 }

@@ -173,7 +173,7 @@ func TestSimulatorUnderDelegatic(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, err := replay.Run(ctx, b, bd, replay.Options{Deterministic: true, Input: b.Evidence.Scenario.Inputs,
-		Chooser: replay.ModelChooser{Model: client, ModelID: "example/replayer", Goal: task.Description},
+		Chooser: replay.ModelChooser{Model: client, ModelID: "example/replayer"},
 		Authorizer: replay.PolicyAuthorizer{Policy: choice.Authorizer, Declared: b.Manifest.CapabilitiesRequired,
 			BodyKind: skill.BodySimulator, TrustedServer: true}})
 	if err != nil {
