@@ -30,6 +30,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
+
 	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
 )
@@ -637,9 +639,9 @@ func BenchmarkWorkerdMCPAddedLatency(b *testing.B) {
 // the no-cache of /*), pages revalidate; "/" is the home page through the
 // _redirects rewrite while deep links get the neutral shell; the
 // precompressed copies are not served (.assetsignore keeps them out of
-// the upload), an ETag revalidation gets 304. wrangler dev sends the
-// files as they are, uncompressed, whatever the request accepts; in
-// production Cloudflare's edge compresses them (docs/proxy.md).
+// the upload), an ETag revalidation gets 304. wrangler dev compresses
+// on the fly (gzip or brotli, by Accept-Encoding); in production
+// Cloudflare's edge compresses (docs/proxy.md).
 func TestWorkerdStaticAssets(t *testing.T) {
 	d := requireWorker(t)
 	tmp := t.TempDir()
@@ -708,9 +710,11 @@ func TestWorkerdStaticAssets(t *testing.T) {
 			if got := resp.Header.Get("Cache-Control"); got != tc.cache {
 				t.Errorf("Cache-Control %q, want %q", got, tc.cache)
 			}
-			if got := resp.Header.Get("Content-Encoding"); got != "" {
-				t.Errorf("Content-Encoding %q: wrangler dev was seen to send files as they are", got)
+			// What Chromium asks for; wrangler dev answers gzip.
+			if got := resp.Header.Get("Content-Encoding"); got != "gzip" {
+				t.Errorf("Content-Encoding %q, want gzip as wrangler dev was seen to send", got)
 			}
+			body = decodeBody(t, resp.Header.Get("Content-Encoding"), body)
 			if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
 				t.Errorf("X-Content-Type-Options %q: the /* rule was not applied", got)
 			}
@@ -730,6 +734,64 @@ func TestWorkerdStaticAssets(t *testing.T) {
 			}
 		})
 	}
+
+	// The encoding wrangler dev chose for each Accept-Encoding, seen on
+	// the module: it compresses on the fly, gzip first when the request
+	// lists it, brotli when only brotli is accepted, never zstd, and sends
+	// no Vary. The body decodes to the module every time.
+	for _, tc := range []struct{ accept, encoding string }{
+		{"gzip, deflate, br, zstd", "gzip"},
+		{"br", "br"},
+		{"gzip", "gzip"},
+		{"zstd", ""},
+		{"identity", ""},
+		{"", ""},
+	} {
+		req, _ := http.NewRequest("GET", w.origin+"/web/app.wasm?v="+version, nil)
+		if tc.accept != "" {
+			req.Header.Set("Accept-Encoding", tc.accept)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Encoding"); got != tc.encoding {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, want %q", tc.accept, got, tc.encoding)
+		}
+		if got := decodeBody(t, resp.Header.Get("Content-Encoding"), b); !bytes.Equal(got, wasm) {
+			t.Errorf("Accept-Encoding %q: the module decodes to %d bytes, want %d", tc.accept, len(got), len(wasm))
+		}
+		if got := resp.Header.Get("Cache-Control"); got != immutable {
+			t.Errorf("Accept-Encoding %q: Cache-Control %q", tc.accept, got)
+		}
+	}
+}
+
+// decodeBody undoes a Content-Encoding of gzip or br.
+func decodeBody(t *testing.T, coding string, b []byte) []byte {
+	t.Helper()
+	var r io.Reader
+	switch coding {
+	case "":
+		return b
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(b))
+	default:
+		t.Fatalf("unexpected Content-Encoding %q", coding)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", coding, err)
+	}
+	return out
 }
 
 // wranglerConfig writes wrangler.toml with each key of replace replaced
