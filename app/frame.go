@@ -25,13 +25,16 @@ const openPaletteAction = "palette/open"
 // capability workbench's launcher at its end, where it covers nothing),
 // the main region and the footer.
 //
-// Rendered off the browser (the static pages, which the host also serves
-// for deep links it has no file for), the main region is a neutral
-// "loading" line instead of content: the same HTML then fits every route,
-// and no page's text flashes on another's URL while the app loads.
+// Rendered off the browser (the static pages), the main region holds the
+// page's heading and explanatory text — its leading h1 and p elements —
+// and then a "loading" line in place of everything the app must run to
+// show (forms, lists, results): a person reads what the page is for while
+// app.wasm arrives. The neutral shell the host serves for deep links
+// (loadingPage) has no content, so it shows the loading line alone and no
+// page's text flashes on another's URL.
 func frame(current string, content ...app.UI) app.UI {
 	if app.IsServer {
-		content = []app.UI{app.P().Class("wb-shell").Text("Loading the workbench…")}
+		content = append(staticIntro(content), app.P().Class("wb-shell").Text("Loading the workbench…"))
 	}
 	items := make([]app.UI, 0, len(navLinks))
 	for _, l := range navLinks {
@@ -60,6 +63,19 @@ func frame(current string, content ...app.UI) app.UI {
 		app.Main().ID("main").Class("wb-main").Body(content...),
 		app.Footer().Class("wb-footer").Body(app.Text(footerText)),
 	)
+}
+
+// staticIntro returns the leading headings and paragraphs of a page's
+// content: what it says before its first control or dynamic part.
+func staticIntro(content []app.UI) []app.UI {
+	for i, c := range content {
+		switch c.(type) {
+		case app.HTMLH1, app.HTMLP:
+		default:
+			return content[:i:i]
+		}
+	}
+	return content[:len(content):len(content)]
 }
 
 // onLauncher asks the capability workbench to open.

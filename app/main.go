@@ -38,6 +38,15 @@ var pages = []page{
 
 func main() {
 	e := newEnv()
+	registerRoutes(e)
+	app.RunWhenOnBrowser()
+	// Only reached off the browser: RunWhenOnBrowser never returns there.
+	generate(e)
+}
+
+// registerRoutes registers every page of pages, each wrapped in the shell,
+// and the not-found page for every other path.
+func registerRoutes(e *env) {
 	for _, p := range pages {
 		newPage := p.new
 		// Every route is wrapped in the shell, which mounts the capability
@@ -52,7 +61,4 @@ func main() {
 	// Last, so every route above wins: go-app's own not-found page ignores
 	// app.NotFound and has no navigation.
 	app.RouteWithRegexp("^/", func() app.Composer { return &shell{env: e, Page: &notFoundPage{}} })
-	app.RunWhenOnBrowser()
-	// Only reached off the browser: RunWhenOnBrowser never returns there.
-	generate()
 }

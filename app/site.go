@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,14 +15,17 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/andybalholm/brotli"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
 // generate is the native half of the program: it writes the deployable
-// static site and exits.
-func generate() {
+// static site, with the routes registerRoutes(e) registered, and exits.
+func generate(e *env) {
 	fl := flag.NewFlagSet("app", flag.ContinueOnError)
 	out := fl.String("out", "build/site", "`directory` to write the site to (replaced)")
 	wasm := fl.String("wasm", "build/app.wasm", "the app compiled with GOOS=js GOARCH=wasm")
@@ -29,7 +33,7 @@ func generate() {
 	if err := fl.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
-	if err := buildSite(siteConfig{Out: *out, Wasm: *wasm, Web: *web}); err != nil {
+	if err := buildSite(siteConfig{Out: *out, Wasm: *wasm, Web: *web, Env: e}); err != nil {
 		fmt.Fprintln(os.Stderr, "app: build failed:", err)
 		os.Exit(1)
 	}
@@ -41,6 +45,7 @@ type siteConfig struct {
 	Out  string // the site directory; replaced as a whole
 	Wasm string // app.wasm built for js/wasm
 	Web  string // static files published under /web/
+	Env  *env   // what the pages rendered natively share
 }
 
 // contentSecurityPolicy is DESIGN §10's policy. 'wasm-unsafe-eval' lets
@@ -70,7 +75,32 @@ var headersFile = `/*
   Permissions-Policy: camera=(), microphone=(), geolocation=(), payment=(), usb=()
   Strict-Transport-Security: max-age=31536000; includeSubDomains
   Cache-Control: no-cache
+` + wasmPath + `
+  ! Cache-Control
+  Cache-Control: ` + immutable + `
 `
+
+// wasmPath is where the site serves the app's module. The loader asks for
+// it with the build's version in the query (wasmLoader), so the module
+// can be kept for a year: every build's module has its own URL.
+const wasmPath = "/web/app.wasm"
+
+// immutable is the Cache-Control of app.wasm. The _headers rule for it
+// first detaches the "no-cache" of the /* rule: both match, and the
+// platform joins the values of a header that two rules set unless the
+// later one detaches it first.
+const immutable = "public, max-age=31536000, immutable"
+
+// redirectsFile is the site's _redirects: "/" is served from home.html
+// (a rewrite, status 200: the address stays "/"), because index.html is
+// the neutral shell the host serves for every path it has no file for
+// (deep links) and must show no page's text.
+const redirectsFile = "/ /home 200\n"
+
+// assetsIgnoreFile keeps the precompressed copies out of the Worker's
+// upload: Cloudflare compresses the assets it serves itself
+// (docs/proxy.md "Compression and caching").
+const assetsIgnoreFile = "*.br\n*.gz\n"
 
 // swCall is go-app's service-worker registration in app.js.
 var swCall = regexp.MustCompile(`(?m)^[ \t]*goappInitServiceWorker\(\);[ \t]*\n?`)
@@ -101,13 +131,19 @@ func buildSite(cfg siteConfig) error {
 		},
 		BackgroundColor: "#ffffff",
 		ThemeColor:      "#1f3a5f",
-		// No {progress}: the site's loader (wasmLoader) shows no
-		// percentage, the spinning icon says it is working.
+		// No {progress}: the site's loader (wasmLoader) writes its own
+		// label, from the moment app.js runs.
 		LoadingLabel: "Loading the workbench…",
 		Styles:       []string{"/web/workbench.css"},
-		// The version is the wasm's hash: the same build gives the same site.
+		// The version is the wasm's hash: the same build gives the same
+		// site, and the loader puts it in app.wasm's URL.
 		Version: hex.EncodeToString(sum[:8]),
+		// The module's size, for the loader's "so many MB of the total".
+		WasmContentLength: strconv.Itoa(len(wasm)),
 	}
+
+	// The neutral shell: the frame and the loader, no page's text.
+	app.Route(shellPath, func() app.Composer { return &shell{env: cfg.Env, Page: &loadingPage{}} })
 
 	tmp := cfg.Out + ".tmp"
 	if err := os.RemoveAll(tmp); err != nil {
@@ -116,8 +152,11 @@ func buildSite(cfg siteConfig) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	if err := app.GenerateStaticWebsite(tmp, h); err != nil {
+	if err := app.GenerateStaticWebsite(tmp, h, shellPath); err != nil {
 		return fmt.Errorf("generating the pages: %w", err)
+	}
+	if err := placeShell(tmp); err != nil {
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "web", "app.wasm"), wasm, 0o644); err != nil {
 		return err
@@ -134,13 +173,128 @@ func buildSite(cfg siteConfig) error {
 	if err := scrubWasmExec(tmp); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "_headers"), []byte(headersFile), 0o644); err != nil {
-		return err
+	for name, body := range map[string]string{"_headers": headersFile, "_redirects": redirectsFile, ".assetsignore": assetsIgnoreFile} {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o644); err != nil {
+			return err
+		}
 	}
 	if err := checkSite(tmp); err != nil {
 		return err
 	}
+	if err := precompress(tmp); err != nil {
+		return err
+	}
 	return replaceContents(cfg.Out, tmp)
+}
+
+// shellPath is the route the neutral shell is rendered from; the build
+// writes it as index.html (placeShell). The browser app has no such route.
+const shellPath = "/loading-shell"
+
+// loadingPage is the neutral shell's page: the frame alone, whose main
+// region rendered natively says the workbench is loading.
+type loadingPage struct{ app.Compo }
+
+func (*loadingPage) Render() app.UI { return frame("") }
+
+// placeShell makes index.html the neutral shell and moves the home page
+// to home.html. The host serves index.html for every path it has no file
+// for (deep links such as /skills/<id>), which must show no page's text;
+// "/" reaches home.html through the _redirects rewrite.
+func placeShell(dir string) error {
+	if err := os.Rename(filepath.Join(dir, "index.html"), filepath.Join(dir, "home.html")); err != nil {
+		return fmt.Errorf("placing the home page: %w", err)
+	}
+	shellFile := filepath.Join(dir, strings.TrimPrefix(shellPath, "/")+".html")
+	if err := os.Rename(shellFile, filepath.Join(dir, "index.html")); err != nil {
+		return fmt.Errorf("placing the neutral shell: %w", err)
+	}
+	return nil
+}
+
+// minPrecompress is the smallest file the build compresses: below it a
+// compressed copy saves less than a packet.
+const minPrecompress = 1024
+
+// compressible are the file types the build writes compressed copies of;
+// images (PNG) are compressed already.
+var compressible = map[string]bool{
+	".wasm": true, ".js": true, ".css": true, ".html": true, ".svg": true, ".webmanifest": true, ".json": true,
+}
+
+// brotliQuality is the brotli level of the precompressed copies: level 11
+// gives app.wasm ≈ 8 % less than this one but takes minutes on the 2-core
+// build machine (docs/app-size.md "Precompressed").
+const brotliQuality = 7
+
+// precompress writes name.br (brotli) and name.gz (gzip, best
+// compression) beside every compressible file of dir of at least
+// minPrecompress bytes, for a server that serves them by Accept-Encoding
+// (workbench serve). A copy that would not be smaller is not written.
+func precompress(dir string) error {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !compressible[filepath.Ext(p)] {
+			return err
+		}
+		if info, err := d.Info(); err != nil || info.Size() < minPrecompress {
+			return err
+		}
+		files = append(files, p)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		// The two encodings of a file are written side by side: app.wasm's
+		// take a few seconds each.
+		var wg sync.WaitGroup
+		errs := make([]error, len(encodings))
+		for i, enc := range encodings {
+			wg.Go(func() { errs[i] = writeCompressed(p+enc.suffix, b, enc.new) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodings are the compressed copies precompress writes.
+var encodings = []struct {
+	suffix string
+	new    func(io.Writer) io.WriteCloser
+}{
+	{".br", func(w io.Writer) io.WriteCloser {
+		return brotli.NewWriterOptions(w, brotli.WriterOptions{Quality: brotliQuality, LGWin: 24})
+	}},
+	{".gz", func(w io.Writer) io.WriteCloser {
+		zw, _ := gzip.NewWriterLevel(w, gzip.BestCompression) // the level is valid
+		return zw
+	}},
+}
+
+// writeCompressed writes b compressed by a writer of newWriter to name,
+// unless that is no smaller than b.
+func writeCompressed(name string, b []byte, newWriter func(io.Writer) io.WriteCloser) error {
+	var buf bytes.Buffer
+	zw := newWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		return fmt.Errorf("compressing %s: %w", name, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("compressing %s: %w", name, err)
+	}
+	if buf.Len() >= len(b) {
+		return nil
+	}
+	return os.WriteFile(name, buf.Bytes(), 0o644)
 }
 
 // replaceContents makes dir hold what src holds, moving src's entries in
@@ -197,13 +351,26 @@ func removeServiceWorker(dir string) error {
 // wasmLoader is the site's goappInitWebAssembly, in place of go-app's.
 // go-app's loader wraps the app.wasm response in a ReadableStream to show
 // a percentage, copying all of its megabytes chunk by chunk through
-// JavaScript on the main thread and rewriting the label for each chunk;
-// this one hands the response to WebAssembly.instantiateStreaming as it
-// is, so the browser compiles the module off the main thread while it
-// arrives. A failed load (no network, an HTTP error, a module that does
-// not compile) is said in the loader's label and logged; a panic in Go
-// before the first render keeps go-app's own message there. It needs
-// nothing of the CSP but 'wasm-unsafe-eval'.
+// JavaScript on the main thread before the compiler sees a byte; this one
+// hands the response to WebAssembly.instantiateStreaming as it is, so the
+// browser compiles the module off the main thread while it arrives. The
+// progress comes from a clone of the response, which the browser tees
+// natively: the loader only counts the clone's chunks (their bytes are
+// the module's, decompressed, as is goappWasmContentLength, the size the
+// build wrote) and says in the label what it is doing — downloading (so
+// many MB of the total), compiling, starting; "starting" is painted
+// before Go takes the main thread for its first render.
+//
+// The module's URL carries the build's version (the wasm's hash, go-app's
+// GOAPP_VERSION), so a host may let browsers keep it for a year: a new
+// build is a new URL. A failed load (no network, an HTTP error, a module
+// that does not compile) is said in the label and logged, the icon stops
+// spinning and a "Try again" button loads the module anew; a failure
+// after Go has started offers a reload instead, since a second Go must
+// not run beside the first. A panic in Go before the first render keeps
+// go-app's own message there. It needs nothing of the CSP but
+// 'wasm-unsafe-eval': it is part of app.js and builds the button with the
+// DOM, no inline handler.
 const wasmLoader = `async function goappInitWebAssembly() {
   const loader = document.getElementById("app-wasm-loader");
   if (!goappCanLoadWebAssembly()) {
@@ -212,12 +379,35 @@ const wasmLoader = `async function goappInitWebAssembly() {
   }
   const loaderIcon = document.getElementById("app-wasm-loader-icon");
   const loaderLabel = document.getElementById("app-wasm-loader-label");
+  const say = (text) => {
+    if (loaderLabel.textContent !== text) {
+      loaderLabel.textContent = text;
+    }
+  };
+  const total = Number(goappWasmContentLength) || 0;
+  const megabytes = (n) => (n / 1048576).toFixed(1);
+  let compiled = false;
+  let started = false;
+  loaderIcon.className = "goapp-logo goapp-spin";
+  document.getElementById("app-wasm-retry")?.remove();
   try {
     const go = new Go();
-    const response = fetch("/web/app.wasm").then((r) => {
+    say("Downloading the workbench…");
+    const response = fetch("/web/app.wasm?v=" + goappEnv.GOAPP_VERSION).then((r) => {
       if (!r.ok) {
         throw new Error("the server answered " + r.status + " " + r.statusText + " for /web/app.wasm");
       }
+      workbenchCountDownload(r.clone(), (received) => {
+        if (!compiled) {
+          say("Downloading the workbench: " + megabytes(received) + (total ? " of " + megabytes(total) : "") + " MB");
+        }
+      }).then(() => {
+        if (!compiled) {
+          say("Compiling the workbench…");
+        }
+      }, () => {
+        // The module's own promise reports the failure.
+      });
       return r;
     });
     const module = WebAssembly.instantiateStreaming(response, go.importObject);
@@ -231,12 +421,48 @@ const wasmLoader = `async function goappInitWebAssembly() {
       // Storage refused: the app says so itself.
     }
     const wasm = await module;
+    compiled = true;
+    say("Starting the workbench…");
+    // Go's start holds the main thread until its first render: let the
+    // browser paint the label first (one frame; a hidden tab, which
+    // paints nothing, waits 50 ms at most).
+    await new Promise((resolve) => {
+      requestAnimationFrame(() => setTimeout(resolve, 0));
+      setTimeout(resolve, 50);
+    });
+    started = true;
     go.run(wasm.instance);
     loader.remove();
   } catch (err) {
     loaderIcon.className = "goapp-logo";
-    loaderLabel.innerText = "The workbench could not load: " + ((err && err.message) || err) + ". Reload the page to try again.";
+    const reason = "The workbench could not load: " + ((err && err.message) || err) + ".";
     console.error("loading app.wasm failed:", err);
+    if (started) {
+      say(reason + " Reload the page to try again.");
+      return;
+    }
+    say(reason + " Try again, or reload the page.");
+    const retry = document.createElement("button");
+    retry.type = "button";
+    retry.id = "app-wasm-retry";
+    retry.textContent = "Try again";
+    retry.addEventListener("click", () => goappInitWebAssembly());
+    loader.appendChild(retry);
+  }
+}
+
+// workbenchCountDownload reads a clone of app.wasm's response to its end,
+// telling progress the bytes received so far.
+async function workbenchCountDownload(response, progress) {
+  const reader = response.body.getReader();
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) {
+      return received;
+    }
+    received += value.byteLength;
+    progress(received);
   }
 }
 `

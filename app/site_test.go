@@ -3,10 +3,19 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/andybalholm/brotli"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -167,7 +176,7 @@ func TestBuildSiteLoader(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "site")
-	if err := buildSite(siteConfig{Out: out, Wasm: wasm, Web: filepath.Join("..", "static", "web")}); err != nil {
+	if err := buildSite(siteConfig{Out: out, Wasm: wasm, Web: filepath.Join("..", "static", "web"), Env: newEnv()}); err != nil {
 		t.Fatal(err)
 	}
 	js, err := os.ReadFile(filepath.Join(out, "app.js"))
@@ -212,4 +221,135 @@ func TestHeadersFile(t *testing.T) {
 	if strings.Contains(headersFile, "trusted-types") {
 		t.Errorf("the site requires Trusted Types, which app.Raw breaks")
 	}
+}
+
+// navSkills matches the navigation's link to /skills.
+var navSkills = regexp.MustCompile(`<a [^>]*href="/skills"[^>]*>Skills</a>`)
+
+// TestBuildSite builds the site with every route registered, as `make
+// build` does, and checks what a person gets before app.wasm runs and
+// what a server needs to send it compressed and cached: each exact
+// route's page with its own heading and explanatory text, the neutral
+// shell as index.html for deep links with "/" rewritten to the home page,
+// the module's size and versioned URL in app.js, the cache rules, and
+// compressed copies that decode to their originals.
+func TestBuildSite(t *testing.T) {
+	registerRoutes(newEnv())
+	tmp := t.TempDir()
+	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("module body "), 1000)...)
+	wasmFile := filepath.Join(tmp, "app.wasm")
+	if err := os.WriteFile(wasmFile, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "site")
+	if err := buildSite(siteConfig{Out: out, Wasm: wasmFile, Web: filepath.Join("..", "static", "web"), Env: newEnv()}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	t.Run("pages", func(t *testing.T) {
+		for _, tc := range []struct{ file, heading, text string }{
+			{"home.html", "Skill Workbench", "You bring an OpenRouter API key."},
+			{"teach.html", "Teach a skill", "Pick a task, let a model carry it out once"},
+			{"skills.html", "Skills", "The skills stored in this browser."},
+			{"import.html", "Import skill bundles", "Bundles are data, never code"},
+		} {
+			page := read(tc.file)
+			main := page[strings.Index(page, "<main"):strings.Index(page, "</main>")]
+			if !strings.Contains(main, "<h1>"+tc.heading+"</h1>") || !strings.Contains(main, tc.text) {
+				t.Errorf("%s: main lacks its heading %q or its text %q:\n%s", tc.file, tc.heading, tc.text, main)
+			}
+			if !strings.Contains(main, `class="wb-shell"`) {
+				t.Errorf("%s: no loading line for what the app has yet to show:\n%s", tc.file, main)
+			}
+			for _, control := range []string{"<input", "<form", "<table", "<button"} {
+				if strings.Contains(main, control) {
+					t.Errorf("%s: main has %s, which does nothing before the app runs", tc.file, control)
+				}
+			}
+			// go-app writes attributes in no fixed order.
+			if !navSkills.MatchString(page) {
+				t.Errorf("%s: no navigation", tc.file)
+			}
+		}
+		shell := read("index.html")
+		main := shell[strings.Index(shell, "<main"):strings.Index(shell, "</main>")]
+		if strings.Contains(main, "<h1") || !strings.Contains(main, "Loading the workbench") {
+			t.Errorf("index.html, served for deep links, is not neutral:\n%s", main)
+		}
+		if got := read("_redirects"); got != "/ /home 200\n" {
+			t.Errorf("_redirects = %q", got)
+		}
+		if _, err := os.Stat(filepath.Join(out, "loading-shell.html")); !os.IsNotExist(err) {
+			t.Errorf("the shell is also left under its route's name (%v)", err)
+		}
+	})
+
+	t.Run("loader", func(t *testing.T) {
+		js := read("app.js")
+		if want := `const goappWasmContentLength = "` + strconv.Itoa(len(wasm)) + `";`; !strings.Contains(js, want) {
+			t.Errorf("app.js lacks the module's size (%s)", want)
+		}
+		sum := sha256.Sum256(wasm)
+		if want := `"GOAPP_VERSION":"` + hex.EncodeToString(sum[:8]) + `"`; !strings.Contains(js, want) {
+			t.Errorf("app.js lacks the version the loader puts in app.wasm's URL (%s)", want)
+		}
+		if !strings.Contains(js, `fetch("/web/app.wasm?v=" + goappEnv.GOAPP_VERSION)`) {
+			t.Errorf("the loader does not ask for the versioned URL")
+		}
+	})
+
+	t.Run("cache rules", func(t *testing.T) {
+		headers := read("_headers")
+		if !strings.Contains(headers, "/web/app.wasm\n  ! Cache-Control\n  Cache-Control: public, max-age=31536000, immutable\n") {
+			t.Errorf("_headers lacks app.wasm's immutable rule:\n%s", headers)
+		}
+		if !strings.Contains(headers, "/*\n") || !strings.Contains(headers, "  Cache-Control: no-cache\n") {
+			t.Errorf("_headers lacks no-cache for the rest:\n%s", headers)
+		}
+		if got := read(".assetsignore"); got != "*.br\n*.gz\n" {
+			t.Errorf(".assetsignore = %q", got)
+		}
+	})
+
+	t.Run("precompressed", func(t *testing.T) {
+		for _, name := range []string{"web/app.wasm", "app.js", "wasm_exec.js", "home.html", "index.html", "web/workbench.css"} {
+			orig := read(name)
+			for _, enc := range []struct {
+				suffix string
+				open   func(io.Reader) (io.Reader, error)
+			}{
+				{".br", func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil }},
+				{".gz", func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }},
+			} {
+				comp := read(name + enc.suffix)
+				if len(comp) >= len(orig) {
+					t.Errorf("%s%s is %d bytes, the original %d", name, enc.suffix, len(comp), len(orig))
+				}
+				r, err := enc.open(strings.NewReader(comp))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := io.ReadAll(r)
+				if err != nil || string(got) != orig {
+					t.Errorf("%s%s does not decode to the original (%v)", name, enc.suffix, err)
+				}
+			}
+		}
+		// Small files and images get no copy.
+		for _, name := range []string{"manifest.webmanifest", "web/icon.svg", "web/icon-512.png", "_headers"} {
+			for _, suffix := range []string{".br", ".gz"} {
+				if _, err := os.Stat(filepath.Join(out, name+suffix)); !os.IsNotExist(err) {
+					t.Errorf("%s%s written (%v)", name, suffix, err)
+				}
+			}
+		}
+	})
 }

@@ -39,12 +39,25 @@ func TestVerdictBadge(t *testing.T) {
 	}
 }
 
-// Off the browser every page renders the same neutral frame, so the
-// page the host serves for a deep link shows no other page's text.
-func TestFrameOffBrowserIsNeutral(t *testing.T) {
-	html := app.HTMLString(frame("/skills", app.H1().Text("Skills")))
-	if strings.Contains(html, "Skills</h1>") || !strings.Contains(html, "Loading the workbench") {
-		t.Errorf("server-side frame shows page content: %s", html)
+// Off the browser a page renders its heading and explanatory text (the
+// leading h1 and p) and a loading line in place of the rest; the frame
+// with no content, the neutral shell served for deep links, renders the
+// loading line alone.
+func TestFrameOffBrowser(t *testing.T) {
+	html := app.HTMLString(frame("/skills", app.H1().Text("Skills"), app.P().Text("What this page is."),
+		app.Button().Text("Act"), app.P().Text("After a control.")))
+	for _, want := range []string{"<h1>Skills</h1>", "What this page is.", "Loading the workbench"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("server-side frame lacks %q: %s", want, html)
+		}
+	}
+	for _, gone := range []string{"Act", "After a control."} {
+		if strings.Contains(html, gone) {
+			t.Errorf("server-side frame shows %q, which follows a control: %s", gone, html)
+		}
+	}
+	if shell := app.HTMLString(frame("")); strings.Contains(shell, "<h1") || !strings.Contains(shell, "Loading the workbench") {
+		t.Errorf("the neutral shell shows page content: %s", shell)
 	}
 	if !strings.Contains(html, strings.ReplaceAll(footerText, "&", "&amp;")) {
 		t.Errorf("no footer: %s", html)

@@ -3,7 +3,8 @@
 # also removes go-app's service worker, writes _headers and fails the build
 # on anything that must not ship (docs/app.md).
 #
-#   make build   build/site: pages, web/app.wasm, CSS, icons, _headers
+#   make build   build/site: pages, web/app.wasm, CSS, icons, _headers,
+#                _redirects, and brotli/gzip copies for workbench serve
 #   make run     build, then `workbench serve` on http://127.0.0.1:8000
 
 APP_WASM := build/app.wasm

@@ -12,13 +12,18 @@
 #                       one flow under Chromium's sampling profiler, on a
 #                       build of the app that keeps its function names
 #   make screenshots    rewrite docs/screenshots/<route>-<width>.png from an e2e run
+#   make bench-app-network  / under emulated networks ("desktop" 10 Mbps 40 ms,
+#                       "4G" 9 Mbps 150 ms), cold and repeat; docs/perf/network.md
 
 BENCH_APP_RUNS ?= 5
 FLOW ?= tti
-.PHONY: bench-app check-bench-app profile-app screenshots
+.PHONY: bench-app check-bench-app profile-app screenshots bench-app-network
 
 bench-app: chromium build
 	$(GO) run ./cmd/benchapp -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
+
+bench-app-network: chromium build
+	$(GO) run ./cmd/benchapp -only network -network all -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
 
 check-bench-app: chromium build
 	$(GO) run ./cmd/benchapp -check -chromium $(CHROMIUM)

@@ -13,6 +13,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -27,6 +29,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/andybalholm/brotli"
 
 	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
@@ -346,30 +350,7 @@ func TestRateLimitMatchesWrangler(t *testing.T) {
 // works from a temporary directory, and returns its path.
 func lowerRateLimit(t *testing.T, limit int) string {
 	t.Helper()
-	b, err := os.ReadFile("../wrangler.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	for _, r := range []struct{ old, new string }{
-		{`main = "build/worker/worker.mjs"`, `main = "` + filepath.Join(root, "build/worker/worker.mjs") + `"`},
-		{`directory = "build/site"`, `directory = "` + filepath.Join(root, "build/site") + `"`},
-		{"limit = " + strconv.Itoa(proxy.RateLimit), "limit = " + strconv.Itoa(limit)},
-	} {
-		if !strings.Contains(s, r.old) {
-			t.Fatalf("wrangler.toml has no %q to replace", r.old)
-		}
-		s = strings.Replace(s, r.old, r.new, 1)
-	}
-	path := filepath.Join(t.TempDir(), "wrangler.toml")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return wranglerConfig(t, map[string]string{"limit = " + strconv.Itoa(proxy.RateLimit): "limit = " + strconv.Itoa(limit)})
 }
 
 // wranglerRateLimit reads the RL binding's limit and period from
@@ -418,8 +399,15 @@ func TestWorkerdRoutes(t *testing.T) {
 	// What a browser sends when the user opens a deep link.
 	st, _, deep := get("/skills/0190b3c2-7d4e-7000-8000-000000000001/replay",
 		"Accept", "text/html,application/xhtml+xml", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "document")
-	if st != 200 || !bytes.Equal(deep, index) {
-		t.Errorf("deep link → %d, body equal to / : %v", st, bytes.Equal(deep, index))
+	// The single-page fallback is index.html: the neutral shell of a built
+	// site ("/" itself is then the home page, TestWorkerdStaticAssets), or
+	// the placeholder.
+	shell, err := os.ReadFile("../build/site/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != 200 || !bytes.Equal(deep, shell) {
+		t.Errorf("deep link → %d, body equal to index.html: %v", st, bytes.Equal(deep, shell))
 	}
 	st, h, body := get("/api/other")
 	if st != 404 || !strings.HasPrefix(h.Get("Content-Type"), "application/json") || !bytes.Contains(body, []byte(`"not_found"`)) {
@@ -642,4 +630,199 @@ func BenchmarkWorkerdMCPAddedLatency(b *testing.B) {
 	d := requireWorker(b)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
 	proxytest.MeasureAddedLatency(b, "POST", d.rec.URL, d.origin+proxy.MCPMountPath+proxytest.MCPRecorder, d.origin, body)
+}
+
+// TestWorkerdStaticAssets runs a Worker of its own over a site the app's
+// build writes (from a stand-in module, so no js/wasm build is needed)
+// and checks the site's rules as workerd applies them: app.wasm, asked
+// for by its versioned URL, is kept for a year (the _headers rule detaches
+// the no-cache of /*), pages revalidate; "/" is the home page through the
+// _redirects rewrite while deep links get the neutral shell; the
+// precompressed copies are not served (.assetsignore keeps them out of
+// the upload), an ETag revalidation gets 304. wrangler dev compresses
+// on the fly (gzip or brotli, by Accept-Encoding); in production
+// Cloudflare's edge compresses (docs/proxy.md).
+func TestWorkerdStaticAssets(t *testing.T) {
+	d := requireWorker(t)
+	tmp := t.TempDir()
+	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("stand-in module "), 4096)...)
+	if err := os.WriteFile(filepath.Join(tmp, "app.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(tmp, "site")
+	build := exec.Command("go", "run", "./app", "-out", site, "-wasm", filepath.Join(tmp, "app.wasm"), "-web", "static/web")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the site: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(site, "web", "app.wasm.br")); err != nil {
+		t.Fatalf("the build wrote no compressed copy to leave out: %v", err)
+	}
+	sum := sha256.Sum256(wasm)
+	version := hex.EncodeToString(sum[:8])
+	w, err := startDevConfig(os.Getenv("WORKBENCH_WRANGLER"), wranglerConfig(t, map[string]string{`directory = "build/site"`: `directory = "` + site + `"`}),
+		map[string]string{"OPENROUTER_UPSTREAM": d.up.URL}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.stop()
+
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	get := func(path string, hdr ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", w.origin+path, nil)
+		req.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
+		for i := 0; i < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b
+	}
+	const immutable = "public, max-age=31536000, immutable"
+	navigate := []string{"Accept", "text/html,application/xhtml+xml", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Dest", "document"}
+	mainOf := func(page []byte) string {
+		s := string(page)
+		i, j := strings.Index(s, "<main"), strings.Index(s, "</main>")
+		if i < 0 || j < i {
+			return ""
+		}
+		return s[i:j]
+	}
+	for _, tc := range []struct {
+		name, path, contentType, cache, heading string
+	}{
+		{"home through the rewrite", "/", "text/html", "no-cache", "<h1>Skill Workbench</h1>"},
+		{"exact route", "/skills", "text/html", "no-cache", "<h1>Skills</h1>"},
+		{"deep link gets the shell", "/skills/0190b3c2-7d4e-7000-8000-000000000001/replay", "text/html", "no-cache", ""},
+		{"compressed copy left out", "/web/app.wasm.br", "text/html", "no-cache", ""},
+		{"versioned module", "/web/app.wasm?v=" + version, "application/wasm", immutable, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := get(tc.path, navigate...)
+			if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.contentType) {
+				t.Fatalf("→ %d %q, want 200 %s", resp.StatusCode, resp.Header.Get("Content-Type"), tc.contentType)
+			}
+			if got := resp.Header.Get("Cache-Control"); got != tc.cache {
+				t.Errorf("Cache-Control %q, want %q", got, tc.cache)
+			}
+			// What Chromium asks for; wrangler dev answers gzip.
+			if got := resp.Header.Get("Content-Encoding"); got != "gzip" {
+				t.Errorf("Content-Encoding %q, want gzip as wrangler dev was seen to send", got)
+			}
+			body = decodeBody(t, resp.Header.Get("Content-Encoding"), body)
+			if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("X-Content-Type-Options %q: the /* rule was not applied", got)
+			}
+			if tc.contentType == "application/wasm" {
+				if !bytes.Equal(body, wasm) {
+					t.Errorf("the module's bytes differ (%d bytes, want %d)", len(body), len(wasm))
+				}
+			} else if main := mainOf(body); tc.heading == "" && strings.Contains(main, "<h1") || !strings.Contains(main, tc.heading) {
+				t.Errorf("main = %.300q, want the heading %q", main, tc.heading)
+			}
+			etag := resp.Header.Get("ETag")
+			if etag == "" {
+				t.Fatal("no ETag")
+			}
+			if again, _ := get(tc.path, "If-None-Match", etag); again.StatusCode != http.StatusNotModified {
+				t.Errorf("revalidation with %s → %d, want 304", etag, again.StatusCode)
+			}
+		})
+	}
+
+	// The encoding wrangler dev chose for each Accept-Encoding, seen on
+	// the module: it compresses on the fly, gzip first when the request
+	// lists it, brotli when only brotli is accepted, never zstd, and sends
+	// no Vary. The body decodes to the module every time.
+	for _, tc := range []struct{ accept, encoding string }{
+		{"gzip, deflate, br, zstd", "gzip"},
+		{"br", "br"},
+		{"gzip", "gzip"},
+		{"zstd", ""},
+		{"identity", ""},
+		{"", ""},
+	} {
+		req, _ := http.NewRequest("GET", w.origin+"/web/app.wasm?v="+version, nil)
+		if tc.accept != "" {
+			req.Header.Set("Accept-Encoding", tc.accept)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Encoding"); got != tc.encoding {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, want %q", tc.accept, got, tc.encoding)
+		}
+		if got := decodeBody(t, resp.Header.Get("Content-Encoding"), b); !bytes.Equal(got, wasm) {
+			t.Errorf("Accept-Encoding %q: the module decodes to %d bytes, want %d", tc.accept, len(got), len(wasm))
+		}
+		if got := resp.Header.Get("Cache-Control"); got != immutable {
+			t.Errorf("Accept-Encoding %q: Cache-Control %q", tc.accept, got)
+		}
+	}
+}
+
+// decodeBody undoes a Content-Encoding of gzip or br.
+func decodeBody(t *testing.T, coding string, b []byte) []byte {
+	t.Helper()
+	var r io.Reader
+	switch coding {
+	case "":
+		return b
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(b))
+	default:
+		t.Fatalf("unexpected Content-Encoding %q", coding)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", coding, err)
+	}
+	return out
+}
+
+// wranglerConfig writes wrangler.toml with each key of replace replaced
+// by its value, and main and the assets directory absolute (those not
+// replaced are the repository's), for a Worker of a test's own.
+func wranglerConfig(t *testing.T, replace map[string]string) string {
+	t.Helper()
+	b, err := os.ReadFile("../wrangler.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for old, new := range replace {
+		if !strings.Contains(s, old) {
+			t.Fatalf("wrangler.toml has no %q to replace", old)
+		}
+		s = strings.Replace(s, old, new, 1)
+	}
+	for old, new := range map[string]string{
+		`main = "build/worker/worker.mjs"`: `main = "` + filepath.Join(root, "build/worker/worker.mjs") + `"`,
+		`directory = "build/site"`:         `directory = "` + filepath.Join(root, "build/site") + `"`,
+	} {
+		s = strings.Replace(s, old, new, 1)
+	}
+	path := filepath.Join(t.TempDir(), "wrangler.toml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -8,7 +8,11 @@
 //   - app.wasm compressed with brotli (the size a host sends);
 //   - time to interactive of / on localhost with a cold cache;
 //   - importing a 10 MB bundle on /import, dropped as a file;
-//   - /skills rendering 1,000 stored skills.
+//   - /skills rendering 1,000 stored skills;
+//   - with -network, / under emulated networks (Chromium's DevTools
+//     throttling): first contentful paint and time to interactive of a
+//     cold visit (fresh profile) and of a second visit in the same
+//     profile, and the bytes of app.wasm each transferred.
 //
 // The 10 MB bundle is taught by the workbench's own pipeline (package
 // teach on the simulator, a scripted model in place of the LLM); the
@@ -20,7 +24,8 @@
 //
 //	benchapp [-runs 5] [-site build/site]   # benchmark; prints a Markdown table
 //	benchapp -check                         # one quick run of each, as a smoke test
-//	benchapp -only tti                      # one measurement: size, tti, import or skills
+//	benchapp -only tti                      # one measurement: size, tti, import, skills or network
+//	benchapp -only network [-network 4G]    # / under emulated networks (desktop, 4G), cold and repeat
 //	benchapp -profile tti|import|skills     # where the main thread's time goes
 //
 // -profile builds the app keeping its function names (or takes the site
@@ -61,11 +66,22 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", 45*time.Minute, "give up after this long")
 	flag.StringVar(&cfg.profile, "profile", "", "instead of measuring, profile one flow: tti, import or skills")
 	flag.StringVar(&cfg.profileOut, "profile-out", "", "with -profile, also write the raw profile (`file`.cpuprofile, for DevTools)")
-	flag.StringVar(&cfg.only, "only", "", "run only this measurement: size, tti, import or skills")
+	flag.StringVar(&cfg.only, "only", "", "run only this measurement: size, tti, import, skills or network")
+	networks := flag.String("network", "", "also load / under these emulated networks, cold and repeat: desktop, 4G (comma-separated) or all; -only network alone means all")
 	flag.Parse()
 	if cfg.only != "" && !slices.Contains(measurements, cfg.only) {
 		fmt.Fprintf(os.Stderr, "benchapp: -only %q: want one of %s\n", cfg.only, strings.Join(measurements, ", "))
 		os.Exit(2)
+	}
+	if *networks == "" && cfg.only == "network" {
+		*networks = "all"
+	}
+	if *networks != "" {
+		var err error
+		if cfg.networks, err = profilesNamed(*networks); err != nil {
+			fmt.Fprintln(os.Stderr, "benchapp:", err)
+			os.Exit(2)
+		}
 	}
 	if cfg.check {
 		cfg.runs, cfg.skills, cfg.bundleBytes = 1, 20, 1_000_000
@@ -97,14 +113,21 @@ type config struct {
 	profile     string
 	profileOut  string
 	only        string // one of measurements, or "" for all
+	networks    []networkProfile
 	timeout     time.Duration
 }
 
 // measurements are the names -only accepts, in the order run takes them.
-var measurements = []string{"size", "tti", "import", "skills"}
+var measurements = []string{"size", "tti", "import", "skills", "network"}
 
-// takes reports whether the measurement named m is to be taken.
-func (c config) takes(m string) bool { return c.only == "" || c.only == m }
+// takes reports whether the measurement named m is to be taken. The
+// network profiles are taken only when -network names some.
+func (c config) takes(m string) bool {
+	if m == "network" && len(c.networks) == 0 {
+		return false
+	}
+	return c.only == "" || c.only == m
+}
 
 // setupError is a failure before anything was measured.
 type setupError struct{ err error }
@@ -289,6 +312,13 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		report(row{what: fmt.Sprintf("/skills with %d skills (%d rows shown): nav click to list rendered", cfg.skills, shown), result: spread(lists),
 			goal: "≤ 300 ms", met: median(lists) <= goalList, judged: !cfg.check})
 		report(row{what: "/skills: Chromium CPU time", result: spread(listCPU)})
+	}
+
+	// 5. Under emulated networks.
+	if cfg.takes("network") {
+		if err := measureNetwork(ctx, cfg, srv.base, cfg.networks, report); err != nil {
+			return err
+		}
 	}
 
 	writeTable(out, cfg, rows)

@@ -43,7 +43,7 @@ const ttiProbe = `(() => {
     }
     if (t.content && document.getElementById("key-error")) {
       t.interactive = now;
-      const w = performance.getEntriesByType("resource").find((e) => e.name.endsWith("/web/app.wasm"));
+      const w = performance.getEntriesByType("resource").find((e) => new URL(e.name).pathname === "/web/app.wasm");
       if (w) t.wasm = w.responseEnd;
       return;
     }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"os"
@@ -213,6 +214,9 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 	if s.rules, err = readHeadersFile(s.fsys); err != nil {
 		return nil, err
 	}
+	if s.rewrites, err = readRedirectsFile(s.fsys); err != nil {
+		return nil, err
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		api := r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
 		if !strings.EqualFold(r.Host, host) {
@@ -251,12 +255,17 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 }
 
 // siteHandler serves the built site like Workers static assets in
-// single-page-application mode: a file when one matches, index.html for
-// any other path, with the headers the site's _headers file assigns.
+// single-page-application mode: a file when one matches (name.html for a
+// path without an extension, as the platform's HTML handling does), the
+// target of a _redirects rewrite, index.html for any other path, with the
+// headers the site's _headers file assigns. A file the build compressed
+// beforehand (name.br, name.gz) is sent in its place when the request
+// accepts that encoding.
 type siteHandler struct {
-	fsys  fs.FS // rooted at the site directory; cannot be escaped
-	rules []headerRule
-	write time.Duration // the server's WriteTimeout; 0: none
+	fsys     fs.FS // rooted at the site directory; cannot be escaped
+	rules    []headerRule
+	rewrites map[string]string // _redirects' 200 rewrites: request path → site path
+	write    time.Duration     // the server's WriteTimeout; 0: none
 }
 
 // controlFile reports whether name is one of the platform's control files,
@@ -269,31 +278,35 @@ func controlFile(name string) bool {
 	return false
 }
 
+// precompressed are the encodings the site build writes beside a file,
+// in the order the server prefers them.
+var precompressed = []struct{ coding, suffix string }{
+	{"br", ".br"},
+	{"gzip", ".gz"},
+}
+
+// precompressedSuffix reports whether name is a compressed copy the build
+// wrote: those are sent only in place of their original, never by name.
+func precompressedSuffix(name string) bool {
+	for _, p := range precompressed {
+		if strings.HasSuffix(name, p.suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *siteHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	clean := path.Clean("/" + r.URL.Path)
-	name := strings.TrimPrefix(clean, "/")
-	if name == "" {
-		name = "index.html"
-	}
-	if st, err := fs.Stat(s.fsys, name); err == nil && st.IsDir() {
-		name = path.Join(name, "index.html")
-	}
-	if controlFile(path.Base(name)) || !fs.ValidPath(name) {
-		name = "index.html"
-	}
+	name := s.resolve(path.Clean("/" + r.URL.Path))
 	f, err := s.fsys.Open(name)
 	if err != nil {
-		// Deep links are the app's routes: serve it and let it route.
-		name = "index.html"
-		if f, err = s.fsys.Open(name); err != nil {
-			http.Error(w, "the site has no index.html", http.StatusNotFound)
-			return
-		}
+		http.Error(w, "the site has no index.html", http.StatusNotFound)
+		return
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -301,13 +314,52 @@ func (s *siteHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not a file", http.StatusNotFound)
 		return
 	}
+	for _, rule := range applicable(s.rules, r.URL.Path) {
+		rule.apply(w.Header())
+	}
+	h := w.Header()
+	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
+		h.Set("Content-Type", ct)
+	}
+	coding := ""
+	// A compressed copy goes out only with its original's type: sniffed
+	// from compressed bytes, the type would be wrong.
+	if h.Get("Content-Type") != "" && s.hasPrecompressed(name) {
+		h.Add("Vary", "Accept-Encoding")
+		// A range is of the representation sent; ranges are asked of the
+		// file itself, so they are answered from it.
+		if r.Header.Get("Range") == "" {
+			for _, p := range precompressed {
+				if !acceptsEncoding(r.Header.Get("Accept-Encoding"), p.coding) {
+					continue
+				}
+				cf, err := s.fsys.Open(name + p.suffix)
+				if err != nil {
+					continue
+				}
+				cst, err := cf.Stat()
+				if err != nil {
+					cf.Close()
+					continue
+				}
+				defer cf.Close()
+				f, st, coding = cf, cst, p.coding
+				h.Set("Content-Encoding", coding)
+				break
+			}
+		}
+	}
+	// The ETag names the file's version and the encoding sent, so that
+	// a browser revalidating its copy gets 304 Not Modified.
+	etag := fmt.Sprintf(`"%x-%x`, st.Size(), st.ModTime().UnixNano())
+	if coding != "" {
+		etag += "-" + coding
+	}
+	h.Set("ETag", etag+`"`)
 	if s.write > 0 {
 		// A file large enough to outlast WriteTimeout on a slow link
 		// gets time in proportion to its size.
 		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.write + time.Duration(st.Size()/minSiteRate)*time.Second))
-	}
-	for _, rule := range s.rules {
-		rule.apply(w.Header(), r.URL.Path)
 	}
 	rs, ok := f.(io.ReadSeeker)
 	if !ok {
@@ -315,6 +367,99 @@ func (s *siteHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.ServeContent(w, r, name, st.ModTime(), rs)
+}
+
+// resolve maps a cleaned request path to the name of the site file that
+// answers it.
+func (s *siteHandler) resolve(clean string) string {
+	if to, ok := s.rewrites[clean]; ok {
+		clean = to
+	}
+	name := strings.TrimPrefix(clean, "/")
+	if name == "" {
+		name = "index.html"
+	}
+	if st, err := fs.Stat(s.fsys, name); err == nil && st.IsDir() {
+		name = path.Join(name, "index.html")
+	} else if err != nil && path.Ext(name) == "" {
+		// The platform's HTML handling: /skills is skills.html.
+		name += ".html"
+	}
+	base := path.Base(name)
+	if controlFile(base) || precompressedSuffix(base) || !fs.ValidPath(name) {
+		return "index.html"
+	}
+	if st, err := fs.Stat(s.fsys, name); err != nil || st.IsDir() {
+		// Deep links are the app's routes: serve it and let it route.
+		return "index.html"
+	}
+	return name
+}
+
+// hasPrecompressed reports whether the build wrote a compressed copy of
+// name.
+func (s *siteHandler) hasPrecompressed(name string) bool {
+	for _, p := range precompressed {
+		if _, err := fs.Stat(s.fsys, name+p.suffix); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsEncoding reports whether an Accept-Encoding header value accepts
+// coding: named (or "*") with a quality above zero.
+func acceptsEncoding(header, coding string) bool {
+	star := false
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.TrimSpace(name)
+		q := 1.0
+		if k, v, ok := strings.Cut(strings.TrimSpace(params), "="); ok && strings.TrimSpace(k) == "q" {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				q = f
+			}
+		}
+		switch {
+		case strings.EqualFold(name, coding):
+			return q > 0
+		case name == "*":
+			star = q > 0
+		}
+	}
+	return star
+}
+
+// readRedirectsFile parses the site's _redirects file, if it has one. Of
+// the platform's format it takes what the site build writes: rewrites
+// ("/from /to 200") of one exact path to another; any other line is an
+// error rather than a rule served differently here than in production.
+func readRedirectsFile(fsys fs.FS) (map[string]string, error) {
+	b, err := fs.ReadFile(fsys, "_redirects")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("_redirects: %w", err)
+	}
+	rewrites := map[string]string{}
+	for n, line := range strings.Split(string(b), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		if len(fields) != 3 || fields[2] != "200" {
+			return nil, fmt.Errorf("_redirects line %d: workbench serve takes only rewrites \"/from /to 200\", got %q", n+1, line)
+		}
+		from, to := fields[0], fields[1]
+		for _, p := range []string{from, to} {
+			if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "*:?#") {
+				return nil, fmt.Errorf("_redirects line %d: %q is not an exact path", n+1, p)
+			}
+		}
+		rewrites[from] = to
+	}
+	return rewrites, nil
 }
 
 // headerRule is one block of a _headers file: a path pattern ("*" matches
@@ -369,9 +514,24 @@ func readHeadersFile(fsys fs.FS) ([]headerRule, error) {
 	return rules, nil
 }
 
-func (r headerRule) apply(h http.Header, urlPath string) {
-	if !matchPattern(r.pattern, urlPath) {
-		return
+// applicable returns the rules whose pattern matches urlPath, in the
+// file's order.
+func applicable(rules []headerRule, urlPath string) []headerRule {
+	var out []headerRule
+	for _, r := range rules {
+		if matchPattern(r.pattern, urlPath) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// apply applies one matching rule as the platform does: first the names
+// it detaches are removed (also those an earlier rule set), then its
+// headers are set, a value joined to one an earlier rule left.
+func (r headerRule) apply(h http.Header) {
+	for _, k := range r.remove {
+		h.Del(k)
 	}
 	for _, kv := range r.set {
 		if prev := h.Get(kv[0]); prev != "" {
@@ -379,9 +539,6 @@ func (r headerRule) apply(h http.Header, urlPath string) {
 		} else {
 			h.Set(kv[0], kv[1])
 		}
-	}
-	for _, k := range r.remove {
-		h.Del(k)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"log/slog"
@@ -11,10 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/andybalholm/brotli"
 
 	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
@@ -523,4 +527,228 @@ func TestServeMCPFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compressedSite is a built site as the app's build writes it: app.wasm
+// with its brotli and gzip copies, pages, the neutral shell as
+// index.html with the home page behind a _redirects rewrite, and the
+// cache rules of the site's _headers.
+func compressedSite(t *testing.T, wasm []byte) string {
+	t.Helper()
+	var br, gz bytes.Buffer
+	bw := brotli.NewWriter(&br)
+	bw.Write(wasm)
+	bw.Close()
+	gw := gzip.NewWriter(&gz)
+	gw.Write(wasm)
+	gw.Close()
+	dir := t.TempDir()
+	files := map[string]string{
+		"index.html":      "shell",
+		"home.html":       "home",
+		"skills.html":     "skills",
+		"web/app.wasm":    string(wasm),
+		"web/app.wasm.br": br.String(),
+		"web/app.wasm.gz": gz.String(),
+		"web/icon.svg":    "<svg></svg>",
+		"_redirects":      "# the home page\n/ /home 200\n",
+		"_headers": "/*\n  X-Frame-Options: DENY\n  Cache-Control: no-cache\n" +
+			"/web/app.wasm\n  ! Cache-Control\n  Cache-Control: public, max-age=31536000, immutable\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestServeCompressedAndCached: app.wasm goes out in the encoding the
+// request accepts, from the build's compressed copies, with Vary and the
+// year-long immutable cache rule; pages stay no-cache; a revalidation
+// with the ETag gets 304.
+func TestServeCompressedAndCached(t *testing.T) {
+	wasm := bytes.Repeat([]byte("\x00asm\x01\x00\x00\x00 some module bytes "), 500)
+	srv := httptest.NewUnstartedServer(nil)
+	origin := "http://" + srv.Listener.Addr().String()
+	startServer(t, srv, serveConfig{Site: compressedSite(t, wasm), AllowedOrigin: origin, Upstream: "http://127.0.0.1:9/api/v1"})
+	// A client that neither asks for gzip on its own nor decodes it.
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	const immutable, noCache = "public, max-age=31536000, immutable", "no-cache"
+	for _, tc := range []struct {
+		name, path, accept, rng string
+		status                  int
+		encoding                string // Content-Encoding sent
+		vary                    bool   // Vary: Accept-Encoding
+		cache, contentType      string
+		body                    string // decoded; "" means app.wasm's bytes
+	}{
+		{"brotli preferred", "/web/app.wasm?v=0123456789abcdef", "gzip, deflate, br, zstd", "", 200, "br", true, immutable, "application/wasm", ""},
+		{"gzip only", "/web/app.wasm?v=0123456789abcdef", "gzip", "", 200, "gzip", true, immutable, "application/wasm", ""},
+		{"brotli refused", "/web/app.wasm", "br;q=0, gzip;q=0.5", "", 200, "gzip", true, immutable, "application/wasm", ""},
+		{"any coding", "/web/app.wasm", "*", "", 200, "br", true, immutable, "application/wasm", ""},
+		{"identity asked", "/web/app.wasm", "identity", "", 200, "", true, immutable, "application/wasm", ""},
+		{"no Accept-Encoding", "/web/app.wasm", "", "", 200, "", true, immutable, "application/wasm", ""},
+		{"range from the file", "/web/app.wasm", "br", "bytes=0-3", 206, "", true, immutable, "application/wasm", "\x00asm"},
+		{"no compressed copy", "/web/icon.svg", "br, gzip", "", 200, "", false, noCache, "image/svg+xml", "<svg></svg>"},
+		{"home through the rewrite", "/", "br", "", 200, "", false, noCache, "text/html", "home"},
+		{"exact route's page", "/skills", "br", "", 200, "", false, noCache, "text/html", "skills"},
+		{"deep link gets the shell", "/skills/0190b3c2-7d4e-7000-8000-000000000001", "br", "", 200, "", false, noCache, "text/html", "shell"},
+		{"compressed copy not by name", "/web/app.wasm.br", "br", "", 200, "", false, noCache, "text/html", "shell"},
+		{"control file not by name", "/_redirects", "", "", 200, "", false, noCache, "text/html", "shell"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", srv.URL+tc.path, nil)
+			if tc.accept != "" {
+				req.Header.Set("Accept-Encoding", tc.accept)
+			}
+			if tc.rng != "" {
+				req.Header.Set("Range", tc.rng)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+			if got := resp.Header.Get("Content-Encoding"); got != tc.encoding {
+				t.Errorf("Content-Encoding %q, want %q", got, tc.encoding)
+			}
+			if got := resp.Header.Get("Vary") == "Accept-Encoding"; got != tc.vary {
+				t.Errorf("Vary %q, want Accept-Encoding: %v", resp.Header.Get("Vary"), tc.vary)
+			}
+			if got := resp.Header.Get("Cache-Control"); got != tc.cache {
+				t.Errorf("Cache-Control %q, want %q", got, tc.cache)
+			}
+			if got := resp.Header.Get("X-Frame-Options"); got != "DENY" {
+				t.Errorf("X-Frame-Options %q: the /* rule was not applied", got)
+			}
+			if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, tc.contentType) {
+				t.Errorf("Content-Type %q, want %s", got, tc.contentType)
+			}
+			if want := resp.Header.Get("Content-Length"); want != strconv.Itoa(len(raw)) {
+				t.Errorf("Content-Length %s, body %d bytes", want, len(raw))
+			}
+			body := decode(t, tc.encoding, raw)
+			want := tc.body
+			if want == "" {
+				want = string(wasm)
+			}
+			if string(body) != want {
+				t.Errorf("body (decoded) %.40q, want %.40q", body, want)
+			}
+			if tc.status != 200 {
+				return
+			}
+			// Revalidation: the same request with the ETag is answered 304.
+			etag := resp.Header.Get("ETag")
+			if etag == "" {
+				t.Fatal("no ETag")
+			}
+			req.Header.Set("If-None-Match", etag)
+			again, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again.Body.Close()
+			if again.StatusCode != http.StatusNotModified {
+				t.Errorf("revalidation with ETag %s → %d, want 304", etag, again.StatusCode)
+			}
+		})
+	}
+}
+
+// The ETag of each encoding is its own, so a cache never answers a
+// request for one encoding with another's bytes.
+func TestServeETagPerEncoding(t *testing.T) {
+	srv := httptest.NewUnstartedServer(nil)
+	origin := "http://" + srv.Listener.Addr().String()
+	startServer(t, srv, serveConfig{Site: compressedSite(t, bytes.Repeat([]byte("module "), 400)), AllowedOrigin: origin, Upstream: "http://127.0.0.1:9/api/v1"})
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	seen := map[string]string{}
+	for _, accept := range []string{"br", "gzip", "identity"} {
+		req, _ := http.NewRequest("GET", srv.URL+"/web/app.wasm", nil)
+		req.Header.Set("Accept-Encoding", accept)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		etag := resp.Header.Get("ETag")
+		if prev, ok := seen[etag]; ok {
+			t.Errorf("%s and %s share the ETag %s", prev, accept, etag)
+		}
+		seen[etag] = accept
+	}
+}
+
+func TestAcceptsEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		header, coding string
+		want           bool
+	}{
+		{"gzip, deflate, br, zstd", "br", true},
+		{"gzip, deflate", "br", false},
+		{"BR", "br", true},
+		{"br;q=0", "br", false},
+		{"br; q=0.0, *", "br", false},
+		{"*", "gzip", true},
+		{"*;q=0", "gzip", false},
+		{"gzip;q=0.001", "gzip", true},
+		{"", "gzip", false},
+	} {
+		if got := acceptsEncoding(tc.header, tc.coding); got != tc.want {
+			t.Errorf("acceptsEncoding(%q, %q) = %v, want %v", tc.header, tc.coding, got, tc.want)
+		}
+	}
+}
+
+func TestReadRedirectsFileErrors(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"/old /new 301\n", "takes only rewrites"},
+		{"/ /home\n", "takes only rewrites"},
+		{"/skills/* /shell 200\n", "not an exact path"},
+		{"/ home 200\n", "not an exact path"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "_redirects"), []byte(tc.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readRedirectsFile(os.DirFS(dir))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("%q: error %v, want one naming line 1 and %q", tc.file, err, tc.want)
+		}
+	}
+}
+
+// decode undoes a Content-Encoding.
+func decode(t *testing.T, coding string, b []byte) []byte {
+	t.Helper()
+	var r io.Reader
+	switch coding {
+	case "":
+		return b
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(b))
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	default:
+		t.Fatalf("unknown coding %q", coding)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", coding, err)
+	}
+	return out
 }
