@@ -1,6 +1,6 @@
 # Measurements of the browser app (cmd/benchapp) and the screenshots of
 # its routes (e2e/screenshots_test.go), both against the built site under
-# `workbench serve` in headless Chromium. docs/app-bench.md says what each
+# `workbench serve` in headless Chromium. docs/perf/app-bench.md says what each
 # number means and records the results.
 #
 #   make bench-app      app.wasm brotli size, cold time to interactive,

@@ -1,7 +1,7 @@
 # The import path (pkg/library over pkg/verify, pkg/canonjson, pkg/skill and
 # pkg/store): its native tests run in test-unit; this layer runs them again
 # compiled to WebAssembly under Node, where SHA-256 of large inputs is the
-# host's crypto.subtle.digest and is held to crypto/sha256 (docs/app-import.md).
+# host's crypto.subtle.digest and is held to crypto/sha256 (docs/perf/app-import.md).
 #
 #   make test-import-wasm   the import path's tests as js/wasm (a test layer)
 #   make bench-import       BenchmarkImport of a taught 10 MB bundle, native

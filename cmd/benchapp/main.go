@@ -17,7 +17,7 @@
 // The 10 MB bundle is taught by the workbench's own pipeline (package
 // teach on the simulator, a scripted model in place of the LLM); the
 // 1,000 skills are the spec §8.2 fixture bundle under 1,000 new ids,
-// re-proved and re-sealed, stored through /import. docs/app-bench.md
+// re-proved and re-sealed, stored through /import. docs/perf/app-bench.md
 // defines each number and records results.
 //
 // Usage:

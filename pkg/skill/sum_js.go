@@ -12,7 +12,7 @@ import (
 // browser. Go's SHA-256 compiled to wasm has no assembly and runs far
 // slower than the browser's native digest; below this size the copy into
 // JavaScript and the round trip through the event loop cost more than
-// they save (docs/app-import.md has the measurements).
+// they save (docs/perf/app-import.md has the measurements).
 const subtleMinBytes = 256 << 10
 
 // sum256 is the SHA-256 of b. From subtleMinBytes up it is the browser's
