@@ -168,6 +168,7 @@ func TestAccessibilityKeyboard(t *testing.T) {
 	id := s.seedFixtures()
 
 	t.Run("skip link", func(t *testing.T) {
+		defer s.as(t)()
 		s.open("/")
 		s.press(kb.Tab)
 		if !eval[bool](s, `document.activeElement.matches("a.skip-link")`) {
@@ -181,6 +182,7 @@ func TestAccessibilityKeyboard(t *testing.T) {
 	})
 
 	t.Run("set the key", func(t *testing.T) {
+		defer s.as(t)()
 		s.open("/")
 		s.tabTo(t, "#key", 20)
 		s.do(chromedp.KeyEvent(s.OR.Key))
@@ -189,6 +191,7 @@ func TestAccessibilityKeyboard(t *testing.T) {
 	})
 
 	t.Run("navigation bar", func(t *testing.T) {
+		defer s.as(t)()
 		s.open("/")
 		s.tabTo(t, `nav a[href="/import"]`, 20)
 		s.press(kb.Enter)
@@ -199,6 +202,7 @@ func TestAccessibilityKeyboard(t *testing.T) {
 	})
 
 	t.Run("import file picker", func(t *testing.T) {
+		defer s.as(t)()
 		s.open("/import")
 		s.tabTo(t, "#import-files", 20)
 		if !eval[bool](s, `getComputedStyle(document.querySelector('label[for="import-files"]')).outlineStyle !== "none"`) {
@@ -212,6 +216,7 @@ func TestAccessibilityKeyboard(t *testing.T) {
 	})
 
 	t.Run("library and dialog", func(t *testing.T) {
+		defer s.as(t)()
 		s.open("/skills")
 		s.waitVisible("#skills-table .skill-row")
 		s.tabTo(t, "#clear-all", 40)
@@ -225,6 +230,7 @@ func TestAccessibilityKeyboard(t *testing.T) {
 	})
 
 	t.Run("skill tabs", func(t *testing.T) {
+		defer s.as(t)()
 		s.openSkill(id)
 		s.tabTo(t, `[role=tab][aria-selected=true]`, 60)
 		for _, step := range []struct{ key, tab string }{

@@ -234,6 +234,15 @@ func sameOrigin(raw, base string) bool {
 	return u.Scheme+"://"+u.Host == base
 }
 
+// as makes the session report its failures to t, a subtest of the test
+// that made it, until the function it returns is called: a failed step
+// must end the subtest, on the subtest's own goroutine.
+func (s *session) as(t testing.TB) (restore func()) {
+	prev := s.t
+	s.t = t
+	return func() { s.t = prev }
+}
+
 // do runs browser steps and fails the test on error.
 func (s *session) do(steps ...chromedp.Action[chromedp.Void]) {
 	s.t.Helper()

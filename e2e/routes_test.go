@@ -26,6 +26,7 @@ func TestRoutesLoad(t *testing.T) {
 		{"/skills/0190a1b2-0000-7000-8000-000000000000/nonsense", "Page not found", ""},
 	} {
 		t.Run(strings.TrimPrefix(tc.path, "/"), func(t *testing.T) {
+			defer s.as(t)()
 			s.open(tc.path)
 			if got := s.waitText("main h1", tc.heading); got != tc.heading {
 				t.Errorf("h1 = %q, want %q", got, tc.heading)
