@@ -314,18 +314,21 @@ func renderImportResult(r importResult) app.UI {
 			app.Ul().Body(items...),
 		)
 	}
-	status := "accepted"
+	status, version := "accepted", rep.Version
 	switch r.resolved {
 	case library.Replace:
 		status = "accepted, in place of the stored copy"
 	case library.KeepBoth:
-		status = "accepted as version " + strconv.Itoa(rep.Version) + "; the stored copy is kept"
+		// The file's content was stored as the skill's next version,
+		// which is its newest: the record's, not the file's number.
+		version = res.Skill.Version
+		status = "accepted as version " + strconv.Itoa(version) + "; the stored copy is kept"
 	}
 	return app.Li().Class("status import-result import-accepted").Body(
 		name, app.Text(" — "), app.Span().Class("import-status").Text(status),
 		app.P().Body(
 			app.Text("Skill "), app.A().Href("/skills/"+res.Skill.ID).Text(rep.SkillName),
-			app.Text(" v"+strconv.Itoa(rep.Version)+" · re-verified: "), verdictBadge(rep.Verdict),
+			app.Text(" v"+strconv.Itoa(version)+" · re-verified: "), verdictBadge(rep.Verdict),
 			app.Text(" · claimed: "), verdictBadge(rep.Claimed.OverallVerdict),
 		),
 		app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(rep)),

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,24 +104,16 @@ func TestLibraryPagesAndFilter(t *testing.T) {
 }
 
 // librarySortAndDelete sorts the library of TestLibraryPagesAndFilter by
-// name (the order kept in the URL across a reload), then deletes one
-// skill from its row: Cancel keeps it, Delete removes it.
+// name, deletes one skill from its row (Cancel keeps it, Delete removes
+// it), and reloads: the order is kept in the URL.
 func librarySortAndDelete(t *testing.T, s *session) {
-	t.Helper()
 	s.setValue("#skills-sort", "name", "change")
 	s.waitJS(`location.search === "?sort=name"`)
 	s.waitText("#skills-count", "105 of 105 skills (first 100 shown)")
 	s.waitJS(`document.querySelector("#skills-table .skill-name").textContent === "Book a FLIGHT"`)
 	names := s.textsOf("#skills-table .skill-name")
-	if len(names) != 100 || names[1] != "Library skill 000" || names[99] != "Library skill 098" {
-		t.Errorf("by name: %d rows, %q … %q; want Book a FLIGHT, Library skill 000 … 098", len(names), first(names), last(names))
-	}
-	// A reload lists the same way: the order is in the URL.
-	s.open("/skills?sort=name")
-	s.waitText("#skills-count", "105 of 105 skills (first 100 shown)")
-	s.waitJS(`document.querySelector("#skills-table .skill-name").textContent === "Book a FLIGHT"`)
-	if got := eval[string](s, `document.getElementById("skills-sort").value`); got != "name" {
-		t.Errorf("after a reload the sort control reads %q, want name", got)
+	if len(names) != 100 || names[1] != "Library skill 000" || names[99] != "Library skill 099" {
+		t.Errorf("by name: %d rows, %q … %q; want Book a FLIGHT, Library skill 000 … 099 (050 is the FLIGHT)", len(names), first(names), last(names))
 	}
 
 	// Delete asks first; Cancel deletes nothing.
@@ -141,15 +134,23 @@ func librarySortAndDelete(t *testing.T, s *session) {
 	s.waitText("#delete-done", "Deleted Book a FLIGHT")
 	s.waitText("#skills-count", "104 of 104 skills (first 100 shown)")
 	s.waitJS(`document.querySelector("#skills-table .skill-name").textContent === "Library skill 000" && !document.getElementById("delete-dialog").open`)
+
+	// A reload lists the same way: the order is in the URL. (Last: the
+	// reload re-verifies the rows shown, which holds up later listings.)
+	s.open("/skills?sort=name")
+	s.waitText("#skills-count", "104 of 104 skills (first 100 shown)")
+	s.waitJS(`document.querySelector("#skills-table .skill-name").textContent === "Library skill 000"`)
+	if got := eval[string](s, `document.getElementById("skills-sort").value`); got != "name" {
+		t.Errorf("after a reload the sort control reads %q, want name", got)
+	}
 }
 
 // libraryCollisionsAndHistory imports one version exported under `full`,
 // then under `none`: the second file is not silently dropped but offers
 // Replace (suggested, it keeps more) or Keep both. Replace, then the
-// `full` file again and Keep both, make two versions, which the History
-// tab diffs; the skill is then deleted from its own page.
+// `full` file again and Keep both (the next version), make two versions,
+// which the History tab diffs; the skill is then deleted from its own page.
 func libraryCollisionsAndHistory(t *testing.T, s *session, v *verify.Verifier) {
-	t.Helper()
 	b := decodeFile(t, fixturePath("valid-skill-bundle.v0.json"))
 	id := skill.NewID()
 	b.SkillID, b.Manifest.SkillID, b.BundleID = id, id, skill.NewID()
@@ -195,15 +196,16 @@ func libraryCollisionsAndHistory(t *testing.T, s *session, v *verify.Verifier) {
 	}
 	s.click(col + " .import-keep-both")
 	s.waitText("#import-summary", "3 accepted, 0 rejected, 0 already stored")
-	s.waitText("#import-results > li:nth-child(3) .import-status", "accepted as version 2; the stored copy is kept")
+	next := b.SkillVersion + 1
+	s.waitText("#import-results > li:nth-child(3) .import-status", fmt.Sprintf("accepted as version %d; the stored copy is kept", next))
 
 	// The History tab diffs the two versions: manifest members and the
 	// re-derived gates.
 	s.open("/skills/" + id)
-	s.waitText("#skill-version", "2")
+	s.waitText("#skill-version", strconv.Itoa(next))
 	s.click("#tab-history")
 	s.waitVisible("#history-diff")
-	if got := s.text("#diff-summary"); !strings.HasPrefix(got, "v1 → v2: ") {
+	if got, want := s.text("#diff-summary"), fmt.Sprintf("v%d → v%d: ", b.SkillVersion, next); !strings.HasPrefix(got, want) {
 		t.Errorf("diff summary %q", got)
 	}
 	fields := eval[[]string](s, `[...document.querySelectorAll("#diff-fields tr.diff-field")].map((r) => r.dataset.field)`)
@@ -217,8 +219,8 @@ func libraryCollisionsAndHistory(t *testing.T, s *session, v *verify.Verifier) {
 		t.Errorf("diff gates %q, want overall and the six gates", gates)
 	}
 	// Comparing a version with itself shows no difference.
-	s.setValue("#history-from", "2", "change")
-	s.waitText("#diff-summary", "v2 → v2: 0 manifest members and 0 gates changed.")
+	s.setValue("#history-from", strconv.Itoa(next), "change")
+	s.waitText("#diff-summary", fmt.Sprintf("v%d → v%d: 0 manifest members and 0 gates changed.", next, next))
 	if !eval[bool](s, `!!document.getElementById("diff-fields-same")`) {
 		t.Error("a version compared with itself shows differing fields")
 	}
