@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/library"
+	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
 )
@@ -33,6 +35,13 @@ type importPage struct {
 type importResult struct {
 	res library.Result
 	err error // reading the file or the store failed; nothing was written
+	// data is the file's bytes while it waits for a choice (a
+	// collision), for library.Resolve to read again.
+	data []byte
+	// resolving: the choice was made and is being stored.
+	resolving bool
+	// resolved says which choice stored it, once one did.
+	resolved library.Choice
 }
 
 func (p *importPage) OnNav(ctx app.Context) {
@@ -121,7 +130,62 @@ func (p *importPage) importOne(ctx app.Context, f pickedFile) importResult {
 		checkSignature(ctx, st, res.Report)
 		p.env.keepVerdict(res.Report.ContentHash, verdictCheck{verdict: res.Report.Verdict})
 	}
-	return importResult{res: res, err: err}
+	r := importResult{res: res, err: err}
+	if err == nil && res.Status == library.Collided {
+		r.data = data
+	}
+	return r
+}
+
+// onResolve stores the i-th file, which collided with a stored copy, as
+// the user chose.
+func (p *importPage) onResolve(i int, choice library.Choice) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		if i >= len(p.results) || p.results[i].data == nil || p.results[i].resolving {
+			return
+		}
+		p.results[i].resolving = true
+		name, data := p.results[i].res.Name, p.results[i].data
+		ctx.Async(func() {
+			var res library.Result
+			v, err := p.env.verify()
+			var st store.Store
+			if err == nil {
+				st, err = p.env.store(ctx, nil)
+			}
+			if err == nil {
+				res, err = library.Resolve(ctx, st, v, name, data, choice, library.Options{Now: time.Now, NewID: skill.NewID})
+				p.env.dropStore(err)
+			}
+			if err == nil && res.Report != nil {
+				checkSignature(ctx, st, res.Report)
+			}
+			ctx.Dispatch(func(app.Context) {
+				r := &p.results[i]
+				r.resolving = false
+				if err != nil {
+					// The file still waits: the store failed, nothing
+					// was written.
+					r.err = err
+					return
+				}
+				r.res, r.data, r.err, r.resolved = res, nil, nil, choice
+			})
+		})
+	}
+}
+
+// summary counts the files imported so far.
+func (p *importPage) summary() library.Summary {
+	var s library.Summary
+	for _, r := range p.results {
+		if r.err != nil && r.data == nil {
+			s.Add(r.res, r.err)
+			continue
+		}
+		s.Add(r.res, nil)
+	}
+	return s
 }
 
 // readFile reads a File's bytes through its arrayBuffer() promise, waiting
@@ -183,8 +247,14 @@ func (p *importPage) Render() app.UI {
 		app.If(len(p.results) > 0, func() app.UI {
 			return app.Section().Aria("labelledby", "import-results-heading").Body(
 				app.H2().ID("import-results-heading").Text("Results"),
+				app.P().ID("import-summary").Class("import-summary").Role("status").Text(p.summary().String()),
 				app.Ul().ID("import-results").Class("results").Body(
-					app.Range(p.results).Slice(func(i int) app.UI { return renderImportResult(p.results[i]) }),
+					app.Range(p.results).Slice(func(i int) app.UI {
+						if p.results[i].res.Status == library.Collided && p.results[i].data != nil {
+							return p.renderCollision(i)
+						}
+						return renderImportResult(p.results[i])
+					}),
 				),
 			)
 		}),
@@ -251,11 +321,21 @@ func renderImportResult(r importResult) app.UI {
 			app.Ul().Body(items...),
 		)
 	}
+	status, version := "accepted", rep.Version
+	switch r.resolved {
+	case library.Replace:
+		status = "accepted, in place of the stored copy"
+	case library.KeepBoth:
+		// The file's content was stored as the skill's next version,
+		// which is its newest: the record's, not the file's number.
+		version = res.Skill.Version
+		status = "accepted as version " + strconv.Itoa(version) + "; the stored copy is kept"
+	}
 	return app.Li().Class("status import-result import-accepted").Body(
-		name, app.Text(" — "), app.Span().Class("import-status").Text("accepted"),
+		name, app.Text(" — "), app.Span().Class("import-status").Text(status),
 		app.P().Body(
 			app.Text("Skill "), app.A().Href("/skills/"+res.Skill.ID).Text(rep.SkillName),
-			app.Text(" v"+strconv.Itoa(rep.Version)+" · re-verified: "), verdictBadge(rep.Verdict),
+			app.Text(" v"+strconv.Itoa(version)+" · re-verified: "), verdictBadge(rep.Verdict),
 			app.Text(" · claimed: "), verdictBadge(rep.Claimed.OverallVerdict),
 		),
 		app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(rep)),
@@ -394,4 +474,40 @@ func pointerText(p verify.Problem) string {
 		return "byte " + strconv.Itoa(p.Offset)
 	}
 	return "(document)"
+}
+
+// renderCollision is the line of a file that is another copy of a stored
+// version under another redaction profile: what differs, and the choice
+// between replacing the stored copy and keeping both, the suggested one
+// first. Nothing is written until one is chosen.
+func (p *importPage) renderCollision(i int) app.UI {
+	r := p.results[i]
+	c := r.res.Collision
+	diffs := make([]app.UI, len(c.Differences))
+	for j, d := range c.Differences {
+		diffs[j] = app.Li().Class("collision-difference").Text(d)
+	}
+	replace := app.Button().Type("button").Class("import-replace").Disabled(r.resolving).
+		Text("Replace the stored copy").OnClick(p.onResolve(i, library.Replace))
+	keep := app.Button().Type("button").Class("import-keep-both").Disabled(r.resolving).
+		Text("Keep both (this file as the next version)").OnClick(p.onResolve(i, library.KeepBoth))
+	suggestion := "Suggested: keep both, so that nothing is lost — this file strips more than the stored copy."
+	buttons := []app.UI{keep, replace.Class("secondary")}
+	if c.Suggested == library.Replace {
+		suggestion = "Suggested: replace — this file keeps more than the stored copy."
+		buttons = []app.UI{replace, keep.Class("secondary")}
+	}
+	return app.Li().Class("status status-pending import-result import-collision").DataSet("suggested", string(c.Suggested)).Body(
+		app.Strong().Class("import-name").Text(r.res.Name), app.Text(" — "),
+		app.Span().Class("import-status").Text("another copy of a stored version"),
+		app.P().Text("Version "+strconv.Itoa(c.Version)+" of this skill is already stored under another redaction profile. Nothing was written; choose what to keep."),
+		app.Ul().Class("collision-differences").Body(diffs...),
+		app.P().Class("collision-suggestion").Text(suggestion),
+		app.Div().Class("field-row").Body(buttons...),
+		app.If(r.resolving, func() app.UI { return app.P().Class("status status-pending").Text("Storing…") }),
+		app.If(r.err != nil, func() app.UI {
+			return app.P().Class("status status-error").Role("alert").Body(
+				app.Text("Not stored: "), app.Span().Class("error-text").Text(errText(r.err)))
+		}),
+	)
 }

@@ -55,6 +55,8 @@ type skillPage struct {
 	cmp     compareState
 	exp     exportState
 	audit   *skillpage.Audit
+	hist    historyState
+	del     deletion
 	saveMsg string // a new version was stored (from Manifest or Compare)
 
 	// edge is the trace edge selected in the Audit tab, or nil. While
@@ -69,6 +71,7 @@ var skillTabs = [...]struct{ id, label string }{
 	{"memory", "Memory"},
 	{"compare", "Compare"},
 	{"audit", "Audit"},
+	{"history", "History"},
 }
 
 // skillIDOf returns the id in /skills/{id} or /skills/{id}/replay.
@@ -240,6 +243,8 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 				a := skillpage.AuditOf(p.bundle)
 				p.audit = &a
 			}
+		case "history":
+			p.openHistory(p.nav)
 		}
 	}
 }
@@ -309,6 +314,7 @@ func (p *skillPage) Render() app.UI {
 		renderConformance(p.panel),
 		p.renderExport(),
 		p.renderTabs(),
+		renderDeleteDialog(p.del, p.onCancelDelete, p.onConfirmDelete),
 	)
 }
 
@@ -333,6 +339,7 @@ func (p *skillPage) renderHeader() app.UI {
 		app.Div().Class("skill-actions").Body(
 			app.A().Class("button").ID("skill-replay").Href("/skills/"+p.id+"/replay").Text("Replay with a new input"),
 			app.Button().Type("button").ID("export-open").Class("secondary").Text("Export bundle…").OnClick(p.onExportOpen),
+			app.Button().Type("button").ID("skill-delete").Class("secondary").Text("Delete skill…").OnClick(p.onAskDelete),
 		),
 	)
 }
@@ -390,6 +397,8 @@ func (p *skillPage) renderTabs() app.UI {
 		panel = p.renderCompare()
 	case "audit":
 		panel = p.renderAudit()
+	case "history":
+		panel = p.renderHistory()
 	default:
 		panel = p.renderManifest()
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"maps"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,12 @@ import (
 type skillsPage struct {
 	app.Compo
 	env *env
+	// nav is the page's own context (from OnNav): work that outlives an
+	// event reports back through it, since the element that fired the
+	// event may be replaced by then (the delete dialog's button is, when
+	// the message above the table appears) and go-app drops updates
+	// dispatched through an element no longer mounted.
+	nav app.Context
 
 	loaded   bool
 	loadErr  error
@@ -33,9 +40,15 @@ type skillsPage struct {
 	table    string                  // the table of list (tableHTML)
 	verified map[string]verdictCheck // by bundle content hash
 	filter   string
-	limit    int // rows shown; grows by pageSize with "Show more"
+	sort     store.Sort // from the URL's ?sort=, kept there when changed
+	limit    int        // rows shown; grows by pageSize with "Show more"
 	clearErr error
 	cleared  bool
+
+	// del is the skill the delete dialog asks about; deleted names the
+	// one deleted last, for the message.
+	del     deletion
+	deleted string
 
 	// reading is true while a listing is read; stale, that the filter or
 	// the limit changed meanwhile, so the result is dropped and the
@@ -58,7 +71,20 @@ type verdictCheck struct {
 
 func (p *skillsPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Skills · Skill Workbench")
+	p.nav = ctx
 	p.limit = pageSize
+	u := *ctx.Page().URL()
+	p.sort = sortOf(&u)
+	p.deleted, p.del = "", deletion{}
+	// The skill page sends a person here after deleting a skill, with
+	// its name in ?deleted=: say so once, and drop it from the URL so a
+	// reload does not say it again.
+	if q := u.Query(); q.Get("deleted") != "" {
+		p.deleted = q.Get("deleted")
+		q.Del("deleted")
+		u.RawQuery = q.Encode()
+		ctx.Page().ReplaceURL(&u)
+	}
 	if p.verified == nil {
 		p.verified = map[string]verdictCheck{}
 	}
@@ -79,7 +105,7 @@ func (p *skillsPage) load(ctx app.Context) {
 		return
 	}
 	p.reading = true
-	q := store.SkillQuery{Filter: p.filter, Limit: p.limit}
+	q := store.SkillQuery{Filter: p.filter, Limit: p.limit, Sort: p.sort}
 	ctx.Async(func() {
 		st, err := p.env.store(ctx, nil)
 		var list store.SkillList
@@ -220,6 +246,92 @@ func (p *skillsPage) onFilter(ctx app.Context, e app.Event) {
 	p.load(ctx)
 }
 
+// sortOf reads the listing's order from a /skills URL (?sort=name); an
+// order it does not know is the default, newest first.
+func sortOf(u *url.URL) store.Sort {
+	s, err := store.ParseSort(u.Query().Get("sort"))
+	if err != nil {
+		return store.SortNewest
+	}
+	return s
+}
+
+// withSort returns u with the order in its query: none for the default,
+// so /skills stays /skills.
+func withSort(u url.URL, s store.Sort) *url.URL {
+	q := u.Query()
+	if s == store.SortNewest {
+		q.Del("sort")
+	} else {
+		q.Set("sort", s.String())
+	}
+	u.RawQuery = q.Encode()
+	return &u
+}
+
+// sortLabels are the order's names on the page.
+var sortLabels = map[store.Sort]string{
+	store.SortNewest:  "Newest first",
+	store.SortName:    "Name (A–Z)",
+	store.SortUpdated: "Recently updated",
+	store.SortVerdict: "Claimed verdict (worst first)",
+}
+
+func (p *skillsPage) onSort(ctx app.Context, e app.Event) {
+	s, err := store.ParseSort(ctx.JSSrc().Get("value").String())
+	if err != nil {
+		return
+	}
+	p.sort = s
+	p.limit = pageSize
+	// The order is kept in the URL, so a reload or a shared link lists
+	// the same way; replacing (not pushing) keeps Back leaving the page.
+	ctx.Page().ReplaceURL(withSort(*ctx.Page().URL(), s))
+	p.load(ctx)
+}
+
+// onTableClick handles the table's Delete buttons: the table is one piece
+// of HTML (tableHTML), so its clicks are caught here and the button found
+// from the event's target.
+func (p *skillsPage) onTableClick(ctx app.Context, e app.Event) {
+	btn := e.Get("target").Call("closest", "button.skill-delete")
+	if !btn.Truthy() {
+		return
+	}
+	p.del = deletion{id: btn.Get("dataset").Get("skill").String(), name: btn.Get("dataset").Get("name").String()}
+	p.deleted = ""
+	ctx.Defer(func(app.Context) { showDeleteDialog() })
+}
+
+func (p *skillsPage) onCancelDelete(ctx app.Context, e app.Event) {
+	p.del = deletion{}
+	closeDeleteDialog()
+}
+
+func (p *skillsPage) onConfirmDelete(ctx app.Context, e app.Event) {
+	if p.del.id == "" || p.del.busy {
+		return
+	}
+	ctx = p.nav
+	p.del.busy, p.del.err = true, nil
+	d := p.del
+	ctx.Async(func() {
+		err := p.env.deleteSkill(ctx, d.id)
+		ctx.Dispatch(func(ctx app.Context) {
+			if p.del.id != d.id {
+				return // the dialog was closed meanwhile
+			}
+			p.del.busy, p.del.err = false, err
+			if err != nil {
+				return
+			}
+			closeDeleteDialog()
+			p.deleted, p.del = d.name, deletion{}
+			p.load(ctx)
+		})
+	})
+}
+
 func (p *skillsPage) onMore(ctx app.Context, e app.Event) {
 	p.limit += pageSize
 	p.load(ctx)
@@ -258,7 +370,11 @@ func (p *skillsPage) Render() app.UI {
 	return frame("/skills",
 		app.H1().Text("Skills"),
 		app.P().Text("The skills stored in this browser. The verdict a bundle claims is shown beside the verdict the workbench re-derives from its evidence."),
+		app.If(p.deleted != "", func() app.UI {
+			return app.P().ID("delete-done").Class("status status-ok").Role("status").Text("Deleted " + p.deleted + " and everything stored with it.")
+		}),
 		p.renderList(),
+		renderDeleteDialog(p.del, p.onCancelDelete, p.onConfirmDelete),
 		app.Section().Class("panel").Aria("labelledby", "clear-heading").Body(
 			app.H2().ID("clear-heading").Text("Local data"),
 			app.Button().Type("button").ID("clear-all").Class("danger").Text("Clear all local data…").OnClick(p.onAskClear),
@@ -298,14 +414,27 @@ func (p *skillsPage) renderList() app.UI {
 	if len(shown) < p.list.Matching {
 		count = fmt.Sprintf("%d of %d skills (newest %d shown)", p.list.Matching, p.list.Total, len(shown))
 	}
+	if len(shown) < p.list.Matching && p.sort != store.SortNewest {
+		count = fmt.Sprintf("%d of %d skills (first %d shown)", p.list.Matching, p.list.Total, len(shown))
+	}
+	options := make([]app.UI, 0, len(store.Sorts()))
+	for _, s := range store.Sorts() {
+		options = append(options, app.Option().Value(s.String()).Selected(s == p.sort).Text(sortLabels[s]))
+	}
 	return app.Div().Body(
-		app.Div().Class("field").Body(
-			app.Label().For("skills-filter").Text("Filter"),
-			app.Input().Type("search").ID("skills-filter").Value(p.filter).
-				Placeholder("name, slug or description").OnInput(p.onFilter),
+		app.Div().Class("field-row").Body(
+			app.Div().Class("field").Body(
+				app.Label().For("skills-filter").Text("Filter"),
+				app.Input().Type("search").ID("skills-filter").Value(p.filter).
+					Placeholder("name, slug or description").OnInput(p.onFilter),
+			),
+			app.Div().Class("field").Body(
+				app.Label().For("skills-sort").Text("Sort by"),
+				app.Select().ID("skills-sort").OnChange(p.onSort).Body(options...),
+			),
 		),
 		app.P().ID("skills-count").Class("muted").Aria("live", "polite").Text(count),
-		app.Raw(p.table),
+		app.Div().OnClick(p.onTableClick).Body(app.Raw(p.table)),
 		app.If(len(shown) < p.list.Matching, func() app.UI {
 			return app.Button().Type("button").ID("skills-more").Class("secondary").
 				Text(fmt.Sprintf("Show %d more", min(pageSize, p.list.Matching-len(shown)))).OnClick(p.onMore)
@@ -339,7 +468,13 @@ func (p *skillsPage) tableHTML() string {
 		b.WriteString(esc(s.Name))
 		b.WriteString(`</a><div class="muted">`)
 		b.WriteString(esc(s.Slug + " · v" + strconv.Itoa(s.Version)))
-		b.WriteString(`</div></td><td class="skill-description">`)
+		b.WriteString(`</div><button type="button" class="link-button skill-delete" data-skill="`)
+		b.WriteString(esc(s.ID))
+		b.WriteString(`" data-name="`)
+		b.WriteString(esc(s.Name))
+		b.WriteString(`" aria-label="`)
+		b.WriteString(esc("Delete " + s.Name + "…"))
+		b.WriteString(`">Delete…</button></td><td class="skill-description">`)
 		b.WriteString(esc(s.Description))
 		b.WriteString(`</td><td class="skill-replays">`)
 		b.WriteString(strconv.Itoa(s.ReplayCount))

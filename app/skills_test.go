@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -33,8 +34,15 @@ func TestTableHTMLKeepsHostileTextInert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	elements := []string{"html", "head", "body", "table", "thead", "tbody", "tr", "th", "td", "a", "div", "span"}
-	attrs := []string{"id", "class", "href", "title", "scope", "data-bundle"}
+	elements := []string{"html", "head", "body", "table", "thead", "tbody", "tr", "th", "td", "a", "div", "span", "button"}
+	attrs := []string{"id", "class", "href", "title", "scope", "data-bundle", "type", "data-skill", "data-name", "aria-label"}
+	// The Delete buttons carry the skill's id and name back as they were.
+	wantAttr := map[string][]string{
+		"data-skill": {hostile("id"), "plain"},
+		"data-name":  {hostile("name"), "Plain"},
+		"aria-label": {"Delete " + hostile("name") + "…", "Delete Plain…"},
+	}
+	gotAttr := map[string][]string{}
 	var texts = map[string]string{} // class of the element → its text
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -49,6 +57,9 @@ func TestTableHTMLKeepsHostileTextInert(t *testing.T) {
 				if a.Key == "href" && a.Val != "/skills/"+hostile("id") && a.Val != "/skills/plain" {
 					t.Errorf("link to %q", a.Val)
 				}
+				if _, ok := wantAttr[a.Key]; ok {
+					gotAttr[a.Key] = append(gotAttr[a.Key], a.Val)
+				}
 			}
 			for _, a := range n.Attr {
 				if a.Key == "class" {
@@ -61,6 +72,11 @@ func TestTableHTMLKeepsHostileTextInert(t *testing.T) {
 		}
 	}
 	walk(doc)
+	for k, want := range wantAttr {
+		if !slices.Equal(gotAttr[k], want) {
+			t.Errorf("%s values %q, want %q", k, gotAttr[k], want)
+		}
+	}
 	for class, want := range map[string]string{
 		"skill-name":        hostile("name") + "\nPlain\n",
 		"skill-description": hostile("description") + "\nno replay\n",
@@ -83,4 +99,37 @@ func textOf(n *html.Node) string {
 		b.WriteString(textOf(c))
 	}
 	return b.String()
+}
+
+// TestSortInURL: the listing's order is read from ?sort= and written back
+// to it, the default leaving no query at all.
+func TestSortInURL(t *testing.T) {
+	tests := []struct {
+		url  string
+		want store.Sort
+		back string
+	}{
+		{"/skills", store.SortNewest, "/skills"},
+		{"/skills?sort=name", store.SortName, "/skills?sort=name"},
+		{"/skills?sort=updated", store.SortUpdated, "/skills?sort=updated"},
+		{"/skills?sort=verdict", store.SortVerdict, "/skills?sort=verdict"},
+		{"/skills?sort=newest", store.SortNewest, "/skills"},
+		{"/skills?sort=size", store.SortNewest, "/skills"},
+	}
+	for _, tc := range tests {
+		u, err := url.Parse(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := sortOf(u)
+		if got != tc.want {
+			t.Errorf("sortOf(%s) = %q, want %q", tc.url, got, tc.want)
+		}
+		if back := withSort(*u, got).String(); back != tc.back {
+			t.Errorf("withSort(%s, %q) = %s, want %s", tc.url, got, back, tc.back)
+		}
+	}
+	if _, ok := sortLabels[store.SortVerdict]; !ok || len(sortLabels) != len(store.Sorts()) {
+		t.Errorf("every order needs a label: %v", sortLabels)
+	}
 }

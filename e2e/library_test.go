@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"workbench/pkg/export"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
@@ -96,6 +99,141 @@ func TestLibraryPagesAndFilter(t *testing.T) {
 	s.setValue("#skills-filter", "", "input")
 	s.waitText("#skills-count", "105 of 105 skills (newest 100 shown)")
 	s.waitJS(`document.querySelectorAll("#skills-table .skill-row").length === 100`)
+
+	librarySortAndDelete(t, s)
+	libraryCollisionsAndHistory(t, s, v)
+}
+
+// librarySortAndDelete sorts the library of TestLibraryPagesAndFilter by
+// name, deletes one skill from its row (Cancel keeps it, Delete removes
+// it), and reloads: the order is kept in the URL.
+func librarySortAndDelete(t *testing.T, s *session) {
+	s.setValue("#skills-sort", "name", "change")
+	s.waitJS(`location.search === "?sort=name"`)
+	s.waitText("#skills-count", "105 of 105 skills (first 100 shown)")
+	s.waitJS(`document.querySelector("#skills-table .skill-name").textContent === "Book a FLIGHT"`)
+	names := s.textsOf("#skills-table .skill-name")
+	if len(names) != 100 || names[1] != "Library skill 000" || names[99] != "Library skill 099" {
+		t.Errorf("by name: %d rows, %q … %q; want Book a FLIGHT, Library skill 000 … 099 (050 is the FLIGHT)", len(names), first(names), last(names))
+	}
+
+	// Delete asks first; Cancel deletes nothing.
+	row := `#skills-table .skill-row:first-child .skill-delete`
+	s.click(row)
+	s.waitJS(`document.getElementById("delete-dialog").open`)
+	if got := s.text("#delete-dialog-name"); got != "Book a FLIGHT" {
+		t.Errorf("the dialog names %q", got)
+	}
+	s.click("#delete-cancel")
+	s.waitJS(`!document.getElementById("delete-dialog").open`)
+	if got := s.text("#skills-count"); got != "105 of 105 skills (first 100 shown)" {
+		t.Errorf("after Cancel: %q", got)
+	}
+	s.click(row)
+	s.waitJS(`document.getElementById("delete-dialog").open`)
+	s.click("#delete-confirm")
+	s.waitText("#delete-done", "Deleted Book a FLIGHT")
+	s.waitText("#skills-count", "104 of 104 skills (first 100 shown)")
+	s.waitJS(`document.querySelector("#skills-table .skill-name").textContent === "Library skill 000" && !document.getElementById("delete-dialog").open`)
+
+	// A reload lists the same way: the order is in the URL. (Last: the
+	// reload re-verifies the rows shown, which holds up later listings.)
+	s.open("/skills?sort=name")
+	s.waitText("#skills-count", "104 of 104 skills (first 100 shown)")
+	s.waitJS(`document.querySelector("#skills-table .skill-name").textContent === "Library skill 000"`)
+	if got := eval[string](s, `document.getElementById("skills-sort").value`); got != "name" {
+		t.Errorf("after a reload the sort control reads %q, want name", got)
+	}
+}
+
+// libraryCollisionsAndHistory imports one version exported under `full`,
+// then under `none`: the second file is not silently dropped but offers
+// Replace (suggested, it keeps more) or Keep both. Replace, then the
+// `full` file again and Keep both (the next version), make two versions,
+// which the History tab diffs; the skill is then deleted from its own page.
+func libraryCollisionsAndHistory(t *testing.T, s *session, v *verify.Verifier) {
+	b := decodeFile(t, fixturePath("valid-skill-bundle.v0.json"))
+	id := skill.NewID()
+	b.SkillID, b.Manifest.SkillID, b.BundleID = id, id, skill.NewID()
+	b.Manifest.Name = "Profiles of one version"
+	if err := v.SealWithProof(b); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{}
+	for _, p := range []string{skill.RedactionFull, skill.RedactionNone} {
+		f, err := export.Prepare(v, b, p, true)
+		if err != nil {
+			t.Fatalf("export %s: %v", p, err)
+		}
+		files[p] = filepath.Join(dir, p+".skill.json")
+		if err := os.WriteFile(files[p], f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	s.open("/import")
+	s.upload("#import-files", files[skill.RedactionFull])
+	s.waitText("#import-summary", "1 accepted, 0 rejected, 0 already stored")
+	s.upload("#import-files", files[skill.RedactionNone])
+	s.waitText("#import-summary", "1 accepted, 0 rejected, 0 already stored, 1 waiting for a choice")
+	col := `#import-results > li.import-collision`
+	if got := eval[string](s, `document.querySelector(`+jsQuote(col)+`).dataset.suggested`); got != "replace" {
+		t.Errorf("suggested %q for a none copy of a stored full one, want replace", got)
+	}
+	diffs := strings.Join(s.textsOf(col+" .collision-difference"), "\n")
+	if !strings.Contains(diffs, "the stored copy is full, this file is none") {
+		t.Errorf("the differences do not name the profiles: %q", diffs)
+	}
+	s.click(col + " .import-replace")
+	s.waitText("#import-summary", "2 accepted, 0 rejected, 0 already stored")
+	s.waitText("#import-results > li:nth-child(2) .import-status", "accepted, in place of the stored copy")
+
+	// The full copy again: now it strips more than the stored one.
+	s.upload("#import-files", files[skill.RedactionFull])
+	s.waitText("#import-summary", "2 accepted, 0 rejected, 0 already stored, 1 waiting for a choice")
+	if got := eval[string](s, `document.querySelector(`+jsQuote(col)+`).dataset.suggested`); got != "keep_both" {
+		t.Errorf("suggested %q for a full copy of a stored none one, want keep_both", got)
+	}
+	s.click(col + " .import-keep-both")
+	s.waitText("#import-summary", "3 accepted, 0 rejected, 0 already stored")
+	next := b.SkillVersion + 1
+	s.waitText("#import-results > li:nth-child(3) .import-status", fmt.Sprintf("accepted as version %d; the stored copy is kept", next))
+
+	// The History tab diffs the two versions: manifest members and the
+	// re-derived gates.
+	s.open("/skills/" + id)
+	s.waitText("#skill-version", strconv.Itoa(next))
+	s.click("#tab-history")
+	s.waitVisible("#history-diff")
+	if got, want := s.text("#diff-summary"), fmt.Sprintf("v%d → v%d: ", b.SkillVersion, next); !strings.HasPrefix(got, want) {
+		t.Errorf("diff summary %q", got)
+	}
+	fields := eval[[]string](s, `[...document.querySelectorAll("#diff-fields tr.diff-field")].map((r) => r.dataset.field)`)
+	for _, want := range []string{"version", "updated_at"} {
+		if !slices.Contains(fields, want) {
+			t.Errorf("diff fields %q lack %s", fields, want)
+		}
+	}
+	gates := eval[[]string](s, `[...document.querySelectorAll("#diff-gates tr.diff-gate")].map((r) => r.dataset.gate)`)
+	if len(gates) != 7 || gates[0] != "overall" || !slices.Contains(gates, skill.GateRedactionVerify) {
+		t.Errorf("diff gates %q, want overall and the six gates", gates)
+	}
+	// Comparing a version with itself shows no difference.
+	s.setValue("#history-from", strconv.Itoa(next), "change")
+	s.waitText("#diff-summary", fmt.Sprintf("v%d → v%d: 0 manifest members and 0 gates changed.", next, next))
+	if !eval[bool](s, `!!document.getElementById("diff-fields-same")`) {
+		t.Error("a version compared with itself shows differing fields")
+	}
+
+	// Delete from the skill page: it asks, then the library says so.
+	s.click("#skill-delete")
+	s.waitJS(`document.getElementById("delete-dialog").open`)
+	s.click("#delete-confirm")
+	s.waitText("#delete-done", "Deleted Profiles of one version")
+	s.waitJS(`location.pathname === "/skills" && location.search === ""`)
+	s.open("/skills/" + id)
+	s.waitVisible("#skill-missing")
 }
 
 // writeNamedBundle writes a new skill (its own id) made from the valid

@@ -507,6 +507,12 @@ func (w *Workbench) importBundle(ctx context.Context, input json.RawMessage) (an
 	if r.Report != nil {
 		out["verdict"], out["re_verified"], out["skill_id"] = r.Report.Verdict, r.Report.Derived, r.Report.SkillID
 	}
+	if c := r.Collision; c != nil {
+		// Another profile's copy of a stored version: nothing was
+		// written, and the choice is the /import page's to offer.
+		out["collision"] = map[string]any{"differences": c.Differences, "suggested": c.Suggested,
+			"stored_content_hash": c.Stored.ContentHash, "version": c.Version}
+	}
 	return out, nil
 }
 

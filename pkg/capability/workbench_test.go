@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"workbench/fixtures"
+	"workbench/pkg/export"
 	"workbench/pkg/mcp"
 	"workbench/pkg/memory/graphonomous"
 	"workbench/pkg/openrouter"
@@ -17,6 +18,7 @@ import (
 	"workbench/pkg/runs"
 	"workbench/pkg/services"
 	"workbench/pkg/services/servicestest"
+	"workbench/pkg/skill"
 )
 
 func byID(t *testing.T, caps []Capability) map[string]Capability {
@@ -84,6 +86,22 @@ func TestWorkbenchActions(t *testing.T) {
 	res = r.run(t, Proposal{CapabilityID: "workbench:import", Input: bad, Confirmed: true})
 	if out := res["result"].(map[string]any); out["status"] != "rejected" || out["problems"] == nil {
 		t.Errorf("bad import: %v", res)
+	}
+
+	// The same version exported under `full`: another copy, not stored,
+	// with what differs.
+	fb, _, err := skill.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := export.Prepare(r.wb.Verifier, fb, skill.RedactionFull, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ = json.Marshal(map[string]string{"filename": "full.skill.json", "bundle": string(full.Data)})
+	res = r.run(t, Proposal{CapabilityID: "workbench:import", Input: in, Confirmed: true})
+	if out := res["result"].(map[string]any); out["status"] != "collision" || out["collision"] == nil {
+		t.Errorf("import of the full copy: %v", res)
 	}
 
 	caps, _ = r.wb.List(ctx)

@@ -41,6 +41,10 @@ const (
 	// Rejected: the file is not a bundle the library can keep; Problems
 	// says why. Nothing was written.
 	Rejected Status = "rejected"
+	// Collided: the file is another copy of a stored version under
+	// another redaction profile (Result.Collision says what differs).
+	// Nothing was written; Resolve stores it as the user chooses.
+	Collided Status = "collision"
 )
 
 // Result is the outcome of importing one file.
@@ -65,15 +69,28 @@ type Result struct {
 	Report *verify.Report
 	// Skill is the library record after an accepted import.
 	Skill store.Skill
+	// Collision, for a Collided file, says how it collides with the
+	// stored copy; after Resolve, how it did.
+	Collision *Collision
 }
 
 // Import reads one bundle file into st. An error means the store failed
 // (nothing was written); a bad file is a Rejected Result, not an error.
 func Import(ctx context.Context, st store.Store, v *verify.Verifier, name string, data []byte) (Result, error) {
-	res := Result{Name: name}
-	reject := func(ps ...verify.Problem) (Result, error) {
-		res.Status, res.Problems = Rejected, ps
+	res, f, done := read(v, name, data)
+	if done {
 		return res, nil
+	}
+	return store1(ctx, st, res, f)
+}
+
+// read verifies a file and makes it a bundle file the store can keep. It
+// returns done with the Result when the file is rejected.
+func read(v *verify.Verifier, name string, data []byte) (Result, store.BundleFile, bool) {
+	res := Result{Name: name}
+	reject := func(ps ...verify.Problem) (Result, store.BundleFile, bool) {
+		res.Status, res.Problems = Rejected, ps
+		return res, store.BundleFile{}, true
 	}
 	if len(data) > MaxBundleBytes {
 		return reject(verify.Problem{Offset: -1, Message: fmt.Sprintf(
@@ -102,6 +119,15 @@ func Import(ctx context.Context, st store.Store, v *verify.Verifier, name string
 	if err != nil {
 		return reject(verify.Problem{Offset: -1, Message: storeReason(err)})
 	}
+	return res, f, false
+}
+
+// store1 stores one verified bundle file and says what became of it.
+func store1(ctx context.Context, st store.Store, res Result, f store.BundleFile) (Result, error) {
+	reject := func(ps ...verify.Problem) (Result, error) {
+		res.Status, res.Problems = Rejected, ps
+		return res, nil
+	}
 	sk, err := st.AddBundle(ctx, f)
 	switch {
 	case err == nil:
@@ -111,13 +137,21 @@ func Import(ctx context.Context, st store.Store, v *verify.Verifier, name string
 		res.Status = Duplicate
 		return res, nil
 	case errors.Is(err, store.ErrConflict):
+		c, cerr := collision(ctx, st, f)
+		if cerr != nil {
+			return res, fmt.Errorf("import %s: %w", res.Name, cerr)
+		}
+		if c != nil {
+			res.Status, res.Collision = Collided, c
+			return res, nil
+		}
 		return reject(verify.Problem{Pointer: "/skill_version", Offset: -1, Message: fmt.Sprintf(
 			"skill %s version %d is already stored with another content_hash; a version cannot change once stored",
 			f.Bundle.SkillID, f.Bundle.SkillVersion)})
 	case errors.Is(err, store.ErrInvalid):
 		return reject(verify.Problem{Offset: -1, Message: storeReason(err)})
 	}
-	return res, fmt.Errorf("import %s: %w", name, err)
+	return res, fmt.Errorf("import %s: %w", res.Name, err)
 }
 
 // storeReason is the reason inside a store error, without the operation
@@ -128,4 +162,43 @@ func storeReason(err error) string {
 		return se.Err.Error()
 	}
 	return err.Error()
+}
+
+// Summary counts what became of a batch of imported files.
+type Summary struct {
+	Accepted, Rejected, Duplicate, Collided int
+	// Failed counts files that could not be read or stored (an error,
+	// not a Result).
+	Failed int
+}
+
+// Add counts one file: its Result, or err when importing it failed.
+func (s *Summary) Add(r Result, err error) {
+	if err != nil {
+		s.Failed++
+		return
+	}
+	switch r.Status {
+	case Accepted:
+		s.Accepted++
+	case Rejected:
+		s.Rejected++
+	case Duplicate:
+		s.Duplicate++
+	case Collided:
+		s.Collided++
+	}
+}
+
+// String is the batch in one line, e.g. "2 accepted, 1 rejected, 0
+// already stored"; collisions and failures are added when there are any.
+func (s Summary) String() string {
+	out := fmt.Sprintf("%d accepted, %d rejected, %d already stored", s.Accepted, s.Rejected, s.Duplicate)
+	if s.Collided > 0 {
+		out += fmt.Sprintf(", %d waiting for a choice", s.Collided)
+	}
+	if s.Failed > 0 {
+		out += fmt.Sprintf(", %d not imported (error)", s.Failed)
+	}
+	return out
 }

@@ -328,3 +328,19 @@ func MergeReplay(prev *Replay, r Replay) Replay {
 	}
 	return r
 }
+
+// CheckReplace reports why stored, the bundle ReplaceBundle would replace,
+// cannot be replaced by f: it must be of f's skill and version, and not
+// be f itself.
+func CheckReplace(op string, stored StoredBundle, f BundleFile) error {
+	b := f.Bundle
+	if stored.ContentHash == b.ContentHash {
+		return &Error{Op: op, Store: StoreBundles, Key: b.ContentHash, Kind: ErrDuplicate}
+	}
+	if stored.SkillID != b.SkillID || stored.SkillVersion != b.SkillVersion {
+		return invalid(op, StoreBundles, stored.ContentHash, fmt.Sprintf(
+			"the stored bundle is version %d of skill %s; the new one is version %d of skill %s",
+			stored.SkillVersion, stored.SkillID, b.SkillVersion, b.SkillID))
+	}
+	return nil
+}

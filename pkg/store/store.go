@@ -87,6 +87,23 @@ type Store interface {
 	// UUIDv7 replay id, descending; an empty list if there are none).
 	Replays(ctx context.Context, skillID string) ([]Replay, error)
 
+	// DeleteSkill deletes one skill: its record and every version's
+	// bundle, trace and replay, in one transaction. A skill that is not
+	// stored fails with ErrNotFound; a failed delete leaves everything as
+	// it was.
+	DeleteSkill(ctx context.Context, id string) error
+
+	// ReplaceBundle stores f in place of the stored bundle oldHash, which
+	// must be of f's skill and version (the same version exported under
+	// another redaction profile, say), in one transaction: the old bundle
+	// goes, f and its trace and the replays it carries arrive as by
+	// AddBundle, replays linked to the old bundle are linked to f, and the
+	// skill record describes f if the old bundle was the newest version.
+	// An old bundle that is not stored fails with ErrNotFound; one of
+	// another skill or version, with ErrInvalid; f already stored, with
+	// ErrDuplicate. It returns the skill record as stored.
+	ReplaceBundle(ctx context.Context, oldHash string, f BundleFile) (Skill, error)
+
 	// Clear deletes everything in every object store, in one transaction
 	// ("Clear all local data", spec OQ-7).
 	Clear(ctx context.Context) error

@@ -628,6 +628,184 @@ func (d *DB) Replays(ctx context.Context, skillID string) ([]store.Replay, error
 	return out, nil
 }
 
+// DeleteSkill implements store.Store.
+func (d *DB) DeleteSkill(ctx context.Context, id string) error {
+	return d.deleteSkill(ctx, id, nil)
+}
+
+// deleteSkill is DeleteSkill; beforeCommit, when not nil, runs after every
+// delete is issued and before the transaction is left to commit, and an
+// error from it aborts the transaction (the test of "a failed delete
+// leaves everything" uses it to fail at the last moment).
+func (d *DB) deleteSkill(ctx context.Context, id string, beforeCommit func() error) error {
+	const op = "delete skill"
+	t, err := d.begin(ctx, op, "readwrite", store.StoreSkills, store.StoreTraces, store.StoreBundles, store.StoreReplays)
+	if err != nil {
+		return err
+	}
+	skills, err := t.objectStore(store.StoreSkills)
+	if err != nil {
+		return t.abort(err)
+	}
+	key, err := t.get(ctx, skills, store.StoreSkills, id, "getKey", id)
+	if err != nil {
+		return err
+	}
+	if key.IsUndefined() {
+		return t.abort(&store.Error{Op: op, Store: store.StoreSkills, Key: id, Kind: store.ErrNotFound})
+	}
+	// Bundles and replays are found through their skill_id index; each
+	// is deleted by its own key.
+	for _, name := range []string{store.StoreBundles, store.StoreReplays} {
+		os, err := t.objectStore(name)
+		if err != nil {
+			return t.abort(err)
+		}
+		index, err := os.Call("index", "skill_id")
+		if err != nil {
+			return t.abort(fail(op, name, "skill_id", thrown(err)))
+		}
+		keys, err := t.get(ctx, index, name, id, "getAllKeys", id)
+		if err != nil {
+			return err
+		}
+		n, err := keys.Length()
+		if err != nil {
+			return t.abort(&store.Error{Op: op, Store: name, Key: id, Kind: store.ErrAborted, Err: err})
+		}
+		for i := range n {
+			k, err := keys.Index(i)
+			if err != nil {
+				return t.abort(&store.Error{Op: op, Store: name, Key: id, Kind: store.ErrAborted, Err: err})
+			}
+			ks, _ := k.String()
+			if err := t.call(name, ks, "delete", k); err != nil {
+				return err
+			}
+		}
+	}
+	// Traces are keyed [skill_id, trace_id]: every key of the skill lies
+	// between [id] and [id, []], since a shorter array sorts first and an
+	// array sorts after every string.
+	keyRange, err := safejs.Global().Get("IDBKeyRange")
+	var traces safejs.Value
+	if err == nil {
+		traces, err = keyRange.Call("bound", []any{id}, []any{id, []any{}})
+	}
+	if err != nil {
+		return t.abort(fail(op, store.StoreTraces, id, thrown(err)))
+	}
+	if err := t.call(store.StoreTraces, id, "delete", traces); err != nil {
+		return err
+	}
+	if err := t.call(store.StoreSkills, id, "delete", id); err != nil {
+		return err
+	}
+	if beforeCommit != nil {
+		if err := beforeCommit(); err != nil {
+			return t.abort(err)
+		}
+	}
+	return t.wait(ctx)
+}
+
+// ReplaceBundle implements store.Store.
+func (d *DB) ReplaceBundle(ctx context.Context, oldHash string, f store.BundleFile) (store.Skill, error) {
+	const op = "replace bundle"
+	if err := f.Check(op); err != nil {
+		return store.Skill{}, err
+	}
+	trace, err := traceValue(op, f)
+	if err != nil {
+		return store.Skill{}, err
+	}
+	t, err := d.begin(ctx, op, "readwrite", store.StoreSkills, store.StoreTraces, store.StoreBundles, store.StoreReplays)
+	if err != nil {
+		return store.Skill{}, err
+	}
+	bundles, err := t.objectStore(store.StoreBundles)
+	if err != nil {
+		return store.Skill{}, t.abort(err)
+	}
+	v, err := t.get(ctx, bundles, store.StoreBundles, oldHash, "get", oldHash)
+	if err != nil {
+		return store.Skill{}, err
+	}
+	if v.IsUndefined() {
+		return store.Skill{}, t.abort(&store.Error{Op: op, Store: store.StoreBundles, Key: oldHash, Kind: store.ErrNotFound})
+	}
+	old, err := bundleFrom(v)
+	if err != nil {
+		return store.Skill{}, t.abort(&store.Error{Op: op, Store: store.StoreBundles, Key: oldHash, Kind: store.ErrInvalid, Err: err})
+	}
+	if err := store.CheckReplace(op, old, f); err != nil {
+		return store.Skill{}, t.abort(err)
+	}
+	// Requests run in the order issued: the old bundle is gone before
+	// the new one claims its version in the unique index.
+	if err := t.call(store.StoreBundles, oldHash, "delete", oldHash); err != nil {
+		return store.Skill{}, err
+	}
+	if err := t.writeBundle(f, trace); err != nil {
+		return store.Skill{}, err
+	}
+	if err := t.relink(ctx, f.Bundle.SkillID, oldHash, f.Bundle.ContentHash); err != nil {
+		return store.Skill{}, err
+	}
+	prev, err := t.skill(ctx, f.Bundle.SkillID)
+	if err != nil {
+		return store.Skill{}, d.refine(ctx, err, f.Bundle)
+	}
+	sk, err := t.putCarried(ctx, f, store.ApplyBundle(prev, f.Bundle), "")
+	if err != nil {
+		return store.Skill{}, d.refine(ctx, err, f.Bundle)
+	}
+	if err := t.putSkill(sk); err != nil {
+		return store.Skill{}, err
+	}
+	if err := t.wait(ctx); err != nil {
+		return store.Skill{}, d.refine(ctx, err, f.Bundle)
+	}
+	return sk, nil
+}
+
+// relink links the replays of skill id that name bundle from to bundle to.
+func (t *txn) relink(ctx context.Context, id, from, to string) error {
+	os, err := t.objectStore(store.StoreReplays)
+	if err != nil {
+		return t.abort(err)
+	}
+	index, err := os.Call("index", "skill_id")
+	if err != nil {
+		return t.abort(fail(t.op, store.StoreReplays, "skill_id", thrown(err)))
+	}
+	all, err := t.get(ctx, index, store.StoreReplays, id, "getAll", id)
+	if err != nil {
+		return err
+	}
+	var linked []store.Replay
+	err = each(all, func(v safejs.Value) error {
+		var r store.Replay
+		if err := decodeJSON(v, &r); err != nil {
+			return err
+		}
+		if r.BundleHash == from {
+			linked = append(linked, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return t.abort(readErr(t.op, store.StoreReplays, err))
+	}
+	for _, r := range linked {
+		r.BundleHash = to
+		if err := t.putReplay(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Clear implements store.Store.
 func (d *DB) Clear(ctx context.Context) error {
 	const op = "clear"

@@ -287,3 +287,41 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestFailedDeleteLeavesEverything fails a delete after every one of its
+// deletes was issued: the one transaction rolls back, and the skill's
+// record, bundles, trace and replays are all still there.
+func TestFailedDeleteLeavesEverything(t *testing.T) {
+	ctx := context.Background()
+	d := openT(t, testName(t), migrations())
+	defer d.Close()
+	id := skill.NewID()
+	v1 := storetest.Bundle(t, id, 1, "Survives a failed delete")
+	if _, err := d.AddBundle(ctx, v1); err != nil {
+		t.Fatalf("add v1: %v", err)
+	}
+	if _, err := d.SaveReplay(ctx, storetest.NewReplay(id, 1, 1), nil); err != nil {
+		t.Fatalf("save replay: %v", err)
+	}
+	if _, err := d.AddBundle(ctx, storetest.BundleCarrying(t, id, 2, "Survives a failed delete", storetest.NewReplay(id, 2, 1))); err != nil {
+		t.Fatalf("add v2: %v", err)
+	}
+	traceID := v1.Bundle.Trace.TraceID
+	before := storetest.Snapshot(t, d, id, traceID)
+
+	late := errors.New("failed at the last moment")
+	err := d.deleteSkill(ctx, id, func() error { return late })
+	if !errors.Is(err, late) {
+		t.Fatalf("delete: %v, want the injected failure", err)
+	}
+	if got := storetest.Snapshot(t, d, id, traceID); got != before {
+		t.Errorf("the failed delete changed the skill:\nbefore\n%s\nafter\n%s", before, got)
+	}
+	// The same delete, let to commit, removes it all.
+	if err := d.DeleteSkill(ctx, id); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if got, want := storetest.Snapshot(t, d, id, traceID), "skill: none\ntrace: none\n"; got != want {
+		t.Errorf("after the delete:\n%s", got)
+	}
+}

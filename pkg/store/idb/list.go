@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hack-pad/safejs"
@@ -20,6 +21,10 @@ import (
 // finds the oldest of the newest q.Limit records, and one getAll from that
 // key on reads exactly those: the first page of a library of thousands
 // costs what the page shows. count gives the total.
+//
+// In another order than SortNewest, every record is read and every match
+// decoded, sorted and cut to the limit: the order is of values inside the
+// records, which no index of version 1 holds.
 //
 // With a filter every record is read (one getAll, joined in JavaScript:
 // one crossing into Go). A record whose text does not contain the filter
@@ -45,9 +50,10 @@ func (d *DB) ListSkills(ctx context.Context, q store.SkillQuery) (store.SkillLis
 		return store.SkillList{}, t.abort(&store.Error{Op: op, Store: store.StoreSkills, Kind: store.ErrInvalid, Err: err})
 	}
 	filtered := strings.TrimSpace(q.Filter) != ""
+	sorted := q.Sort != store.SortNewest
 	// from is the key range getAll reads: null for every record.
 	from := safejs.Null()
-	if !filtered && q.Limit > 0 && total > q.Limit {
+	if !filtered && !sorted && q.Limit > 0 && total > q.Limit {
 		if from, err = t.newestRange(ctx, os, q.Limit); err != nil {
 			return store.SkillList{}, err
 		}
@@ -84,7 +90,9 @@ func (d *DB) ListSkills(ctx context.Context, q store.SkillQuery) (store.SkillLis
 			}
 		}
 		list.Matching++
-		if q.Limit > 0 && len(list.Skills) >= q.Limit {
+		// In key order the first matches are the page; in another order
+		// every match is decoded and sorted below.
+		if !sorted && q.Limit > 0 && len(list.Skills) >= q.Limit {
 			continue
 		}
 		var sk store.Skill
@@ -95,6 +103,12 @@ func (d *DB) ListSkills(ctx context.Context, q store.SkillQuery) (store.SkillLis
 	}
 	if !filtered {
 		list.Matching = total
+	}
+	if sorted {
+		slices.SortFunc(list.Skills, q.Sort.Compare)
+		if q.Limit > 0 && len(list.Skills) > q.Limit {
+			list.Skills = list.Skills[:q.Limit]
+		}
 	}
 	return list, nil
 }

@@ -64,13 +64,18 @@ func (s *Store) begin(ctx context.Context, op string) error {
 // change is the writes of one operation, prepared in full before any is
 // applied: that is what makes an operation all or nothing.
 type change struct {
-	skills  map[string][]byte
-	traces  map[traceKey][]byte
-	bundles []store.StoredBundle
-	replays map[string][]byte
+	// delBundles are removed before anything is written.
+	delBundles []string
+	skills     map[string][]byte
+	traces     map[traceKey][]byte
+	bundles    []store.StoredBundle
+	replays    map[string][]byte
 }
 
 func (c *change) apply(s *Store) {
+	for _, h := range c.delBundles {
+		delete(s.bundles, h)
+	}
 	for k, v := range c.skills {
 		s.skills[k] = v
 	}
@@ -100,7 +105,7 @@ func (s *Store) AddBundle(ctx context.Context, f store.BundleFile) (store.Skill,
 	if err != nil {
 		return store.Skill{}, err
 	}
-	sk, err := s.addBundle(op, c, prev, f)
+	sk, err := s.addBundle(op, c, prev, f, "")
 	if err != nil {
 		return store.Skill{}, err
 	}
@@ -109,14 +114,16 @@ func (s *Store) AddBundle(ctx context.Context, f store.BundleFile) (store.Skill,
 }
 
 // addBundle prepares the writes of storing f on top of skill record prev
-// (nil if none) and returns the new skill record.
-func (s *Store) addBundle(op string, c *change, prev *store.Skill, f store.BundleFile) (store.Skill, error) {
+// (nil if none) and returns the new skill record. replaced is the content
+// hash of a bundle the same change removes ("" for none): it holds f's
+// version no longer.
+func (s *Store) addBundle(op string, c *change, prev *store.Skill, f store.BundleFile, replaced string) (store.Skill, error) {
 	b := f.Bundle
 	if _, ok := s.bundles[b.ContentHash]; ok {
 		return store.Skill{}, &store.Error{Op: op, Store: store.StoreBundles, Key: b.ContentHash, Kind: store.ErrDuplicate}
 	}
 	for _, other := range s.bundles {
-		if other.SkillID == b.SkillID && other.SkillVersion == b.SkillVersion {
+		if other.ContentHash != replaced && other.SkillID == b.SkillID && other.SkillVersion == b.SkillVersion {
 			return store.Skill{}, store.ConflictError(op, b, other.ContentHash)
 		}
 	}
@@ -184,7 +191,7 @@ func (s *Store) SaveReplay(ctx context.Context, r store.Replay, bundle *store.Bu
 	c.replays[r.ID()] = rec
 	sk := *prev
 	if bundle != nil {
-		if sk, err = s.addBundle(op, c, prev, *bundle); err != nil {
+		if sk, err = s.addBundle(op, c, prev, *bundle, ""); err != nil {
 			return store.Skill{}, err
 		}
 	}
@@ -325,6 +332,91 @@ func (s *Store) Replays(ctx context.Context, skillID string) ([]store.Replay, er
 	}
 	slices.SortFunc(out, func(a, b store.Replay) int { return cmp.Compare(b.ID(), a.ID()) })
 	return out, nil
+}
+
+// DeleteSkill implements store.Store.
+func (s *Store) DeleteSkill(ctx context.Context, id string) error {
+	const op = "delete skill"
+	if err := s.begin(ctx, op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if _, ok := s.skills[id]; !ok {
+		return &store.Error{Op: op, Store: store.StoreSkills, Key: id, Kind: store.ErrNotFound}
+	}
+	// Find every replay first: a record that cannot be read fails the
+	// delete before anything is removed.
+	var replays []string
+	for rid, data := range s.replays {
+		var r store.Replay
+		if err := json.Unmarshal(data, &r); err != nil {
+			return &store.Error{Op: op, Store: store.StoreReplays, Key: rid, Kind: store.ErrInvalid, Err: err}
+		}
+		if r.SkillID() == id {
+			replays = append(replays, rid)
+		}
+	}
+	for _, rid := range replays {
+		delete(s.replays, rid)
+	}
+	for h, b := range s.bundles {
+		if b.SkillID == id {
+			delete(s.bundles, h)
+		}
+	}
+	for k := range s.traces {
+		if k.skillID == id {
+			delete(s.traces, k)
+		}
+	}
+	delete(s.skills, id)
+	return nil
+}
+
+// ReplaceBundle implements store.Store.
+func (s *Store) ReplaceBundle(ctx context.Context, oldHash string, f store.BundleFile) (store.Skill, error) {
+	const op = "replace bundle"
+	if err := f.Check(op); err != nil {
+		return store.Skill{}, err
+	}
+	if err := s.begin(ctx, op); err != nil {
+		return store.Skill{}, err
+	}
+	defer s.mu.Unlock()
+	old, ok := s.bundles[oldHash]
+	if !ok {
+		return store.Skill{}, &store.Error{Op: op, Store: store.StoreBundles, Key: oldHash, Kind: store.ErrNotFound}
+	}
+	if err := store.CheckReplace(op, old, f); err != nil {
+		return store.Skill{}, err
+	}
+	c := &change{delBundles: []string{oldHash}, skills: map[string][]byte{}, traces: map[traceKey][]byte{}, replays: map[string][]byte{}}
+	newHash := f.Bundle.ContentHash
+	for rid, data := range s.replays {
+		var r store.Replay
+		if err := json.Unmarshal(data, &r); err != nil {
+			return store.Skill{}, &store.Error{Op: op, Store: store.StoreReplays, Key: rid, Kind: store.ErrInvalid, Err: err}
+		}
+		if r.BundleHash != oldHash {
+			continue
+		}
+		r.BundleHash = newHash
+		rec, err := json.Marshal(r)
+		if err != nil {
+			return store.Skill{}, &store.Error{Op: op, Store: store.StoreReplays, Key: rid, Kind: store.ErrInvalid, Err: err}
+		}
+		c.replays[rid] = rec
+	}
+	prev, err := s.skill(op, f.Bundle.SkillID, false)
+	if err != nil {
+		return store.Skill{}, err
+	}
+	sk, err := s.addBundle(op, c, prev, f, oldHash)
+	if err != nil {
+		return store.Skill{}, err
+	}
+	c.apply(s)
+	return sk, nil
 }
 
 // Clear implements store.Store.
