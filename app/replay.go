@@ -15,6 +15,7 @@ import (
 	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
+	"workbench/pkg/words"
 )
 
 // replayPage replays a stored skill against a new input
@@ -263,7 +264,8 @@ func (p *replayPage) Render() app.UI {
 		app.H1().Body(app.Text("Replay "), app.Span().ID("replay-skill-name").Text(b.Manifest.Name)),
 		app.P().Body(
 			app.A().Href("/skills/"+p.id).Text("Back to the skill"),
-			app.Text(fmt.Sprintf(" · version %d · %d recorded edges · fallback %s", b.SkillVersion, len(b.Trace.Edges), orText(b.Manifest.FallbackBehavior, "halt_on_state_hash_mismatch"))),
+			app.Text(fmt.Sprintf(" · version %d · %s recorded · on a surprise: ", b.SkillVersion, words.Count(len(b.Trace.Edges), "edge"))),
+			app.Span().Title(orText(b.Manifest.FallbackBehavior, skill.FallbackHalt)).Text(words.Fallback(b.Manifest.FallbackBehavior)),
 		),
 		p.renderForm(),
 		p.renderRun(),
@@ -380,7 +382,7 @@ func (p *replayPage) renderRun() app.UI {
 		app.H2().ID("replay-run-heading").Text("Replay"),
 		app.Div().ID("replay-progress").Aria("live", "polite").Body(
 			app.If(p.running, func() app.UI {
-				return app.P().Class("status status-pending").Text(fmt.Sprintf("Replaying… %d of %d edges done.", len(p.edges), len(b.Trace.Edges)))
+				return app.P().Class("status status-pending").Text(fmt.Sprintf("Replaying… %d of %s done.", len(p.edges), words.Count(len(b.Trace.Edges), "edge")))
 			}),
 		),
 		app.If(p.runErr != nil, func() app.UI {
@@ -403,14 +405,11 @@ func (p *replayPage) renderOutcome() app.UI {
 		)
 	}
 	rep := r.Record.Report
-	status := rep.Status
-	if rep.HaltedAtEdge != nil {
-		status += " (halted at edge " + strconv.Itoa(*rep.HaltedAtEdge) + ")"
-	}
 	return app.Div().ID("replay-outcome").Body(
 		app.Dl().Class("facts").Body(
-			app.Dt().Text("Status"), app.Dd().Body(app.Span().ID("replay-status").Class("replay-status replay-status-"+statusClass(rep.Status)).Text(status)),
-			app.Dt().Text("Fidelity"), app.Dd().ID("replay-fidelity").Text(fmt.Sprintf("%s (%d of %d edges committed)", strconv.FormatFloat(rep.Fidelity, 'g', -1, 64), rep.EdgesCommitted, rep.EdgesAttempted)),
+			app.Dt().Text("Status"), app.Dd().Body(app.Span().ID("replay-status").Class("replay-status replay-status-"+statusClass(rep.Status)).
+				Title(rep.Status).Attr("data-value", rep.Status).Text(words.Status(rep.Status, rep.HaltedAtEdge))),
+			app.Dt().Text("Fidelity"), app.Dd().ID("replay-fidelity").Text(words.Fidelity(rep.Fidelity, rep.EdgesCommitted, rep.EdgesAttempted, len(p.bundle.Trace.Edges))),
 			app.Dt().Text("Fidelity level"), app.Dd().ID("replay-level").Body(levelBadge(rep.FidelityLevel)),
 			app.Dt().Text("Expected level"), app.Dd().Text(r.Record.ExpectedLevel),
 			app.If(p.outcome.judged, func() app.UI {
@@ -426,8 +425,9 @@ func (p *replayPage) renderOutcome() app.UI {
 				}),
 			),
 			app.Dt().Text("Verdict of the new version"), app.Dd().ID("replay-verdict").Body(verdictBadge(r.Verdict())),
-			app.Dt().Text("Model used"), app.Dd().Text(rep.ModelUsed),
-			app.Dt().Text("Model calls · cost"), app.Dd().Text(fmt.Sprintf("%d · %s", r.ModelCalls, costText(r.CostUSD, r.CostKnown))),
+			app.Dt().Text("Model used"), app.Dd().Text(modelUsedText(rep.ModelUsed)),
+			app.Dt().Text("Model calls"), app.Dd().ID("replay-calls").Text(words.Count(r.ModelCalls, "model call")),
+			app.Dt().Text("Cost"), app.Dd().ID("replay-cost").Text(words.Cost(r.CostUSD, r.CostKnown)),
 			app.Dt().Text("Replay id"), app.Dd().Body(app.Code().Text(rep.ReplayID)),
 		),
 		app.If(len(rep.SurpriseSignals) > 0, func() app.UI {
@@ -436,7 +436,7 @@ func (p *replayPage) renderOutcome() app.UI {
 				items[i] = app.Li().Class("surprise").Body(renderSurprise(s))
 			}
 			return app.Div().Class("status status-error").ID("replay-surprises").Body(
-				app.P().Text(fmt.Sprintf("%d surprise signals:", len(rep.SurpriseSignals))),
+				app.P().Text(words.Count(len(rep.SurpriseSignals), "surprise signal")+":"),
 				app.Ul().Body(items...),
 			)
 		}),
@@ -447,7 +447,7 @@ func (p *replayPage) renderOutcome() app.UI {
 		),
 		app.If(p.saved != nil, func() app.UI {
 			return app.P().Class("status status-ok").ID("replay-saved").Role("status").Body(
-				app.Text(fmt.Sprintf("Saved: the replay and version %d are in the library (%d replays of this skill). ", r.Bundle.SkillVersion, p.saved.ReplayCount)),
+				app.Text(fmt.Sprintf("Saved: the replay and version %d are in the library (%s of this skill). ", r.Bundle.SkillVersion, words.Count(p.saved.ReplayCount, "replay"))),
 				app.A().Href("/skills/"+p.id).Text("Open the skill"),
 			)
 		}),
@@ -475,9 +475,11 @@ func statusClass(s string) string {
 // renderSurprise shows one surprise signal: where, which kind in both
 // vocabularies, and the predicted and actual state hashes.
 func renderSurprise(s skill.SurpriseSignal) app.UI {
-	kind := s.Kind
+	// Both vocabularies (DESIGN §12): the ReplayReport's kind in words,
+	// then OS-011's surprise_kind as recorded.
+	kind := words.SurpriseKind(s.Kind)
 	if s.SurpriseKind != "" {
-		kind += " / " + s.SurpriseKind
+		kind += " (" + s.SurpriseKind + ")"
 	}
 	return app.Div().Body(
 		app.Strong().Text(fmt.Sprintf("Edge %d: %s", s.EdgeIndex, kind)),
@@ -495,11 +497,11 @@ func renderEdgeTable(rows []skillpage.EdgeRow) app.UI {
 	for _, r := range rows {
 		match := app.UI(app.Span().Class("muted").Text("pending"))
 		if r.Replayed {
-			match = app.Span().Class("match match-" + r.Match).Text(r.Match)
+			match = app.Span().Class("match match-"+r.Match).Attr("data-value", r.Match).Text(words.Match(r.Match))
 		}
 		committed := ""
 		if r.Replayed {
-			committed = map[bool]string{true: "yes", false: "no"}[r.Committed]
+			committed = words.YesNo(r.Committed)
 		}
 		tr := app.Tr().ID("edge-row-"+strconv.Itoa(r.Index)).Class("edge-row").Body(
 			app.Th().Scope("row").Text(strconv.Itoa(r.Index)),
@@ -508,7 +510,7 @@ func renderEdgeTable(rows []skillpage.EdgeRow) app.UI {
 			app.Td().Body(app.If(r.Replayed, func() app.UI { return hashPair(r.ObservedBefore, r.ObservedAfter) })),
 			app.Td().Class("edge-match").Body(match),
 			app.Td().Text(committed),
-			app.Td().Text(r.Decision),
+			app.Td().Title(r.Decision).Text(words.Decision(r.Decision)),
 		)
 		if len(r.Surprises) > 0 {
 			tr = tr.Class("surprise")
@@ -541,4 +543,13 @@ func hashPair(before, after string) app.UI {
 		app.Text(" → "),
 		app.Code().Class("hash").Text(orText(after, "–")),
 	)
+}
+
+// modelUsedText is a report's model_used: "none (no model call)" for a
+// replay that bound every parameter from the recording and the input.
+func modelUsedText(m string) string {
+	if m == skill.NoModel {
+		return "none (no model call was needed)"
+	}
+	return m
 }

@@ -15,6 +15,7 @@ import (
 	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
+	"workbench/pkg/words"
 	"workbench/schemas"
 )
 
@@ -322,7 +323,7 @@ func (p *skillPage) renderHeader() app.UI {
 			app.Dt().Text("Version"), app.Dd().ID("skill-version").Text(strconv.Itoa(b.SkillVersion)),
 			app.Dt().Text("Signed"), app.Dd().ID("skill-signed").Body(signedFact(p.report)),
 			app.Dt().Text("Content hash"), app.Dd().Body(app.Code().ID("skill-hash").Class("hash").Text(b.ContentHash)),
-			app.Dt().Text("Redaction profile"), app.Dd().ID("skill-redaction").Text(b.Evidence.RedactionProfile),
+			app.Dt().Text("Redaction profile"), app.Dd().ID("skill-redaction").Title(b.Evidence.RedactionProfile).Attr("data-value", b.Evidence.RedactionProfile).Text(words.Profile(b.Evidence.RedactionProfile)),
 			app.Dt().Text("Body"), app.Dd().Text(b.Manifest.BodyChoice),
 			app.Dt().Text("Replays"), app.Dd().ID("skill-replays").Text(strconv.Itoa(p.sk.ReplayCount)),
 		),

@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/words"
 )
 
 // renderAudit is the Audit tab (spec §2.1): every PULSE event, every
@@ -158,5 +160,5 @@ func decisionBadge(d string) app.UI {
 	case "deny":
 		class = "verdict-fail"
 	}
-	return app.Span().Class("verdict " + class).Text(d)
+	return app.Span().Class("verdict "+class).Title(d).Text(words.Decision(d))
 }

@@ -74,7 +74,7 @@ func TestReplayNewInput(t *testing.T) {
 	}
 
 	s.click("#replay-save")
-	s.waitText("#replay-saved", "1 replays")
+	s.waitText("#replay-saved", "1 replay of this skill")
 	s.click("#replay-saved a")
 	s.waitVisible("#conformance")
 	s.waitText("#skill-replays", "1")
@@ -97,8 +97,16 @@ func TestReplayHaltsWithSurprise(t *testing.T) {
 	s.setValue("#replay-input-repo_url", "https://git.workbench.test/acme/nothing", "input")
 	s.click("#replay-run")
 	s.waitVisible("#replay-outcome")
-	if got := s.text("#replay-status"); got != "halted_at_edge_N (halted at edge 0)" {
+	if got := s.text("#replay-status"); got != "halted at edge 0" {
 		t.Errorf("status %q", got)
+	}
+	if got := eval[string](s, `document.querySelector("#replay-status").dataset.value`); got != skill.StatusHalted {
+		t.Errorf("status value %q, want the report's %s", got, skill.StatusHalted)
+	}
+	// The counts agree with gate.replay_fidelity's: the trace's two
+	// edges, one attempted, none committed.
+	if got := s.text("#replay-fidelity"); got != "0 (0 of 1 attempted edge committed; 2 edges recorded, 1 not run)" {
+		t.Errorf("fidelity %q", got)
 	}
 	if got := s.text("#replay-level"); got != skill.LevelFailed {
 		t.Errorf("level %q, want failed", got)
@@ -122,7 +130,7 @@ func TestReplayHaltsWithSurprise(t *testing.T) {
 	if p := s.text("#replay-surprises .surprise-predicted"); !strings.HasPrefix(p, "sha256:") && p != "(none)" {
 		t.Errorf("predicted hash %q", p)
 	}
-	if got := s.textsOf("#replay-edges .edge-match"); len(got) != 2 || got[0] != skill.MatchMismatch || got[1] != skill.MatchNotRun {
+	if got := s.textsOf("#replay-edges .edge-match"); len(got) != 2 || got[0] != skill.MatchMismatch || got[1] != "not run" {
 		t.Errorf("edge matches %q", got)
 	}
 }
@@ -161,7 +169,7 @@ func TestCompareTwoModels(t *testing.T) {
 		t.Errorf("models %q", got)
 	}
 	verdicts := s.textsOf(".compare-card .compare-verdict .verdict")
-	statuses := s.textsOf(".compare-card .compare-status")
+	statuses := eval[[]string](s, `[...document.querySelectorAll(".compare-card .compare-status")].map((e) => e.dataset.value)`)
 	if len(verdicts) != 2 || len(statuses) != 2 {
 		t.Fatalf("verdicts %q, statuses %q: want two complete proofs", verdicts, statuses)
 	}

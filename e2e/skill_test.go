@@ -158,6 +158,7 @@ func TestSkillManifestEdit(t *testing.T) {
 	s.waitText("#edit-slug-error", "must match pattern")
 	s.setValue("#edit-name", "Read the widget README", "input")
 	s.setValue("#edit-slug", "read-widget-readme", "input")
+	s.setValue("#edit-description", "Read <README> & summarise", "input")
 	s.waitJS(`!document.querySelector("#edit-name-error") && !document.querySelector("#edit-slug-error")`)
 	if s.isDisabled("#manifest-save") {
 		t.Fatal("save is disabled for a valid edit")
@@ -170,6 +171,14 @@ func TestSkillManifestEdit(t *testing.T) {
 	}
 	if got := s.text("#skill-slug"); got != "read-widget-readme" {
 		t.Errorf("slug %q", got)
+	}
+	// The manifest JSON shows & and < as they are, as text.
+	manifest := s.text("#manifest-json")
+	if !strings.Contains(manifest, `"description": "Read <README> & summarise"`) || strings.Contains(manifest, `\u00`) {
+		t.Errorf("manifest JSON: %.400q", manifest)
+	}
+	if s.countOf("#manifest-json *") != 0 {
+		t.Error("the manifest JSON made elements of its text")
 	}
 
 	// Both versions stay; the older one is shown on asking, read-only.
@@ -379,6 +388,11 @@ func TestSkillAuthorityDeniedShowsFail(t *testing.T) {
 	if s.countOf("#overall-verdict .verdict-fail") != 1 || s.countOf("#conformance .overall .verdict-pass") != 0 {
 		t.Error("the failing bundle's overall badge does not look like a failure, or something in it looks like a pass")
 	}
+	// No replay ran: the replay gate is inconclusive, said once (its
+	// level, inconclusive too, is not printed beside it again).
+	if got := s.text("#gate-gate-replay_fidelity .gate-derived"); got != skill.VerdictInconclusive {
+		t.Errorf("replay gate reads %q, want %q once", got, skill.VerdictInconclusive)
+	}
 	for _, g := range want.Derived.ProofGates {
 		if g.Verdict != skill.VerdictFail {
 			continue
@@ -403,7 +417,10 @@ func TestSkillExportKeepsStoredRedaction(t *testing.T) {
 	dir := s.allowDownloads()
 	id := s.importBundle(fixturePath("redacted-transcript_pii.v0.json"))
 	s.openSkill(id)
-	if got := s.text("#skill-redaction"); got != skill.RedactionTranscriptPII {
+	if got := s.text("#skill-redaction"); got != "transcript PII" {
+		t.Errorf("stored profile shown as %q, want it in words", got)
+	}
+	if got := eval[string](s, `document.querySelector("#skill-redaction").dataset.value`); got != skill.RedactionTranscriptPII {
 		t.Fatalf("stored profile %q", got)
 	}
 	stored := s.text("#skill-hash")
