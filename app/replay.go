@@ -267,6 +267,7 @@ func (p *replayPage) Render() app.UI {
 			app.Text(fmt.Sprintf(" · version %d · %s recorded · on a surprise: ", b.SkillVersion, words.Count(len(b.Trace.Edges), "edge"))),
 			app.Span().Title(orText(b.Manifest.FallbackBehavior, skill.FallbackHalt)).Text(words.Fallback(b.Manifest.FallbackBehavior)),
 		),
+		p.renderNeeds(),
 		p.renderForm(),
 		p.renderRun(),
 	)
@@ -283,8 +284,13 @@ func (p *replayPage) renderForm() app.UI {
 	b := p.bundle
 	bound := skillpage.ModelBound(b)
 	fields := make([]app.UI, 0, len(p.fields)+1)
+	given := make(map[string]string, len(p.fields))
+	for _, f := range p.fields {
+		given[f.spec.Name] = f.raw
+	}
+	rows := skillpage.InputRows(b, given)
 	for i, f := range p.fields {
-		fields = append(fields, p.inputField(i, f))
+		fields = append(fields, p.inputField(i, f, rows[i]))
 	}
 	if len(p.fields) == 0 {
 		fields = append(fields, app.P().Class("muted").Text("This skill declares no inputs: it replays as recorded."))
@@ -304,24 +310,25 @@ func (p *replayPage) renderForm() app.UI {
 	return app.Section().Class("panel").Aria("labelledby", "replay-input-heading").Body(
 		app.H2().ID("replay-input-heading").Text("New input"),
 		app.Form().ID("replay-form").OnSubmit(p.onRun).Body(
-			renderKeyState("replay-key", p.keyState, false, nil, bound),
 			app.Div().Body(fields...),
-			app.If(!bound, func() app.UI {
-				return app.P().Class("muted").Text("Every parameter of this skill is literal or bound to an input: replay makes no model call and needs no key.")
-			}),
 			app.If(p.formErr != nil, func() app.UI {
 				return app.Div().Class("status status-error").Role("alert").ID("replay-form-error").Body(app.P().Class("error-text").Text(errText(p.formErr)))
 			}),
 			p.renderJudgeChoice(),
 			app.If(p.outcome.authErr != nil && p.outcome.result == nil, func() app.UI { return p.renderAuthFallback() }),
-			app.Button().Type("submit").ID("replay-run").Disabled(p.running).Text("Run replay"),
+			app.Button().Type("submit").ID("replay-run").Disabled(p.running || p.keyMissing(bound)).
+				Aria("describedby", "replay-needs-heading").Text("Run replay"),
+			app.If(p.keyMissing(bound), func() app.UI {
+				return app.P().Class("field-error").ID("replay-run-blocked").Text("Run replay needs an OpenRouter key in this tab: this skill asks a model again (see What this replay needs).")
+			}),
 		),
 	)
 }
 
 // inputField is one manifest input as a form control of its type, its
-// error beside it.
-func (p *replayPage) inputField(i int, f replayField) app.UI {
+// error beside it, and the value the skill was taught with beside the
+// new one.
+func (p *replayPage) inputField(i int, f replayField, row skillpage.InputRow) app.UI {
 	id := "replay-input-" + f.spec.Name
 	errID := id + "-error"
 	msg := p.fieldErrs[f.spec.Name]
@@ -365,6 +372,77 @@ func (p *replayPage) inputField(i int, f replayField) app.UI {
 		app.If(f.spec.Description != "", func() app.UI { return app.Span().Class("choice-note").Text(f.spec.Description) }),
 		control,
 		app.If(msg != "", func() app.UI { return app.P().Class("field-error").ID(errID).Text(msg) }),
+		recordedBeside(id+"-recorded", row),
+	)
+}
+
+// recordedBeside is the value an input had in the recording, beside the
+// field holding the replay's, and whether the two differ.
+func recordedBeside(id string, row skillpage.InputRow) app.UI {
+	rec := app.UI(app.Code().Class("recorded-value").Text(row.Recorded))
+	if row.Recorded == "" {
+		rec = app.Span().Class("muted").Text("(none recorded)")
+	}
+	same, class := "same as recorded", "input-same"
+	if row.Changed {
+		same, class = "new input", "input-changed"
+	}
+	return app.P().ID(id).Class("recorded-beside "+class).Body(
+		app.Text("Recorded: "), rec,
+		app.Text(" · "), app.Strong().Class("input-change").Text(same),
+	)
+}
+
+// keyMissing says the replay needs a model and the tab keeps no key it
+// could use: none, or the one entered last was refused.
+func (p *replayPage) keyMissing(bound bool) bool {
+	return bound && (p.keyState == session.KeyNone || p.keyState == session.KeyRefused)
+}
+
+// renderNeeds says, before anything runs, what a replay of this skill
+// needs: its inputs, a model and a key when a model chose some
+// parameters (and which), the body, and the policy.
+func (p *replayPage) renderNeeds() app.UI {
+	n := skillpage.NeedsOf(p.bundle)
+	inputs := "none: it replays as recorded"
+	if len(n.Inputs) > 0 {
+		names := make([]string, len(n.Inputs))
+		for i, in := range n.Inputs {
+			names[i] = in.Name + " (" + in.Type + ")"
+		}
+		inputs = words.Count(len(n.Inputs), "input") + ": " + strings.Join(names, ", ")
+	}
+	var model app.UI
+	if n.ModelBound() {
+		choices := make([]app.UI, len(n.ModelChoices))
+		for i, c := range n.ModelChoices {
+			choices[i] = app.Li().Body(app.Text(fmt.Sprintf("edge %d, %s: ", c.Edge, c.Tool)), app.Code().Text(c.Param))
+		}
+		model = app.Div().ID("replay-needs-model").Body(
+			app.P().Text("A model and this tab's OpenRouter key. During the demonstration the model chose "+
+				words.Count(len(n.ModelChoices), "parameter")+"; a replay asks a model to choose "+
+				map[bool]string{true: "it", false: "them"}[len(n.ModelChoices) == 1]+" again, through this workbench's proxy:"),
+			app.Ul().Body(choices...),
+			renderKeyState("replay-key", p.keyState, false, nil, true),
+		)
+	} else {
+		model = app.Div().ID("replay-needs-model").Body(
+			app.P().Text("No model and no key: every parameter is literal or bound to an input, so a replay makes no model call."),
+			renderKeyState("replay-key", p.keyState, false, nil, false),
+		)
+	}
+	body := "the simulator world the recording started in"
+	if n.Body != skill.BodySimulator {
+		body = "the " + n.Body + " body it was taught on (an MCP server configured on the relay)"
+	}
+	return app.Section().Class("panel").ID("replay-needs").Aria("labelledby", "replay-needs-heading").Body(
+		app.H2().ID("replay-needs-heading").Text("What this replay needs"),
+		app.Dl().Class("facts").Body(
+			app.Dt().Text("Inputs"), app.Dd().ID("replay-needs-inputs").Text(inputs),
+			app.Dt().Text("Model"), app.Dd().Body(model),
+			app.Dt().Text("Body"), app.Dd().Text(body),
+			app.Dt().Text("Policy"), app.Dd().Body(app.Text("every action is authorized again under "), app.Code().Text(orText(n.Policy, "(none named)"))),
+		),
 	)
 }
 

@@ -35,6 +35,17 @@ func TestReplayNewInput(t *testing.T) {
 	if got := eval[string](s, `document.querySelector("`+input+`").value`); got != "https://git.workbench.test/acme/widget" {
 		t.Errorf("the form starts with %q, not the recorded input", got)
 	}
+	// Up front: what the replay needs; this skill needs no model.
+	if got := s.text("#replay-needs-inputs"); got != "1 input: repo_url (url)" {
+		t.Errorf("needs inputs %q", got)
+	}
+	if got := s.text("#replay-needs-model"); !strings.Contains(got, "No model and no key") {
+		t.Errorf("needs model %q", got)
+	}
+	// The recorded input beside the new one.
+	if got := s.text(input + "-recorded"); got != "Recorded: https://git.workbench.test/acme/widget · same as recorded" {
+		t.Errorf("beside the field: %q", got)
+	}
 
 	// A bad value: the error is beside its field, and nothing runs.
 	s.setValue(input, "git.workbench.test/acme/gadget", "input")
@@ -46,6 +57,7 @@ func TestReplayNewInput(t *testing.T) {
 
 	// The same skill on another repository: same shapes, other text.
 	s.setValue(input, "https://git.workbench.test/acme/gadget", "input")
+	s.waitText(input+"-recorded", "new input")
 	// The error goes as the field changes; click once the layout settled.
 	s.waitJS(`!document.querySelector("` + input + `-error")`)
 	s.click("#replay-run")
@@ -152,8 +164,23 @@ func TestCompareTwoModels(t *testing.T) {
 			openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/"}),
 		}},
 	)))
-	s.enterKey()
 	id := s.importBundle(file)
+	// The replay page says up front that this skill needs a model and a
+	// key, and where the model chose; without a key it does not offer Run.
+	s.open("/skills/" + id + "/replay")
+	s.waitVisible("#replay-needs")
+	if got := s.text("#replay-needs-model"); !strings.Contains(got, "A model and this tab's OpenRouter key") || !strings.Contains(got, "edge 1, browser_click: name") {
+		t.Errorf("needs: %q", got)
+	}
+	if !s.isDisabled("#replay-run") || s.countOf("#replay-run-blocked") != 1 {
+		t.Error("Run replay is offered to a model-bound skill with no key in the tab")
+	}
+	s.enterKey()
+	s.open("/skills/" + id + "/replay")
+	s.waitText("#replay-key-text", "accepted")
+	if s.isDisabled("#replay-run") {
+		t.Error("Run replay is disabled with an accepted key")
+	}
 	s.openSkill(id)
 	s.click("#tab-compare")
 	s.waitVisible("#compare-form")
