@@ -56,6 +56,7 @@ type skillPage struct {
 	cmp     compareState
 	exp     exportState
 	audit   *skillpage.Audit
+	auditUI auditState
 	saveMsg string // a new version was stored (from Manifest or Compare)
 
 	// edge is the trace edge selected in the Audit tab, or nil. While

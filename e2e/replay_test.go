@@ -224,7 +224,8 @@ func TestCompareTwoModels(t *testing.T) {
 		t.Errorf("version %q after saving the comparison, want 3", got)
 	}
 	s.click("#tab-audit")
-	s.waitVisible("#audit-auth")
+	s.click("#audit-view-events")
+	s.waitVisible("#audit-events")
 	if n := s.countOf("#audit-events tbody tr td:nth-child(2)"); n == 0 {
 		t.Error("no events in the saved comparison")
 	}

@@ -14,7 +14,7 @@ import (
 	"workbench/pkg/verify"
 )
 
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	data, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "fixtures", name))
@@ -125,11 +125,12 @@ func TestConformanceMarksOverclaims(t *testing.T) {
 func TestAudit(t *testing.T) {
 	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
 	a := skillpage.AuditOf(b)
-	if len(a.Events) != len(b.Evidence.Events) {
-		t.Errorf("%d event rows for %d events", len(a.Events), len(b.Evidence.Events))
+	if len(a.Steps) != len(b.Trace.Edges) {
+		t.Errorf("%d steps for %d edges", len(a.Steps), len(b.Trace.Edges))
 	}
-	for _, e := range a.Events {
-		if e.Type == "" || e.Time == "" || len([]rune(e.Summary)) > skillpage.SummaryLen+1 {
+	for _, ev := range b.Evidence.Events {
+		e := skillpage.EventRowOf(ev)
+		if e.Type == "" || e.Time == "" || len([]rune(e.Summary)) > skillpage.SummaryLen+1 || e.Full == "" {
 			t.Errorf("event row %+v", e)
 		}
 	}
