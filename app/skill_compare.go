@@ -228,7 +228,10 @@ func (p *skillPage) renderComparison(c *compare.Comparison) app.UI {
 			return app.Div().Class("field-row").Body(
 				app.Button().Type("button").ID("compare-save").Disabled(p.cmp.saving).
 					Text("Save as new version v"+strconv.Itoa(c.Final.SkillVersion)).OnClick(p.onCompareSave),
-				app.Span().Class("muted").Text("The last version carries every model's replay."),
+				app.Span().Class("muted").ID("compare-save-note").Body(
+					app.Text("One version, the next after v"+strconv.Itoa(c.SkillVersion)+", carrying every model's replay; its verdict "),
+					verdictBadge(c.FinalReport.Verdict),
+				),
 			)
 		}),
 		app.If(p.cmp.saveErr != nil, func() app.UI {
@@ -278,7 +281,6 @@ func renderCompareResult(i int, r compare.Result) app.UI {
 			app.Dt().Text("Model used"), app.Dd().Text(rep.ModelUsed),
 			app.Dt().Text("Model calls"), app.Dd().Text(strconv.Itoa(r.ModelCalls)),
 			app.Dt().Text("Cost"), app.Dd().Text(words.Cost(r.CostUSD, r.CostKnown)),
-			app.Dt().Text("Saved as"), app.Dd().Text("v"+strconv.Itoa(r.Bundle.SkillVersion)),
 		),
 		app.Table().Class("list compare-gates").Body(
 			app.Caption().Text("Re-verified proof gates"),

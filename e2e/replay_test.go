@@ -217,11 +217,18 @@ func TestCompareTwoModels(t *testing.T) {
 		t.Error("a model was not asked through the proxy")
 	}
 
-	// The last version carries both replays: saved, it is the skill's newest.
+	// One version carries both replays, the next after the one compared:
+	// saved, it is the skill's newest, and no version number is skipped.
+	if got := s.text("#compare-save"); got != "Save as new version v2" {
+		t.Errorf("save button %q, want the next version, v2", got)
+	}
 	s.click("#compare-save")
-	s.waitText("#skill-saved", "as version 3")
-	if got := s.text("#skill-version"); got != "3" {
-		t.Errorf("version %q after saving the comparison, want 3", got)
+	s.waitText("#skill-saved", "as version 2")
+	if got := s.text("#skill-version"); got != "2" {
+		t.Errorf("version %q after saving the comparison, want 2", got)
+	}
+	if got := s.textsOf("#skill-versions a"); !slices.Equal(got, []string{"v1", "v2 (newest)"}) {
+		t.Errorf("versions %q, want v1 and v2", got)
 	}
 	s.click("#tab-audit")
 	s.click("#audit-view-events")
