@@ -27,8 +27,9 @@ type auditState struct {
 }
 
 // auditPageSize is how many rows a page of any audit list holds: enough
-// to scan, few enough that rendering one page never blocks the tab.
-const auditPageSize = 100
+// to scan, few enough that rendering one page never blocks the tab (each
+// element go-app creates is a few calls from WebAssembly into the page).
+const auditPageSize = 50
 
 // Long texts of a step (JSON, snapshots) show this much until "Show all".
 const (
@@ -153,33 +154,40 @@ func (p *skillPage) renderSteps() app.UI {
 		if selected {
 			class += " audit-edge-selected"
 		}
-		changed := "unchanged"
-		if s.Changed {
-			changed = "changed"
-		}
 		items = append(items, app.Li().ID("audit-edge-"+strconv.Itoa(s.Index)).Class(class).Body(
 			// A toggle: aria-pressed says whether it is the selected step.
+			// One text node a row: a page of steps is created fast.
 			app.Button().Type("button").Class("audit-edge-select").Aria("pressed", strconv.FormatBool(selected)).
-				OnClick(p.onSelectEdge(s.Index), app.EventScope(strconv.Itoa(s.Index))).Body(
-				app.Span().Class("step-index").Text(strconv.Itoa(s.Index)),
-				app.Code().Class("step-tool").Text(s.Tool),
-				app.Span().Class("step-outcome").Title(s.Outcome).Text(words.Outcome(s.Outcome)),
-				app.If(s.Decision != "" && s.Decision != skill.DecisionAllow, func() app.UI {
-					return app.Span().Class("step-decision").Text(words.Decision(s.Decision))
-				}),
-				app.If(s.Surprise, func() app.UI { return app.Span().Class("step-flag").Text("surprise") }),
-				app.Span().Class("step-changed muted").Text("state "+changed),
-			),
+				OnClick(p.onSelectEdge(s.Index), app.EventScope(strconv.Itoa(s.Index))).Text(stepLine(s)),
 		))
 	}
 	return app.Div().Class("trace-viewer").Body(
 		app.Div().Class("trace-steps").Body(
 			app.H3().ID("audit-steps-heading").Text("Steps of trace "+p.bundle.Trace.TraceID),
 			p.pager("steps", "step", w, len(steps)),
-			app.Ol().Class("step-list").ID("audit-edges").Aria("labelledby", "audit-steps-heading").Body(items...),
+			app.Ol().Class("step-list").ID("audit-edges").Aria("labelledby", "audit-steps-heading").OnKeyDown(p.onStepKey).Body(items...),
 		),
 		p.renderStepDetail(),
 	)
+}
+
+// stepLine is one step of the list in words: "3 browser_click · ok ·
+// state changed", with a denial, an error and a surprise said.
+func stepLine(s skillpage.Step) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(s.Index) + " " + s.Tool + " · " + words.Outcome(s.Outcome))
+	if s.Decision != "" && s.Decision != skill.DecisionAllow && s.Outcome != skill.OutcomeDenied {
+		b.WriteString(" · " + words.Decision(s.Decision))
+	}
+	if s.Surprise {
+		b.WriteString(" · surprise")
+	}
+	if s.Changed {
+		b.WriteString(" · state changed")
+	} else {
+		b.WriteString(" · state unchanged")
+	}
+	return b.String()
 }
 
 // onSelectEdge selects the step of edge i and makes its detail, or, when
@@ -198,6 +206,50 @@ func (p *skillPage) onSelectEdge(i int) app.EventHandler {
 		}
 		p.publishContext()
 	}
+}
+
+// onStepKey moves the selection through the steps with the arrow keys
+// (Home and End for the first and last), turning the page when the next
+// step is on another, and keeps the focus on the selected step.
+func (p *skillPage) onStepKey(ctx app.Context, e app.Event) {
+	n := len(p.audit.Steps)
+	if n == 0 {
+		return
+	}
+	cur := -1
+	if p.edge != nil {
+		cur = *p.edge
+	}
+	next := cur
+	switch e.Get("key").String() {
+	case "ArrowDown":
+		next = min(cur+1, n-1)
+	case "ArrowUp":
+		next = max(cur-1, 0)
+	case "Home":
+		next = 0
+	case "End":
+		next = n - 1
+	default:
+		return
+	}
+	e.PreventDefault()
+	if next == cur {
+		return
+	}
+	if p.auditUI.page == nil {
+		p.auditUI.page = map[string]int{}
+	}
+	p.auditUI.page["steps"] = next / auditPageSize
+	p.onSelectEdge(next)(ctx, e)
+	id := "audit-edge-" + strconv.Itoa(next)
+	ctx.Defer(func(app.Context) {
+		if el := app.Window().GetElementByID(id); el.Truthy() {
+			if b := el.Call("querySelector", "button"); b.Truthy() {
+				b.Call("focus")
+			}
+		}
+	})
 }
 
 func (p *skillPage) onShowAll(id string) app.EventHandler {

@@ -184,7 +184,7 @@ func BenchmarkAudit20MB(b *testing.B) {
 	}
 }
 
-// auditProbe clicks the Audit tab, then step 50, each time waiting for
+// auditProbe clicks the Audit tab, then step 30, each time waiting for
 // the DOM to show the result (a MutationObserver) and for the frame after
 // it (requestAnimationFrame, then a task posted from it), and collects
 // the long tasks seen meanwhile.
@@ -199,8 +199,8 @@ const auditProbe = `(async () => {
     mo.observe(document.body, { childList: true, subtree: true, characterData: true });
     act();
   });
-  const paint = await shown("#audit-edges > li:nth-child(100)", () => document.querySelector("#tab-audit").click());
-  const detail = await shown("#audit-detail-heading", () => document.querySelector("#audit-edge-50 .audit-edge-select").click());
+  const paint = await shown("#audit-edges > li:nth-child(50)", () => document.querySelector("#tab-audit").click());
+  const detail = await shown("#audit-detail-heading", () => document.querySelector("#audit-edge-30 .audit-edge-select").click());
   for (const e of po.takeRecords()) long.push(e.duration);
   po.disconnect();
   return { paint, detail, longest: long.length ? Math.max(...long) : 0 };

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp/kb"
+
 	"workbench/fixtures"
 	"workbench/pkg/openrouter/openroutertest"
 	"workbench/pkg/skill"
@@ -128,6 +130,11 @@ func TestSkillConformancePanel(t *testing.T) {
 	if s.countOf("#audit-detail-replays li") != len(b.ReplayRecords()) {
 		t.Errorf("the step's replays are not listed: %q", s.text("#audit-detail-replays"))
 	}
+	// The arrow keys move through the steps, the focus with them.
+	s.press(kb.ArrowUp)
+	s.waitJS(`document.querySelector("#audit-edge-0 .audit-edge-select").getAttribute("aria-pressed") === "true" &&
+  document.activeElement === document.querySelector("#audit-edge-0 .audit-edge-select")`)
+	s.waitText("#audit-detail-heading", "Step 0")
 	// The whole-bundle views: every event, authorization, tool call, turn.
 	s.click("#audit-view-events")
 	s.waitVisible("#audit-events")
