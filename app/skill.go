@@ -251,8 +251,19 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 			p.loadMemory(p.nav)
 		case "audit":
 			if p.audit == nil && p.bundle != nil {
-				a := skillpage.AuditOf(p.bundle)
-				p.audit = &a
+				// The tab is shown at once; its steps follow in a task of
+				// their own, so neither blocks the page long on a large
+				// bundle. The answer is kept only for the bundle it was
+				// made from (a save reloads the page with another).
+				b := p.bundle
+				p.nav.Async(func() {
+					a := skillpage.AuditOf(b)
+					p.nav.Dispatch(func(app.Context) {
+						if p.bundle == b && p.audit == nil {
+							p.audit = &a
+						}
+					})
+				})
 			}
 		}
 	}
