@@ -7,6 +7,7 @@ import (
 
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
+	"workbench/pkg/words"
 )
 
 // renderConformance is the conformance panel (spec §8.3 criterion 10):
@@ -18,7 +19,7 @@ func renderConformance(p skillpage.Panel) app.UI {
 	for _, g := range p.Gates {
 		claimed := app.UI(app.Span().Class("muted").Text("not claimed"))
 		if g.Claimed != "" {
-			claimed = app.Span().Body(verdictBadge(g.Claimed), levelNote(g.ClaimedLevel))
+			claimed = app.Span().Body(verdictBadge(g.Claimed), levelNote(words.LevelBeside(g.Claimed, g.ClaimedLevel)))
 		}
 		reason := app.UI(app.Text(g.Reason))
 		if g.Overclaim {
@@ -30,7 +31,7 @@ func renderConformance(p skillpage.Panel) app.UI {
 		row := app.Tr().ID("gate-"+rowID(g.ID)).Class("gate-row").Body(
 			app.Th().Scope("row").Body(app.Code().Text(g.ID)),
 			app.Td().Class("gate-claimed").Body(claimed),
-			app.Td().Class("gate-derived").Body(verdictBadge(g.Derived), levelNote(g.Level)),
+			app.Td().Class("gate-derived").Body(verdictBadge(g.Derived), levelNote(words.LevelBeside(g.Derived, g.Level))),
 			app.Td().Class("gate-reason").Body(reason),
 		)
 		if g.Overclaim {
@@ -117,7 +118,8 @@ func heldBadge(h string) app.UI {
 	return verdictBadge(h)
 }
 
-// levelNote shows a fidelity level next to a gate verdict.
+// levelNote shows a fidelity level next to a gate verdict; callers pass
+// words.LevelBeside, so that a level repeating the verdict is not shown.
 func levelNote(level string) app.UI {
 	if level == "" {
 		return app.Text("")

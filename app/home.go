@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -10,6 +9,7 @@ import (
 
 	"workbench/pkg/openrouter"
 	"workbench/pkg/session"
+	"workbench/pkg/words"
 )
 
 // homePage is the landing page (/): what the workbench is, the session's
@@ -301,7 +301,7 @@ func keyErrorSummary(err error) string {
 	return "The key could not be checked."
 }
 
-func dollars(v float64) string { return fmt.Sprintf("$%.4f", v) }
+func dollars(v float64) string { return words.USD(v) }
 
 func dollarsOrNone(v *float64, none string) string {
 	if v == nil {

@@ -15,6 +15,7 @@ import (
 	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
+	"workbench/pkg/words"
 )
 
 // replayPage replays a stored skill against a new input
@@ -263,8 +264,10 @@ func (p *replayPage) Render() app.UI {
 		app.H1().Body(app.Text("Replay "), app.Span().ID("replay-skill-name").Text(b.Manifest.Name)),
 		app.P().Body(
 			app.A().Href("/skills/"+p.id).Text("Back to the skill"),
-			app.Text(fmt.Sprintf(" · version %d · %d recorded edges · fallback %s", b.SkillVersion, len(b.Trace.Edges), orText(b.Manifest.FallbackBehavior, "halt_on_state_hash_mismatch"))),
+			app.Text(fmt.Sprintf(" · version %d · %s recorded · on a surprise: ", b.SkillVersion, words.Count(len(b.Trace.Edges), "edge"))),
+			app.Span().Title(orText(b.Manifest.FallbackBehavior, skill.FallbackHalt)).Text(words.Fallback(b.Manifest.FallbackBehavior)),
 		),
+		p.renderNeeds(),
 		p.renderForm(),
 		p.renderRun(),
 	)
@@ -281,8 +284,13 @@ func (p *replayPage) renderForm() app.UI {
 	b := p.bundle
 	bound := skillpage.ModelBound(b)
 	fields := make([]app.UI, 0, len(p.fields)+1)
+	given := make(map[string]string, len(p.fields))
+	for _, f := range p.fields {
+		given[f.spec.Name] = f.raw
+	}
+	rows := skillpage.InputRows(b, given)
 	for i, f := range p.fields {
-		fields = append(fields, p.inputField(i, f))
+		fields = append(fields, p.inputField(i, f, rows[i]))
 	}
 	if len(p.fields) == 0 {
 		fields = append(fields, app.P().Class("muted").Text("This skill declares no inputs: it replays as recorded."))
@@ -302,24 +310,25 @@ func (p *replayPage) renderForm() app.UI {
 	return app.Section().Class("panel").Aria("labelledby", "replay-input-heading").Body(
 		app.H2().ID("replay-input-heading").Text("New input"),
 		app.Form().ID("replay-form").OnSubmit(p.onRun).Body(
-			renderKeyState("replay-key", p.keyState, false, nil, bound),
 			app.Div().Body(fields...),
-			app.If(!bound, func() app.UI {
-				return app.P().Class("muted").Text("Every parameter of this skill is literal or bound to an input: replay makes no model call and needs no key.")
-			}),
 			app.If(p.formErr != nil, func() app.UI {
 				return app.Div().Class("status status-error").Role("alert").ID("replay-form-error").Body(app.P().Class("error-text").Text(errText(p.formErr)))
 			}),
 			p.renderJudgeChoice(),
 			app.If(p.outcome.authErr != nil && p.outcome.result == nil, func() app.UI { return p.renderAuthFallback() }),
-			app.Button().Type("submit").ID("replay-run").Disabled(p.running).Text("Run replay"),
+			app.Button().Type("submit").ID("replay-run").Disabled(p.running || p.keyMissing(bound)).
+				Aria("describedby", "replay-needs-heading").Text("Run replay"),
+			app.If(p.keyMissing(bound), func() app.UI {
+				return app.P().Class("field-error").ID("replay-run-blocked").Text("Run replay needs an OpenRouter key in this tab: this skill asks a model again (see What this replay needs).")
+			}),
 		),
 	)
 }
 
 // inputField is one manifest input as a form control of its type, its
-// error beside it.
-func (p *replayPage) inputField(i int, f replayField) app.UI {
+// error beside it, and the value the skill was taught with beside the
+// new one.
+func (p *replayPage) inputField(i int, f replayField, row skillpage.InputRow) app.UI {
 	id := "replay-input-" + f.spec.Name
 	errID := id + "-error"
 	msg := p.fieldErrs[f.spec.Name]
@@ -363,6 +372,77 @@ func (p *replayPage) inputField(i int, f replayField) app.UI {
 		app.If(f.spec.Description != "", func() app.UI { return app.Span().Class("choice-note").Text(f.spec.Description) }),
 		control,
 		app.If(msg != "", func() app.UI { return app.P().Class("field-error").ID(errID).Text(msg) }),
+		recordedBeside(id+"-recorded", row),
+	)
+}
+
+// recordedBeside is the value an input had in the recording, beside the
+// field holding the replay's, and whether the two differ.
+func recordedBeside(id string, row skillpage.InputRow) app.UI {
+	rec := app.UI(app.Code().Class("recorded-value").Text(row.Recorded))
+	if row.Recorded == "" {
+		rec = app.Span().Class("muted").Text("(none recorded)")
+	}
+	same, class := "same as recorded", "input-same"
+	if row.Changed {
+		same, class = "new input", "input-changed"
+	}
+	return app.P().ID(id).Class("recorded-beside "+class).Body(
+		app.Text("Recorded: "), rec,
+		app.Text(" · "), app.Strong().Class("input-change").Text(same),
+	)
+}
+
+// keyMissing says the replay needs a model and the tab keeps no key it
+// could use: none, or the one entered last was refused.
+func (p *replayPage) keyMissing(bound bool) bool {
+	return bound && (p.keyState == session.KeyNone || p.keyState == session.KeyRefused)
+}
+
+// renderNeeds says, before anything runs, what a replay of this skill
+// needs: its inputs, a model and a key when a model chose some
+// parameters (and which), the body, and the policy.
+func (p *replayPage) renderNeeds() app.UI {
+	n := skillpage.NeedsOf(p.bundle)
+	inputs := "none: it replays as recorded"
+	if len(n.Inputs) > 0 {
+		names := make([]string, len(n.Inputs))
+		for i, in := range n.Inputs {
+			names[i] = in.Name + " (" + in.Type + ")"
+		}
+		inputs = words.Count(len(n.Inputs), "input") + ": " + strings.Join(names, ", ")
+	}
+	var model app.UI
+	if n.ModelBound() {
+		choices := make([]app.UI, len(n.ModelChoices))
+		for i, c := range n.ModelChoices {
+			choices[i] = app.Li().Body(app.Text(fmt.Sprintf("edge %d, %s: ", c.Edge, c.Tool)), app.Code().Text(c.Param))
+		}
+		model = app.Div().ID("replay-needs-model").Body(
+			app.P().Text("A model and this tab's OpenRouter key. During the demonstration the model chose "+
+				words.Count(len(n.ModelChoices), "parameter")+"; a replay asks a model to choose "+
+				map[bool]string{true: "it", false: "them"}[len(n.ModelChoices) == 1]+" again, through this workbench's proxy:"),
+			app.Ul().Body(choices...),
+			renderKeyState("replay-key", p.keyState, false, nil, true),
+		)
+	} else {
+		model = app.Div().ID("replay-needs-model").Body(
+			app.P().Text("No model and no key: every parameter is literal or bound to an input, so a replay makes no model call."),
+			renderKeyState("replay-key", p.keyState, false, nil, false),
+		)
+	}
+	body := "the simulator world the recording started in"
+	if n.Body != skill.BodySimulator {
+		body = "the " + n.Body + " body it was taught on (an MCP server configured on the relay)"
+	}
+	return app.Section().Class("panel").ID("replay-needs").Aria("labelledby", "replay-needs-heading").Body(
+		app.H2().ID("replay-needs-heading").Text("What this replay needs"),
+		app.Dl().Class("facts").Body(
+			app.Dt().Text("Inputs"), app.Dd().ID("replay-needs-inputs").Text(inputs),
+			app.Dt().Text("Model"), app.Dd().Body(model),
+			app.Dt().Text("Body"), app.Dd().Text(body),
+			app.Dt().Text("Policy"), app.Dd().Body(app.Text("every action is authorized again under "), app.Code().Text(orText(n.Policy, "(none named)"))),
+		),
 	)
 }
 
@@ -380,7 +460,7 @@ func (p *replayPage) renderRun() app.UI {
 		app.H2().ID("replay-run-heading").Text("Replay"),
 		app.Div().ID("replay-progress").Aria("live", "polite").Body(
 			app.If(p.running, func() app.UI {
-				return app.P().Class("status status-pending").Text(fmt.Sprintf("Replaying… %d of %d edges done.", len(p.edges), len(b.Trace.Edges)))
+				return app.P().Class("status status-pending").Text(fmt.Sprintf("Replaying… %d of %s done.", len(p.edges), words.Count(len(b.Trace.Edges), "edge")))
 			}),
 		),
 		app.If(p.runErr != nil, func() app.UI {
@@ -403,14 +483,11 @@ func (p *replayPage) renderOutcome() app.UI {
 		)
 	}
 	rep := r.Record.Report
-	status := rep.Status
-	if rep.HaltedAtEdge != nil {
-		status += " (halted at edge " + strconv.Itoa(*rep.HaltedAtEdge) + ")"
-	}
 	return app.Div().ID("replay-outcome").Body(
 		app.Dl().Class("facts").Body(
-			app.Dt().Text("Status"), app.Dd().Body(app.Span().ID("replay-status").Class("replay-status replay-status-"+statusClass(rep.Status)).Text(status)),
-			app.Dt().Text("Fidelity"), app.Dd().ID("replay-fidelity").Text(fmt.Sprintf("%s (%d of %d edges committed)", strconv.FormatFloat(rep.Fidelity, 'g', -1, 64), rep.EdgesCommitted, rep.EdgesAttempted)),
+			app.Dt().Text("Status"), app.Dd().Body(app.Span().ID("replay-status").Class("replay-status replay-status-"+statusClass(rep.Status)).
+				Title(rep.Status).Attr("data-value", rep.Status).Text(words.Status(rep.Status, rep.HaltedAtEdge))),
+			app.Dt().Text("Fidelity"), app.Dd().ID("replay-fidelity").Text(words.Fidelity(rep.Fidelity, rep.EdgesCommitted, rep.EdgesAttempted, len(p.bundle.Trace.Edges))),
 			app.Dt().Text("Fidelity level"), app.Dd().ID("replay-level").Body(levelBadge(rep.FidelityLevel)),
 			app.Dt().Text("Expected level"), app.Dd().Text(r.Record.ExpectedLevel),
 			app.If(p.outcome.judged, func() app.UI {
@@ -426,8 +503,9 @@ func (p *replayPage) renderOutcome() app.UI {
 				}),
 			),
 			app.Dt().Text("Verdict of the new version"), app.Dd().ID("replay-verdict").Body(verdictBadge(r.Verdict())),
-			app.Dt().Text("Model used"), app.Dd().Text(rep.ModelUsed),
-			app.Dt().Text("Model calls · cost"), app.Dd().Text(fmt.Sprintf("%d · %s", r.ModelCalls, costText(r.CostUSD, r.CostKnown))),
+			app.Dt().Text("Model used"), app.Dd().Text(modelUsedText(rep.ModelUsed)),
+			app.Dt().Text("Model calls"), app.Dd().ID("replay-calls").Text(words.Count(r.ModelCalls, "model call")),
+			app.Dt().Text("Cost"), app.Dd().ID("replay-cost").Text(words.Cost(r.CostUSD, r.CostKnown)),
 			app.Dt().Text("Replay id"), app.Dd().Body(app.Code().Text(rep.ReplayID)),
 		),
 		app.If(len(rep.SurpriseSignals) > 0, func() app.UI {
@@ -436,7 +514,7 @@ func (p *replayPage) renderOutcome() app.UI {
 				items[i] = app.Li().Class("surprise").Body(renderSurprise(s))
 			}
 			return app.Div().Class("status status-error").ID("replay-surprises").Body(
-				app.P().Text(fmt.Sprintf("%d surprise signals:", len(rep.SurpriseSignals))),
+				app.P().Text(words.Count(len(rep.SurpriseSignals), "surprise signal")+":"),
 				app.Ul().Body(items...),
 			)
 		}),
@@ -447,7 +525,7 @@ func (p *replayPage) renderOutcome() app.UI {
 		),
 		app.If(p.saved != nil, func() app.UI {
 			return app.P().Class("status status-ok").ID("replay-saved").Role("status").Body(
-				app.Text(fmt.Sprintf("Saved: the replay and version %d are in the library (%d replays of this skill). ", r.Bundle.SkillVersion, p.saved.ReplayCount)),
+				app.Text(fmt.Sprintf("Saved: the replay and version %d are in the library (%s of this skill). ", r.Bundle.SkillVersion, words.Count(p.saved.ReplayCount, "replay"))),
 				app.A().Href("/skills/"+p.id).Text("Open the skill"),
 			)
 		}),
@@ -475,9 +553,11 @@ func statusClass(s string) string {
 // renderSurprise shows one surprise signal: where, which kind in both
 // vocabularies, and the predicted and actual state hashes.
 func renderSurprise(s skill.SurpriseSignal) app.UI {
-	kind := s.Kind
+	// Both vocabularies (DESIGN §12): the ReplayReport's kind in words,
+	// then OS-011's surprise_kind as recorded.
+	kind := words.SurpriseKind(s.Kind)
 	if s.SurpriseKind != "" {
-		kind += " / " + s.SurpriseKind
+		kind += " (" + s.SurpriseKind + ")"
 	}
 	return app.Div().Body(
 		app.Strong().Text(fmt.Sprintf("Edge %d: %s", s.EdgeIndex, kind)),
@@ -495,11 +575,11 @@ func renderEdgeTable(rows []skillpage.EdgeRow) app.UI {
 	for _, r := range rows {
 		match := app.UI(app.Span().Class("muted").Text("pending"))
 		if r.Replayed {
-			match = app.Span().Class("match match-" + r.Match).Text(r.Match)
+			match = app.Span().Class("match match-"+r.Match).Attr("data-value", r.Match).Text(words.Match(r.Match))
 		}
 		committed := ""
 		if r.Replayed {
-			committed = map[bool]string{true: "yes", false: "no"}[r.Committed]
+			committed = words.YesNo(r.Committed)
 		}
 		tr := app.Tr().ID("edge-row-"+strconv.Itoa(r.Index)).Class("edge-row").Body(
 			app.Th().Scope("row").Text(strconv.Itoa(r.Index)),
@@ -508,7 +588,7 @@ func renderEdgeTable(rows []skillpage.EdgeRow) app.UI {
 			app.Td().Body(app.If(r.Replayed, func() app.UI { return hashPair(r.ObservedBefore, r.ObservedAfter) })),
 			app.Td().Class("edge-match").Body(match),
 			app.Td().Text(committed),
-			app.Td().Text(r.Decision),
+			app.Td().Title(r.Decision).Text(words.Decision(r.Decision)),
 		)
 		if len(r.Surprises) > 0 {
 			tr = tr.Class("surprise")
@@ -541,4 +621,13 @@ func hashPair(before, after string) app.UI {
 		app.Text(" → "),
 		app.Code().Class("hash").Text(orText(after, "–")),
 	)
+}
+
+// modelUsedText is a report's model_used: "none (no model call)" for a
+// replay that bound every parameter from the recording and the input.
+func modelUsedText(m string) string {
+	if m == skill.NoModel {
+		return "none (no model call was needed)"
+	}
+	return m
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
+	"workbench/pkg/words"
 	"workbench/schemas"
 )
 
@@ -57,6 +59,7 @@ type skillPage struct {
 	audit   *skillpage.Audit
 	hist    historyState
 	del     deletion
+	auditUI auditState
 	saveMsg string // a new version was stored (from Manifest or Compare)
 
 	// edge is the trace edge selected in the Audit tab, or nil. While
@@ -185,8 +188,19 @@ func (e *env) loadSkill(ctx context.Context, id string, version int, blocked fun
 	if l.bundle, err = l.stored.Decode(); err != nil {
 		return nil, err
 	}
+	if len(l.stored.Data) >= largeBundle {
+		// Reading and verifying a large bundle leaves much garbage. In
+		// the browser a collection stops the one thread the page has;
+		// made now, it is part of the load the page already says it is
+		// doing, instead of a pause on the user's first click.
+		runtime.GC()
+	}
 	return &l, nil
 }
+
+// largeBundle is the size from which loadSkill collects its garbage at
+// once (see there).
+const largeBundle = 4 << 20
 
 func (p *skillPage) load(ctx app.Context) {
 	p.loading = true
@@ -240,8 +254,19 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 			p.loadMemory(p.nav)
 		case "audit":
 			if p.audit == nil && p.bundle != nil {
-				a := skillpage.AuditOf(p.bundle)
-				p.audit = &a
+				// The tab is shown at once; its steps follow in a task of
+				// their own, so neither blocks the page long on a large
+				// bundle. The answer is kept only for the bundle it was
+				// made from (a save reloads the page with another).
+				b := p.bundle
+				p.nav.Async(func() {
+					a := skillpage.AuditOf(b)
+					p.nav.Dispatch(func(app.Context) {
+						if p.bundle == b && p.audit == nil {
+							p.audit = &a
+						}
+					})
+				})
 			}
 		case "history":
 			p.openHistory(p.nav)
@@ -328,7 +353,7 @@ func (p *skillPage) renderHeader() app.UI {
 			app.Dt().Text("Version"), app.Dd().ID("skill-version").Text(strconv.Itoa(b.SkillVersion)),
 			app.Dt().Text("Signed"), app.Dd().ID("skill-signed").Body(signedFact(p.report)),
 			app.Dt().Text("Content hash"), app.Dd().Body(app.Code().ID("skill-hash").Class("hash").Text(b.ContentHash)),
-			app.Dt().Text("Redaction profile"), app.Dd().ID("skill-redaction").Text(b.Evidence.RedactionProfile),
+			app.Dt().Text("Redaction profile"), app.Dd().ID("skill-redaction").Title(b.Evidence.RedactionProfile).Attr("data-value", b.Evidence.RedactionProfile).Text(words.Profile(b.Evidence.RedactionProfile)),
 			app.Dt().Text("Body"), app.Dd().Text(b.Manifest.BodyChoice),
 			app.Dt().Text("Replays"), app.Dd().ID("skill-replays").Text(strconv.Itoa(p.sk.ReplayCount)),
 		),

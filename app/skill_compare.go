@@ -14,6 +14,7 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
+	"workbench/pkg/words"
 )
 
 // compareState is the Compare tab: the model ids the user typed, the
@@ -152,7 +153,7 @@ func edgeProgress(b *skill.Bundle, e skill.ReplayEdge) string {
 	if e.Index >= 0 && e.Index < len(b.Trace.Edges) {
 		tool = b.Trace.Edges[e.Index].Tool.Name
 	}
-	s := fmt.Sprintf("edge %d %s: %s", e.Index, tool, e.Match)
+	s := fmt.Sprintf("edge %d %s: %s", e.Index, tool, words.Match(e.Match))
 	if e.Committed {
 		s += ", committed"
 	} else if e.Match != skill.MatchNotRun {
@@ -227,7 +228,10 @@ func (p *skillPage) renderComparison(c *compare.Comparison) app.UI {
 			return app.Div().Class("field-row").Body(
 				app.Button().Type("button").ID("compare-save").Disabled(p.cmp.saving).
 					Text("Save as new version v"+strconv.Itoa(c.Final.SkillVersion)).OnClick(p.onCompareSave),
-				app.Span().Class("muted").Text("The last version carries every model's replay."),
+				app.Span().Class("muted").ID("compare-save-note").Body(
+					app.Text("One version, the next after v"+strconv.Itoa(c.SkillVersion)+", carrying every model's replay; its verdict "),
+					verdictBadge(c.FinalReport.Verdict),
+				),
 			)
 		}),
 		app.If(p.cmp.saveErr != nil, func() app.UI {
@@ -247,7 +251,7 @@ func renderCompareResult(i int, r compare.Result) app.UI {
 		return card.Body(head,
 			app.P().Body(app.Span().Class("verdict verdict-fail").Text("no result")),
 			app.P().Class("error-text").Text(r.Err.Error()),
-			app.P().Class("muted").Text(fmt.Sprintf("%d model calls, cost %s", r.ModelCalls, costText(r.CostUSD, r.CostKnown))),
+			app.P().Class("muted").Text(words.Count(r.ModelCalls, "model call")+", cost "+words.Cost(r.CostUSD, r.CostKnown)),
 		)
 	}
 	rep := r.Record.Report
@@ -257,39 +261,30 @@ func renderCompareResult(i int, r compare.Result) app.UI {
 	}
 	var kinds []string
 	for _, s := range rep.SurpriseSignals {
-		kinds = append(kinds, fmt.Sprintf("%s at edge %d", s.Kind, s.EdgeIndex))
+		kinds = append(kinds, fmt.Sprintf("%s at edge %d", words.SurpriseKind(s.Kind), s.EdgeIndex))
 	}
 	if len(kinds) == 0 {
 		kinds = []string{"none"}
 	}
 	gates := make([]app.UI, len(r.Report.Derived.ProofGates))
 	for j, g := range r.Report.Derived.ProofGates {
-		gates[j] = app.Tr().Body(app.Th().Scope("row").Body(app.Code().Text(g.ID)), app.Td().Body(verdictBadge(g.Verdict), levelNote(g.Level)))
+		gates[j] = app.Tr().Body(app.Th().Scope("row").Body(app.Code().Text(g.ID)), app.Td().Body(verdictBadge(g.Verdict), levelNote(words.LevelBeside(g.Verdict, g.Level))))
 	}
 	return card.Body(head,
 		app.P().Body(app.Text("Verdict "), app.Span().Class("compare-verdict").Body(verdictBadge(r.Verdict()))),
 		app.Dl().Class("facts").Body(
-			app.Dt().Text("Status"), app.Dd().Class("compare-status").Text(rep.Status),
-			app.Dt().Text("Fidelity"), app.Dd().Text(strconv.FormatFloat(rep.Fidelity, 'g', -1, 64)),
+			app.Dt().Text("Status"), app.Dd().Class("compare-status").Title(rep.Status).Attr("data-value", rep.Status).Text(words.Status(rep.Status, rep.HaltedAtEdge)),
+			app.Dt().Text("Fidelity"), app.Dd().Text(words.Fidelity(rep.Fidelity, rep.EdgesCommitted, rep.EdgesAttempted, len(r.Bundle.Trace.Edges))),
 			app.Dt().Text("Level"), app.Dd().Class("compare-level").Body(levelBadge(rep.FidelityLevel)),
 			app.Dt().Text("Halted at"), app.Dd().Text(halted),
 			app.Dt().Text("Surprises"), app.Dd().Text(strings.Join(kinds, "; ")),
 			app.Dt().Text("Model used"), app.Dd().Text(rep.ModelUsed),
 			app.Dt().Text("Model calls"), app.Dd().Text(strconv.Itoa(r.ModelCalls)),
-			app.Dt().Text("Cost"), app.Dd().Text(costText(r.CostUSD, r.CostKnown)),
-			app.Dt().Text("Saved as"), app.Dd().Text("v"+strconv.Itoa(r.Bundle.SkillVersion)),
+			app.Dt().Text("Cost"), app.Dd().Text(words.Cost(r.CostUSD, r.CostKnown)),
 		),
 		app.Table().Class("list compare-gates").Body(
 			app.Caption().Text("Re-verified proof gates"),
 			app.TBody().Body(gates...),
 		),
 	)
-}
-
-func costText(usd float64, known bool) string {
-	s := fmt.Sprintf("$%.4f", usd)
-	if !known {
-		s += " (some replies reported no cost)"
-	}
-	return s
 }

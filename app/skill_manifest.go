@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
+	"workbench/pkg/words"
 )
 
 // manifestEdit is the Manifest tab's form: the name, slug and description
@@ -105,9 +105,10 @@ func (p *skillPage) onEditSave(ctx app.Context, e app.Event) {
 
 func (p *skillPage) renderManifest() app.UI {
 	m := p.bundle.Manifest
-	text, err := json.MarshalIndent(m, "", "  ")
+	// & and < as written, not \u0026: the text is shown as text.
+	text, err := words.JSON(m)
 	if err != nil {
-		text = []byte("the manifest cannot be shown: " + err.Error())
+		text = "the manifest cannot be shown: " + err.Error()
 	}
 	f := p.edit
 	canSave := p.newest() && p.schemas != nil && f.changed(m) && f.problems.Valid() && f.checkErr == nil && !f.saving
@@ -141,7 +142,7 @@ func (p *skillPage) renderManifest() app.UI {
 		app.H3().Text("Manifest JSON (version "+strconv.Itoa(p.bundle.SkillVersion)+", as stored)"),
 		// Focusable, so a keyboard user can scroll a manifest wider or
 		// taller than its box.
-		app.Pre().Class("json").ID("manifest-json").TabIndex(0).Text(string(text)),
+		app.Pre().Class("json").ID("manifest-json").TabIndex(0).Text(text),
 	)
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/words"
 )
 
 // summarize asks pkg/teach what the finished recording amounts to: its
@@ -88,7 +88,7 @@ func stepList(edges []int) string {
 // with what the replies that did report it add up to.
 func runCostText(usd float64, known bool) string {
 	if !known {
-		return fmt.Sprintf("not reported (a model reply carried no cost; the replies that did add up to $%.6f)", usd)
+		return "not reported (a model reply carried no cost; the replies that did add up to " + words.USD(usd) + ")"
 	}
-	return fmt.Sprintf("$%.6f", usd)
+	return words.USD(usd)
 }

@@ -12,6 +12,7 @@ import (
 	"workbench/pkg/pulse"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/words"
 )
 
 // timelineMaxShown caps the text of one tool result or argument list in the
@@ -59,7 +60,7 @@ func (p *teachPage) renderTimeline() app.UI {
 // renderCost shows the running cost, or says it was not reported.
 func (p *teachPage) renderCost() app.UI {
 	r := p.run
-	text := fmt.Sprintf("$%.6f so far", r.cost)
+	text := words.USD(r.cost) + " so far"
 	if r.result != nil {
 		text = runCostText(r.result.CostUSD, r.result.CostKnown)
 	}

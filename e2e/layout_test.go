@@ -183,6 +183,11 @@ func TestLayoutEveryRouteEverySize(t *testing.T) {
 		for _, tab := range []string{"manifest", "memory", "compare", "audit"} {
 			s.click("#tab-" + tab)
 			s.waitVisible("#panel-" + tab)
+			if tab == "audit" {
+				// The trace viewer with a step's detail (JSON, snapshots, hashes).
+				s.click("#audit-edge-0 .audit-edge-select")
+				s.waitVisible("#audit-detail-heading")
+			}
 			s.checkLayout(t, route+" tab "+tab, axe, "#overall-verdict .verdict")
 		}
 		s.open(route + "/replay")

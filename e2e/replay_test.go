@@ -36,6 +36,17 @@ func TestReplayNewInput(t *testing.T) {
 	if got := eval[string](s, `document.querySelector("`+input+`").value`); got != "https://git.workbench.test/acme/widget" {
 		t.Errorf("the form starts with %q, not the recorded input", got)
 	}
+	// Up front: what the replay needs; this skill needs no model.
+	if got := s.text("#replay-needs-inputs"); got != "1 input: repo_url (url)" {
+		t.Errorf("needs inputs %q", got)
+	}
+	if got := s.text("#replay-needs-model"); !strings.Contains(got, "No model and no key") {
+		t.Errorf("needs model %q", got)
+	}
+	// The recorded input beside the new one.
+	if got := s.text(input + "-recorded"); got != "Recorded: https://git.workbench.test/acme/widget · same as recorded" {
+		t.Errorf("beside the field: %q", got)
+	}
 
 	// A bad value: the error is beside its field, and nothing runs.
 	s.setValue(input, "git.workbench.test/acme/gadget", "input")
@@ -47,6 +58,7 @@ func TestReplayNewInput(t *testing.T) {
 
 	// The same skill on another repository: same shapes, other text.
 	s.setValue(input, "https://git.workbench.test/acme/gadget", "input")
+	s.waitText(input+"-recorded", "new input")
 	// The error goes as the field changes; click once the layout settled.
 	s.waitJS(`!document.querySelector("` + input + `-error")`)
 	s.click("#replay-run")
@@ -75,7 +87,7 @@ func TestReplayNewInput(t *testing.T) {
 	}
 
 	s.click("#replay-save")
-	s.waitText("#replay-saved", "1 replays")
+	s.waitText("#replay-saved", "1 replay of this skill")
 	s.click("#replay-saved a")
 	s.waitVisible("#conformance")
 	s.waitText("#skill-replays", "1")
@@ -99,8 +111,16 @@ func TestReplayHaltsWithSurprise(t *testing.T) {
 	s.setValue("#replay-input-repo_url", "https://git.workbench.test/acme/nothing", "input")
 	s.click("#replay-run")
 	s.waitVisible("#replay-outcome")
-	if got := s.text("#replay-status"); got != "halted_at_edge_N (halted at edge 0)" {
+	if got := s.text("#replay-status"); got != "halted at edge 0" {
 		t.Errorf("status %q", got)
+	}
+	if got := eval[string](s, `document.querySelector("#replay-status").dataset.value`); got != skill.StatusHalted {
+		t.Errorf("status value %q, want the report's %s", got, skill.StatusHalted)
+	}
+	// The counts agree with gate.replay_fidelity's: the trace's two
+	// edges, one attempted, none committed.
+	if got := s.text("#replay-fidelity"); got != "0 (0 of 1 attempted edge committed; 2 edges recorded, 1 not run)" {
+		t.Errorf("fidelity %q", got)
 	}
 	if got := s.text("#replay-level"); got != skill.LevelFailed {
 		t.Errorf("level %q, want failed", got)
@@ -124,7 +144,7 @@ func TestReplayHaltsWithSurprise(t *testing.T) {
 	if p := s.text("#replay-surprises .surprise-predicted"); !strings.HasPrefix(p, "sha256:") && p != "(none)" {
 		t.Errorf("predicted hash %q", p)
 	}
-	if got := s.textsOf("#replay-edges .edge-match"); len(got) != 2 || got[0] != skill.MatchMismatch || got[1] != skill.MatchNotRun {
+	if got := s.textsOf("#replay-edges .edge-match"); len(got) != 2 || got[0] != skill.MatchMismatch || got[1] != "not run" {
 		t.Errorf("edge matches %q", got)
 	}
 }
@@ -147,8 +167,23 @@ func TestCompareTwoModels(t *testing.T) {
 			openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/"}),
 		}},
 	)))
-	s.enterKey()
 	id := s.importBundle(file)
+	// The replay page says up front that this skill needs a model and a
+	// key, and where the model chose; without a key it does not offer Run.
+	s.open("/skills/" + id + "/replay")
+	s.waitVisible("#replay-needs")
+	if got := s.text("#replay-needs-model"); !strings.Contains(got, "A model and this tab's OpenRouter key") || !strings.Contains(got, "edge 1, browser_click: name") {
+		t.Errorf("needs: %q", got)
+	}
+	if !s.isDisabled("#replay-run") || s.countOf("#replay-run-blocked") != 1 {
+		t.Error("Run replay is offered to a model-bound skill with no key in the tab")
+	}
+	s.enterKey()
+	s.open("/skills/" + id + "/replay")
+	s.waitText("#replay-key-text", "accepted")
+	if s.isDisabled("#replay-run") {
+		t.Error("Run replay is disabled with an accepted key")
+	}
 	s.openSkill(id)
 	s.click("#tab-compare")
 	s.waitVisible("#compare-form")
@@ -164,7 +199,7 @@ func TestCompareTwoModels(t *testing.T) {
 		t.Errorf("models %q", got)
 	}
 	verdicts := s.textsOf(".compare-card .compare-verdict .verdict")
-	statuses := s.textsOf(".compare-card .compare-status")
+	statuses := eval[[]string](s, `[...document.querySelectorAll(".compare-card .compare-status")].map((e) => e.dataset.value)`)
 	if len(verdicts) != 2 || len(statuses) != 2 {
 		t.Fatalf("verdicts %q, statuses %q: want two complete proofs", verdicts, statuses)
 	}
@@ -185,14 +220,22 @@ func TestCompareTwoModels(t *testing.T) {
 		t.Error("a model was not asked through the proxy")
 	}
 
-	// The last version carries both replays: saved, it is the skill's newest.
+	// One version carries both replays, the next after the one compared:
+	// saved, it is the skill's newest, and no version number is skipped.
+	if got := s.text("#compare-save"); got != "Save as new version v2" {
+		t.Errorf("save button %q, want the next version, v2", got)
+	}
 	s.click("#compare-save")
-	s.waitText("#skill-saved", "as version 3")
-	if got := s.text("#skill-version"); got != "3" {
-		t.Errorf("version %q after saving the comparison, want 3", got)
+	s.waitText("#skill-saved", "as version 2")
+	if got := s.text("#skill-version"); got != "2" {
+		t.Errorf("version %q after saving the comparison, want 2", got)
+	}
+	if got := s.textsOf("#skill-versions a"); !slices.Equal(got, []string{"v1", "v2 (newest)"}) {
+		t.Errorf("versions %q, want v1 and v2", got)
 	}
 	s.click("#tab-audit")
-	s.waitVisible("#audit-auth")
+	s.click("#audit-view-events")
+	s.waitVisible("#audit-events")
 	if n := s.countOf("#audit-events tbody tr td:nth-child(2)"); n == 0 {
 		t.Error("no events in the saved comparison")
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp/kb"
+
 	"workbench/fixtures"
 	"workbench/pkg/openrouter/openroutertest"
 	"workbench/pkg/skill"
@@ -81,13 +83,67 @@ func TestSkillConformancePanel(t *testing.T) {
 		t.Error("a passing bundle's badge does not look like a pass")
 	}
 
-	// Audit: every event, every authorization block, every tool call.
+	// Audit is a trace viewer: the steps, and for the selected one its
+	// call, answer, observations, state, authorization and events.
 	b := decodeFile(t, file)
 	s.click("#tab-audit")
+	s.waitVisible("#audit-edges")
+	if n := s.countOf("#audit-edges > li"); n != len(b.Trace.Edges) {
+		t.Errorf("%d steps for %d edges", n, len(b.Trace.Edges))
+	}
+	e := b.Trace.Edges[1]
+	s.click("#audit-edge-1 .audit-edge-select")
+	s.waitVisible("#audit-detail-heading")
+	if got := s.text("#audit-detail-heading"); got != "Step 1: "+e.Tool.Name {
+		t.Errorf("detail heading %q", got)
+	}
+	if got := s.text("#audit-request"); !strings.Contains(got, `"name": "`+e.Tool.Name+`"`) {
+		t.Errorf("request %q", got)
+	}
+	// The observations as snapshot text, not only hashes: the page the
+	// step before ended on, and the one this step ended on.
+	if got := s.text("#audit-obs-before"); !strings.Contains(got, "title: acme/widget") {
+		t.Errorf("observation before %.300q", got)
+	}
+	if got := s.text("#audit-obs-after"); !strings.Contains(got, "title: ") {
+		t.Errorf("observation after %.300q", got)
+	}
+	wantChanged := map[bool]string{true: "changed", false: "unchanged"}[e.StateAfter != e.StateBefore]
+	if got := s.text("#audit-detail-changed"); got != wantChanged {
+		t.Errorf("state %q, want %q", got, wantChanged)
+	}
+	if got := s.text("#audit-detail-state"); !strings.Contains(got, e.StateBefore) || !strings.Contains(got, e.StateAfter) {
+		t.Errorf("state hashes %q", got)
+	}
+	if got := s.text("#audit-detail-auth"); !strings.Contains(got, "allowed") || !strings.Contains(got, e.Authorization.PolicyID) || !strings.Contains(got, e.Authorization.BlockID) {
+		t.Errorf("authorization %q", got)
+	}
+	for _, tc := range b.Evidence.ToolCalls {
+		if tc.EdgeIndex != nil && *tc.EdgeIndex == 1 {
+			if got := s.text("#audit-detail-hashes"); !strings.Contains(got, tc.RequestHash) || !strings.Contains(got, tc.ResponseHash) {
+				t.Errorf("tool call hashes %q", got)
+			}
+		}
+	}
+	if got := s.text("#audit-detail-time"); got != e.Provenance.Timestamp {
+		t.Errorf("time %q", got)
+	}
+	if s.countOf("#audit-detail-replays li") != len(b.ReplayRecords()) {
+		t.Errorf("the step's replays are not listed: %q", s.text("#audit-detail-replays"))
+	}
+	// The arrow keys move through the steps, the focus with them.
+	s.press(kb.ArrowUp)
+	s.waitJS(`document.querySelector("#audit-edge-0 .audit-edge-select").getAttribute("aria-pressed") === "true" &&
+  document.activeElement === document.querySelector("#audit-edge-0 .audit-edge-select")`)
+	s.waitText("#audit-detail-heading", "Step 0")
+	// The whole-bundle views: every event, authorization, tool call, turn.
+	s.click("#audit-view-events")
 	s.waitVisible("#audit-events")
 	if n := s.countOf("#audit-events tbody tr"); n != len(b.Evidence.Events) {
 		t.Errorf("%d event rows for %d events", n, len(b.Evidence.Events))
 	}
+	s.click("#audit-view-tools")
+	s.waitVisible("#audit-tools")
 	if n := s.countOf("#audit-tools tbody tr"); n != len(b.Evidence.ToolCalls) {
 		t.Errorf("%d tool call rows for %d tool calls", n, len(b.Evidence.ToolCalls))
 	}
@@ -95,9 +151,13 @@ func TestSkillConformancePanel(t *testing.T) {
 		s.waitText("#audit-tools", tc.RequestHash)
 		s.waitText("#audit-tools", tc.ResponseHash)
 	}
+	s.click("#audit-view-transcript")
+	s.waitVisible("#audit-transcript")
 	if n := s.countOf("#audit-transcript tbody tr"); n != len(b.Evidence.Transcript) {
 		t.Errorf("%d transcript rows for %d turns", n, len(b.Evidence.Transcript))
 	}
+	s.click("#audit-view-auth")
+	s.waitVisible("#audit-auth")
 	if n := s.countOf("#audit-auth tbody tr"); n < len(b.Trace.Edges) {
 		t.Errorf("%d authorization rows for %d edges", n, len(b.Trace.Edges))
 	}
@@ -160,6 +220,7 @@ func TestSkillManifestEdit(t *testing.T) {
 	s.waitText("#edit-slug-error", "must match pattern")
 	s.setValue("#edit-name", "Read the widget README", "input")
 	s.setValue("#edit-slug", "read-widget-readme", "input")
+	s.setValue("#edit-description", "Read <README> & summarise", "input")
 	s.waitJS(`!document.querySelector("#edit-name-error") && !document.querySelector("#edit-slug-error")`)
 	if s.isDisabled("#manifest-save") {
 		t.Fatal("save is disabled for a valid edit")
@@ -172,6 +233,14 @@ func TestSkillManifestEdit(t *testing.T) {
 	}
 	if got := s.text("#skill-slug"); got != "read-widget-readme" {
 		t.Errorf("slug %q", got)
+	}
+	// The manifest JSON shows & and < as they are, as text.
+	manifest := s.text("#manifest-json")
+	if !strings.Contains(manifest, `"description": "Read <README> & summarise"`) || strings.Contains(manifest, `\u00`) {
+		t.Errorf("manifest JSON: %.400q", manifest)
+	}
+	if s.countOf("#manifest-json *") != 0 {
+		t.Error("the manifest JSON made elements of its text")
 	}
 
 	// Both versions stay; the older one is shown on asking, read-only.
@@ -386,6 +455,11 @@ func TestSkillAuthorityDeniedShowsFail(t *testing.T) {
 	if s.countOf("#overall-verdict .verdict-fail") != 1 || s.countOf("#conformance .overall .verdict-pass") != 0 {
 		t.Error("the failing bundle's overall badge does not look like a failure, or something in it looks like a pass")
 	}
+	// No replay ran: the replay gate is inconclusive, said once (its
+	// level, inconclusive too, is not printed beside it again).
+	if got := s.text("#gate-gate-replay_fidelity .gate-derived"); got != skill.VerdictInconclusive {
+		t.Errorf("replay gate reads %q, want %q once", got, skill.VerdictInconclusive)
+	}
 	for _, g := range want.Derived.ProofGates {
 		if g.Verdict != skill.VerdictFail {
 			continue
@@ -396,6 +470,17 @@ func TestSkillAuthorityDeniedShowsFail(t *testing.T) {
 		}
 	}
 	s.click("#tab-audit")
+	s.waitVisible("#audit-edges")
+	// The denied step is marked in the list; its detail says so.
+	if s.countOf("#audit-edges .step-denied") == 0 {
+		t.Fatal("no step of the list is marked denied")
+	}
+	s.click("#audit-edges .step-denied .audit-edge-select")
+	s.waitText("#audit-detail-auth", "denied")
+	if got := s.text("#audit-detail-changed"); got != "unchanged" {
+		t.Errorf("a denied step's state %q, want unchanged", got)
+	}
+	s.click("#audit-view-auth")
 	s.waitVisible("#audit-auth")
 	if s.countOf("#audit-auth .auth-deny") == 0 {
 		t.Error("the audit shows no denied authorization block")
@@ -411,7 +496,10 @@ func TestSkillExportKeepsStoredRedaction(t *testing.T) {
 	dir := s.allowDownloads()
 	id := s.importBundle(fixturePath("redacted-transcript_pii.v0.json"))
 	s.openSkill(id)
-	if got := s.text("#skill-redaction"); got != skill.RedactionTranscriptPII {
+	if got := s.text("#skill-redaction"); got != "transcript PII" {
+		t.Errorf("stored profile shown as %q, want it in words", got)
+	}
+	if got := eval[string](s, `document.querySelector("#skill-redaction").dataset.value`); got != skill.RedactionTranscriptPII {
 		t.Fatalf("stored profile %q", got)
 	}
 	stored := s.text("#skill-hash")
@@ -454,8 +542,12 @@ func TestSkillStatesAccessible(t *testing.T) {
 	s.waitVisible("#export-dialog")
 	check("export dialog")
 	s.click("#tab-audit")
+	s.click("#audit-edge-0 .audit-edge-select")
+	s.waitVisible("#audit-detail-heading")
+	check("audit tab, a step selected")
+	s.click("#audit-view-transcript")
 	s.waitVisible("#audit-transcript")
-	check("audit tab")
+	check("audit transcript")
 
 	s.open("/skills/" + id + "/replay")
 	s.waitVisible("#replay-form")

@@ -42,7 +42,7 @@ func TestTeachSummaryBeforeSave(t *testing.T) {
 		"#summary-edges":   "4",
 		"#summary-denied":  "2 (edges 2, 3)",
 		"#summary-errors":  "1 (edge 0)",
-		"#summary-cost":    "$0.005000",
+		"#summary-cost":    "$0.005",
 		"#summary-verdict": "fail",
 	} {
 		if got := s.text(sel); got != want {

@@ -156,7 +156,7 @@ func TestTerminalWalkthrough(t *testing.T) {
 		{[]string{"replay", "release.v1.skill.json", "--input", "repo=https://git.workbench.test/acme/gadget", "--out", "release.v2.skill.json"},
 			exitProven, []string{"replay: success, fidelity 1 (structural)", "model used: openai/gpt-4o", "wrote release.v2.skill.json (v2)", "verdict: PASS"}},
 		{[]string{"compare", "release.v2.skill.json", "--model", "openai/gpt-4o", "--model", "anthropic/claude-sonnet-4"},
-			exitProven, []string{"openai/gpt-4o and anthropic/claude-sonnet-4 agree", "(v4, carrying the replay of every model that ran)"}},
+			exitProven, []string{"openai/gpt-4o and anthropic/claude-sonnet-4 agree", "(v3, carrying the replay of every model that ran)"}},
 	} {
 		code, stdout, stderr := pipeline(t, or, step.args...)
 		wantCode(t, code, step.code, stdout, stderr)
@@ -167,8 +167,9 @@ func TestTerminalWalkthrough(t *testing.T) {
 		}
 	}
 	// Without --out, compare writes the last version under its export name.
-	if files, _ := filepath.Glob("*.v4.skill.json"); len(files) != 1 {
+	// The comparison of v2 is v3: no version number is skipped.
+	if files, _ := filepath.Glob("*.v3.skill.json"); len(files) != 1 {
 		all, _ := filepath.Glob("*")
-		t.Errorf("no v4 bundle; the directory holds %v", all)
+		t.Errorf("no v3 bundle; the directory holds %v", all)
 	}
 }

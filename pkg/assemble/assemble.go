@@ -169,6 +169,18 @@ func primitives(caps []string) []string {
 // record as a workbench.v1.ReplayExecuted event, with the manifest's
 // validated_against extended and the proof re-derived. b is not changed.
 func WithReplay(v *verify.Verifier, b *skill.Bundle, rec skill.ReplayRecord, now time.Time, newID func() string) (*skill.Bundle, error) {
+	return WithReplays(v, b, []skill.ReplayRecord{rec}, now, newID)
+}
+
+// WithReplays returns the next version of bundle b carrying every replay
+// of recs, in order, each in its own workbench.v1.ReplayExecuted event and
+// in the manifest's validated_against: one version for all, so that
+// replays made together (a comparison of models) leave no version number
+// unused. The proof is re-derived and the bundle sealed.
+func WithReplays(v *verify.Verifier, b *skill.Bundle, recs []skill.ReplayRecord, now time.Time, newID func() string) (*skill.Bundle, error) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("assemble: no replay to add")
+	}
 	data, err := b.Encode()
 	if err != nil {
 		return nil, err
@@ -181,14 +193,16 @@ func WithReplay(v *verify.Verifier, b *skill.Bundle, rec skill.ReplayRecord, now
 	if err != nil {
 		return nil, fmt.Errorf("assemble: %w", err)
 	}
-	ev, err := r.ReplayExecuted(nil, rec)
-	if err != nil {
-		return nil, fmt.Errorf("assemble: %w", err)
+	for _, rec := range recs {
+		ev, err := r.ReplayExecuted(nil, rec)
+		if err != nil {
+			return nil, fmt.Errorf("assemble: %w", err)
+		}
+		nb.Evidence.Events = append(nb.Evidence.Events, ev)
+		nb.Manifest.ValidatedAgainst = append(nb.Manifest.ValidatedAgainst, skill.Validation{
+			Model: rec.Report.ModelUsed, Fidelity: rec.Report.Fidelity, Level: rec.Report.FidelityLevel, TS: rec.Report.EndedAt,
+		})
 	}
-	nb.Evidence.Events = append(nb.Evidence.Events, ev)
-	nb.Manifest.ValidatedAgainst = append(nb.Manifest.ValidatedAgainst, skill.Validation{
-		Model: rec.Report.ModelUsed, Fidelity: rec.Report.Fidelity, Level: rec.Report.FidelityLevel, TS: rec.Report.EndedAt,
-	})
 	nb.Manifest.Version++
 	nb.Manifest.UpdatedAt = skill.Timestamp(now)
 	nb.SkillVersion = nb.Manifest.Version

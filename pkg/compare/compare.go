@@ -166,9 +166,14 @@ type Comparison struct {
 	// ModelBound reports whether the skill has any parameter a model
 	// chooses on replay.
 	ModelBound bool
-	// Final is the last saved version, carrying the replay of every model
-	// that has one; nil when none has.
+	// Final is the version to save: the next version of the replayed
+	// bundle, carrying the replay of every model that has one; nil when
+	// none has. Each Result's Bundle is that same version number with
+	// only its own replay, for its own proof; only Final is meant to be
+	// stored, so version numbers have no gaps.
 	Final *skill.Bundle
+	// FinalReport is Final's verification, read from its encoded bytes.
+	FinalReport *verify.Report
 }
 
 // Run replays b once per model, saves and verifies each replay, and
@@ -197,7 +202,7 @@ func Run(ctx context.Context, v *verify.Verifier, b *skill.Bundle, newBody func(
 		return nil, errors.New("compare: the skill has parameters a model chooses, and no model client is configured")
 	}
 	c := &Comparison{SkillID: b.SkillID, SkillVersion: b.SkillVersion, Input: opt.Input, ModelBound: bound}
-	onto := b
+	var recs []skill.ReplayRecord
 	for _, m := range models {
 		bd, err := newBody()
 		if err != nil {
@@ -208,11 +213,12 @@ func Run(ctx context.Context, v *verify.Verifier, b *skill.Bundle, newBody func(
 			return nil, err
 		}
 		if r.Record != nil {
-			if err := r.save(v, onto, opt); err != nil {
+			// Each model's replay is proved on its own, as the next
+			// version of b.
+			if err := r.save(v, b, opt); err != nil {
 				return nil, err
 			}
-			onto = r.Bundle
-			c.Final = r.Bundle
+			recs = append(recs, *r.Record)
 		}
 		if r.ModelCalls > 0 {
 			c.ModelsExercised = true
@@ -221,6 +227,20 @@ func Run(ctx context.Context, v *verify.Verifier, b *skill.Bundle, newBody func(
 		if opt.Finished != nil {
 			opt.Finished(&c.Results[len(c.Results)-1])
 		}
+	}
+	if len(recs) > 0 {
+		final, err := assemble.WithReplays(v, b, recs, opt.Now(), opt.NewID)
+		if err != nil {
+			return nil, fmt.Errorf("compare: save the comparison: %w", err)
+		}
+		data, err := final.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("compare: save the comparison: %w", err)
+		}
+		if c.FinalReport, err = v.Bytes(data); err != nil {
+			return nil, fmt.Errorf("compare: the saved comparison does not verify: %w", err)
+		}
+		c.Final = final
 	}
 	for i := range c.Results {
 		for j := i + 1; j < len(c.Results); j++ {

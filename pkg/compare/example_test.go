@@ -43,14 +43,16 @@ func ExampleRun() {
 	}
 	for _, r := range c.Results {
 		rep := r.Record.Report
-		fmt.Printf("%s: %s, fidelity %v (%s), verdict %s, saved as v%d\n",
+		fmt.Printf("%s: %s, fidelity %v (%s), verdict %s, proved as v%d\n",
 			r.Model, rep.Status, rep.Fidelity, rep.FidelityLevel, r.Verdict(), r.Bundle.SkillVersion)
 	}
 	for _, line := range c.Summary() {
 		fmt.Println(line)
 	}
+	fmt.Printf("saved as v%d with %d replays\n", c.Final.SkillVersion, len(c.Final.ReplayRecords()))
 	// Output:
-	// example/a: success, fidelity 1 (structural), verdict pass, saved as v2
-	// example/b: halted_at_edge_N, fidelity 0.5 (failed), verdict fail, saved as v3
+	// example/a: success, fidelity 1 (structural), verdict pass, proved as v2
+	// example/b: halted_at_edge_N, fidelity 0.5 (failed), verdict fail, proved as v2
 	// example/a and example/b diverge: status success vs halted_at_edge_N; halted at edge none vs 1; fidelity level structural vs failed; fidelity 1 vs 0.5; edge 1 match exact vs mismatch; edge 1 surprises none vs model_refusal; overall verdict pass vs fail; gate gate.replay_fidelity pass vs fail.
+	// saved as v2 with 2 replays
 }

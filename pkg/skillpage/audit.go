@@ -1,18 +1,21 @@
 package skillpage
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"unicode/utf8"
 
 	"workbench/pkg/skill"
+	"workbench/pkg/words"
 )
 
 // Audit is the Audit tab (spec §2.1): the bundle's full glass-box record,
-// read from the bundle alone.
+// read from the bundle alone. It holds what is cheap to list; an event's
+// data is put into words (EventRowOf) and a step's detail (DetailOf) made
+// only when shown, so that opening the tab on a large bundle is quick.
 type Audit struct {
-	Events         []EventRow
+	// Steps are the trace's edges, one line each.
+	Steps          []Step
 	Authorizations []AuthRow
 	ToolCalls      []skill.ToolCallHash
 	// Scope is evidence.authorization, the authorization in scope for the
@@ -43,17 +46,12 @@ type KeyValue struct{ Key, Value string }
 // SummaryLen is how many characters of an event's data a summary keeps.
 const SummaryLen = 200
 
-// AuditOf collects the audit record of b: every event in the order
-// recorded, every authorization block of the trace's edges and of every
-// replay carried in a workbench.v1.ReplayExecuted event, and every tool
-// call hash.
+// AuditOf collects the audit record of b: every step of the trace, every
+// authorization block of the trace's edges and of every replay carried in
+// a workbench.v1.ReplayExecuted event, and every tool call hash. The
+// events are b.Evidence.Events, each made a row by EventRowOf when shown.
 func AuditOf(b *skill.Bundle) Audit {
-	a := Audit{ToolCalls: b.Evidence.ToolCalls}
-	for _, e := range b.Evidence.Events {
-		compact, _ := json.Marshal(e.Data)
-		full, _ := json.MarshalIndent(e.Data, "", "  ")
-		a.Events = append(a.Events, EventRow{Type: e.Type, Time: e.Time, ID: e.ID, Summary: cut(string(compact), SummaryLen), Full: string(full)})
-	}
+	a := Audit{Steps: StepsOf(b), ToolCalls: b.Evidence.ToolCalls}
 	for _, e := range b.Trace.Edges {
 		if e.Authorization != nil {
 			a.Authorizations = append(a.Authorizations, AuthRow{Edge: e.Index, Authorization: *e.Authorization})
@@ -72,8 +70,11 @@ func AuditOf(b *skill.Bundle) Audit {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		v, _ := json.Marshal(b.Evidence.Authorization[k])
-		a.Scope = append(a.Scope, KeyValue{Key: k, Value: string(v)})
+		v, err := words.CompactJSON(b.Evidence.Authorization[k])
+		if err != nil {
+			v = "(cannot be shown: " + err.Error() + ")"
+		}
+		a.Scope = append(a.Scope, KeyValue{Key: k, Value: v})
 	}
 	return a
 }

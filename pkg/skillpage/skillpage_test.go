@@ -14,7 +14,7 @@ import (
 	"workbench/pkg/verify"
 )
 
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	data, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "fixtures", name))
@@ -125,11 +125,12 @@ func TestConformanceMarksOverclaims(t *testing.T) {
 func TestAudit(t *testing.T) {
 	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
 	a := skillpage.AuditOf(b)
-	if len(a.Events) != len(b.Evidence.Events) {
-		t.Errorf("%d event rows for %d events", len(a.Events), len(b.Evidence.Events))
+	if len(a.Steps) != len(b.Trace.Edges) {
+		t.Errorf("%d steps for %d edges", len(a.Steps), len(b.Trace.Edges))
 	}
-	for _, e := range a.Events {
-		if e.Type == "" || e.Time == "" || len([]rune(e.Summary)) > skillpage.SummaryLen+1 {
+	for _, ev := range b.Evidence.Events {
+		e := skillpage.EventRowOf(ev)
+		if e.Type == "" || e.Time == "" || len([]rune(e.Summary)) > skillpage.SummaryLen+1 || e.Full == "" {
 			t.Errorf("event row %+v", e)
 		}
 	}
@@ -206,5 +207,67 @@ func TestPrepare(t *testing.T) {
 	var pe *skillpage.PolicyError
 	if _, err := skillpage.Prepare(&other, nil, false); !errors.As(err, &pe) {
 		t.Errorf("err = %v, want a PolicyError", err)
+	}
+}
+
+func TestNeedsOf(t *testing.T) {
+	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
+	n := skillpage.NeedsOf(b)
+	if n.ModelBound() || len(n.ModelChoices) != 0 {
+		t.Errorf("a skill of literal and input parameters needs a model: %+v", n.ModelChoices)
+	}
+	if len(n.Inputs) != 1 || n.Inputs[0].Name != "repo_url" || n.Body != skill.BodySimulator || n.Policy != skill.DefaultPolicyID {
+		t.Errorf("needs %+v", n)
+	}
+	// Make the click the model's choice, and add a second one on edge 0.
+	b.Trace.Edges[1].ParamSources = map[string]string{"name": skill.SourceLLM}
+	b.Trace.Edges[0].ParamSources = map[string]string{"url": "input:repo_url", "wait": skill.SourceLLM, "a": skill.SourceLLM}
+	n = skillpage.NeedsOf(b)
+	want := []skillpage.ModelChoice{{Edge: 0, Tool: "browser_navigate", Param: "a"}, {Edge: 0, Tool: "browser_navigate", Param: "wait"}, {Edge: 1, Tool: "browser_click", Param: "name"}}
+	if !n.ModelBound() || len(n.ModelChoices) != len(want) {
+		t.Fatalf("model choices %+v, want %+v", n.ModelChoices, want)
+	}
+	for i := range want {
+		if n.ModelChoices[i] != want[i] {
+			t.Errorf("choice %d: %+v, want %+v", i, n.ModelChoices[i], want[i])
+		}
+	}
+	if n.ModelBound() != skillpage.ModelBound(b) {
+		t.Error("NeedsOf and ModelBound disagree")
+	}
+}
+
+func TestInputRows(t *testing.T) {
+	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
+	recorded := "https://git.workbench.test/acme/widget"
+	for _, tc := range []struct {
+		name    string
+		given   map[string]string
+		new     string
+		changed bool
+	}{
+		{"nothing typed", nil, recorded, false},
+		{"same value", map[string]string{"repo_url": recorded}, recorded, false},
+		{"same with spaces", map[string]string{"repo_url": " " + recorded + " "}, " " + recorded + " ", false},
+		{"another", map[string]string{"repo_url": "https://git.workbench.test/acme/gadget"}, "https://git.workbench.test/acme/gadget", true},
+		{"emptied", map[string]string{"repo_url": ""}, "", true},
+		{"unknown name ignored", map[string]string{"city": "Paris"}, recorded, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := skillpage.InputRows(b, tc.given)
+			if len(rows) != 1 {
+				t.Fatalf("%d rows", len(rows))
+			}
+			r := rows[0]
+			if r.Name != "repo_url" || r.Type != "url" || r.Recorded != recorded || r.New != tc.new || r.Changed != tc.changed {
+				t.Errorf("row %+v, want new %q changed %t", r, tc.new, tc.changed)
+			}
+		})
+	}
+	// A json input's recorded value is shown as JSON text.
+	b.Manifest.Inputs = append(b.Manifest.Inputs, skill.InputSpec{Name: "opts", Type: "json"})
+	b.Evidence.Scenario.Inputs["opts"] = map[string]any{"depth": 2.0}
+	if rows := skillpage.InputRows(b, nil); rows[1].Recorded != `{"depth":2}` {
+		t.Errorf("json input recorded as %q", rows[1].Recorded)
 	}
 }
