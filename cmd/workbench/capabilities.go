@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -26,27 +24,19 @@ func runCapabilities(ctx context.Context, args []string, _ io.Reader, stdout, st
 		fmt.Fprintln(stderr, "usage: workbench capabilities check [flags] URL")
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("capabilities check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("capabilities check", "capabilities check [--invoke] [--capability ID] [--inputs JSON] [--json] URL",
+		`Walks the capability backend at URL through the capability workbench's HTTP contract —
+the catalog, each descriptor, a preflight, the runs and approvals lists, and with --invoke
+only, one read-only invocation and the follow of its run — and says, point by point, what
+conforms to the published schemas (schemas/capability-*.schema.json), what the client
+tolerates and what it refuses. Exit status: 0 nothing refused; 1 something refused; 2 usage.`, stderr)
 	invoke := fs.Bool("invoke", false, "invoke one read-only capability whose preflight allows it, and follow its run")
 	capID := fs.String("capability", "", "the capability to preflight (and invoke); default: the first available read-only one")
 	inputs := fs.String("inputs", "{}", "the inputs of that capability, a JSON object")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to follow the invoked run")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench capabilities check [--invoke] [--capability ID] [--inputs JSON] [--json] URL")
-		fmt.Fprintln(stderr, "\nWalks the capability backend at URL through the capability workbench's HTTP contract —")
-		fmt.Fprintln(stderr, "the catalog, each descriptor, a preflight, the runs and approvals lists, and with --invoke")
-		fmt.Fprintln(stderr, "only, one read-only invocation and the follow of its run — and says, point by point, what")
-		fmt.Fprintln(stderr, "conforms to the published schemas (schemas/capability-*.schema.json), what the client")
-		fmt.Fprintln(stderr, "tolerates and what it refuses. Exit status: 0 nothing refused; 1 something refused; 2 usage.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitConforms
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args[1:], exitConforms, exitUsage); done {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,22 +25,14 @@ const (
 const pinSuffix = ".pub.json"
 
 func runKeygen(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("keygen", "keygen --out FILE [--name NAME]",
+		`Creates an Ed25519 signing key: FILE holds the private key (PEM, PKCS #8, mode 0600)
+and FILE`+pinSuffix+` a pin set holding just its public key, ready for verify --trust.
+Prints the public key and its key id; the private key is never printed.`, stderr)
 	out := fs.String("out", "", "the private key `FILE` to create (mode 0600; never overwritten)")
 	name := fs.String("name", "", "the signer's name in the pin set (default: the key file's name without its extension)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench keygen --out FILE [--name NAME]")
-		fmt.Fprintln(stderr, "\nCreates an Ed25519 signing key: FILE holds the private key (PEM, PKCS #8, mode 0600)")
-		fmt.Fprintln(stderr, "and FILE"+pinSuffix+" a pin set holding just its public key, ready for verify --trust.")
-		fmt.Fprintln(stderr, "Prints the public key and its key id; the private key is never printed.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitSignOK
-		}
-		return exitSignFail
+	if code, done := parseFlags(fs, args, exitSignOK, exitSignFail); done {
+		return code
 	}
 	if *out == "" || fs.NArg() != 0 {
 		fs.Usage()
@@ -111,22 +102,14 @@ func writeNew(name string, data []byte, perm os.FileMode) error {
 }
 
 func runSign(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sign", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("sign", "sign --key FILE [--out FILE] BUNDLE...",
+		`Signs each bundle's content_hash with the Ed25519 key and writes the signature object into
+its signature member, in place or to --out. A bundle whose content_hash is not the hash
+of its content is not signed. Exit status: 0 every bundle signed; 2 otherwise.`, stderr)
 	keyFile := fs.String("key", "", "the private key `FILE` keygen made")
 	out := fs.String("out", "", "write the signed bundle to `FILE` instead of in place (one bundle only)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench sign --key FILE [--out FILE] BUNDLE...")
-		fmt.Fprintln(stderr, "\nSigns each bundle's content_hash with the Ed25519 key and writes the signature object into")
-		fmt.Fprintln(stderr, "its signature member, in place or to --out. A bundle whose content_hash is not the hash")
-		fmt.Fprintln(stderr, "of its content is not signed. Exit status: 0 every bundle signed; 2 otherwise.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitSignOK
-		}
-		return exitSignFail
+	if code, done := parseFlags(fs, args, exitSignOK, exitSignFail); done {
+		return code
 	}
 	if *keyFile == "" || fs.NArg() == 0 {
 		fs.Usage()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,24 +23,16 @@ const (
 )
 
 func runVerify(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("verify", "verify [--json] [--trust PINS.json] FILE... ('-' reads standard input)",
+		`Strictly decodes each bundle, validates it against the bundle schema, recomputes its
+content hash, re-derives its proof and checks its signature. Exit status: 0 every bundle
+passes; 1 a bundle is well-formed but does not prove what it claims, or its signature is
+invalid; 2 an input is not a valid bundle, or the command line or pin set is wrong.
+Without --trust a signature that verifies reads "signature present, not verified".`, stderr)
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	trust := fs.String("trust", "", "a pin set `FILE` of trusted signers (as keygen writes beside a key): a signature is trusted only when its key is in it")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: workbench verify [--json] [--trust PINS.json] FILE... ('-' reads standard input)")
-		fmt.Fprintln(stderr, "\nStrictly decodes each bundle, validates it against the bundle schema, recomputes its")
-		fmt.Fprintln(stderr, "content hash, re-derives its proof and checks its signature. Exit status: 0 every bundle")
-		fmt.Fprintln(stderr, "passes; 1 a bundle is well-formed but does not prove what it claims, or its signature is")
-		fmt.Fprintln(stderr, "invalid; 2 an input is not a valid bundle, or the command line or pin set is wrong.")
-		fmt.Fprintln(stderr, "Without --trust a signature that verifies reads \"signature present, not verified\".")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitProven
-		}
-		return exitInvalid
+	if code, done := parseFlags(fs, args, exitProven, exitInvalid); done {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

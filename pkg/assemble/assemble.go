@@ -181,11 +181,7 @@ func WithReplays(v *verify.Verifier, b *skill.Bundle, recs []skill.ReplayRecord,
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("assemble: no replay to add")
 	}
-	data, err := b.Encode()
-	if err != nil {
-		return nil, err
-	}
-	nb, _, err := skill.Decode(data)
+	nb, err := clone(b)
 	if err != nil {
 		return nil, err
 	}
@@ -203,6 +199,24 @@ func WithReplays(v *verify.Verifier, b *skill.Bundle, recs []skill.ReplayRecord,
 			Model: rec.Report.ModelUsed, Fidelity: rec.Report.Fidelity, Level: rec.Report.FidelityLevel, TS: rec.Report.EndedAt,
 		})
 	}
+	return nextVersion(v, nb, now, newID)
+}
+
+// clone returns a deep copy of b, made through its encoding, for a new
+// version to be built on without changing b.
+func clone(b *skill.Bundle) (*skill.Bundle, error) {
+	data, err := b.Encode()
+	if err != nil {
+		return nil, err
+	}
+	nb, _, err := skill.Decode(data)
+	return nb, err
+}
+
+// nextVersion turns nb, a changed clone, into the next version of its
+// skill: the version number one up, updated and created now, a new bundle
+// id, portable edges, and sealed with a re-derived proof.
+func nextVersion(v *verify.Verifier, nb *skill.Bundle, now time.Time, newID func() string) (*skill.Bundle, error) {
 	nb.Manifest.Version++
 	nb.Manifest.UpdatedAt = skill.Timestamp(now)
 	nb.SkillVersion = nb.Manifest.Version
@@ -267,23 +281,10 @@ func Revise(v *verify.Verifier, b *skill.Bundle, e Edit, now time.Time, newID fu
 	if err := skill.ValidSlug(e.Slug); err != nil {
 		return nil, fmt.Errorf("assemble: %w", err)
 	}
-	data, err := b.Encode()
-	if err != nil {
-		return nil, err
-	}
-	nb, _, err := skill.Decode(data)
+	nb, err := clone(b)
 	if err != nil {
 		return nil, err
 	}
 	nb.Manifest.Name, nb.Manifest.Slug, nb.Manifest.Description = e.Name, e.Slug, e.Description
-	nb.Manifest.Version++
-	nb.Manifest.UpdatedAt = skill.Timestamp(now)
-	nb.SkillVersion = nb.Manifest.Version
-	nb.BundleID = newID()
-	nb.CreatedAt = skill.Timestamp(now)
-	nb.Trace.Edges = portable(nb.Trace.Edges)
-	if err := v.SealWithProof(nb); err != nil {
-		return nil, fmt.Errorf("assemble: seal: %w", err)
-	}
-	return nb, nil
+	return nextVersion(v, nb, now, newID)
 }

@@ -7,46 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"workbench/pkg/fetch"
+	"workbench/pkg/fetch/fetchtest"
 )
-
-// capture is a server on its own port that records the Authorization of
-// every request it gets.
-type capture struct {
-	*httptest.Server
-	mu   sync.Mutex
-	auth []string
-}
-
-func newCapture(t *testing.T) *capture {
-	c := &capture{}
-	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c.mu.Lock()
-		c.auth = append(c.auth, r.Header.Get("Authorization"))
-		c.mu.Unlock()
-		w.Write([]byte(`{}`))
-	}))
-	t.Cleanup(c.Close)
-	return c
-}
-
-func (c *capture) seen() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.auth...)
-}
-
-// redirector answers every request with status to target.
-func redirector(t *testing.T, status int, target string) *httptest.Server {
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, target, status)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
 
 // A redirect to another port of the same host is not followed: net/http
 // alone would resend Authorization there. The error names the status and
@@ -54,8 +19,8 @@ func redirector(t *testing.T, status int, target string) *httptest.Server {
 func TestNoRedirects(t *testing.T) {
 	for _, status := range []int{301, 302, 303, 307, 308} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
-			thief := newCapture(t)
-			from := redirector(t, status, thief.URL+"/steal")
+			thief := fetchtest.NewCapture(t, nil)
+			from := fetchtest.NewRedirector(t, status, thief.URL+"/steal")
 			hc := &http.Client{}
 			for _, d := range []fetch.Doer{fetch.NoRedirects(hc), fetch.NoRedirects(http.DefaultClient), fetch.NoRedirects(fetch.NoRedirects(hc))} {
 				req, _ := http.NewRequest(http.MethodPost, from.URL+"/api", strings.NewReader(`{}`))
@@ -75,7 +40,7 @@ func TestNoRedirects(t *testing.T) {
 					}
 				}
 			}
-			if got := thief.seen(); len(got) != 0 {
+			if got := thief.Seen(); len(got) != 0 {
 				t.Errorf("the redirect target got %d requests (Authorization %q)", len(got), got)
 			}
 			if hc.CheckRedirect != nil {
@@ -89,8 +54,8 @@ func TestNoRedirects(t *testing.T) {
 // the same host: the hazard NoRedirects exists for. If this ever fails,
 // net/http changed, not this package.
 func TestNetHTTPResendsAuthorizationAcrossPorts(t *testing.T) {
-	thief := newCapture(t)
-	from := redirector(t, http.StatusTemporaryRedirect, thief.URL+"/steal")
+	thief := fetchtest.NewCapture(t, nil)
+	from := fetchtest.NewRedirector(t, http.StatusTemporaryRedirect, thief.URL+"/steal")
 	req, _ := http.NewRequest(http.MethodGet, from.URL, nil)
 	req.Header.Set("Authorization", "Bearer sk-secret")
 	resp, err := http.DefaultClient.Do(req)
@@ -98,7 +63,7 @@ func TestNetHTTPResendsAuthorizationAcrossPorts(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if got := thief.seen(); len(got) != 1 || got[0] != "Bearer sk-secret" {
+	if got := thief.Seen(); len(got) != 1 || got[0] != "Bearer sk-secret" {
 		t.Errorf("the other port got Authorization %q", got)
 	}
 }

@@ -6,12 +6,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"workbench/pkg/fetch"
+	"workbench/pkg/fetch/fetchtest"
 	"workbench/pkg/mcp"
 )
 
@@ -20,19 +19,10 @@ import (
 // Authorization of Options.Header there. Dial fails with an error naming
 // the status and the target.
 func TestRedirectIsNotFollowed(t *testing.T) {
-	var mu sync.Mutex
-	var stolen []string
-	thief := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		stolen = append(stolen, r.Header.Get("Authorization"))
-		mu.Unlock()
+	thief := fetchtest.NewCapture(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not an MCP server", http.StatusBadRequest)
 	}))
-	defer thief.Close()
-	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, thief.URL+"/mcp", http.StatusTemporaryRedirect)
-	}))
-	defer endpoint.Close()
+	endpoint := fetchtest.NewRedirector(t, http.StatusTemporaryRedirect, thief.URL+"/mcp")
 
 	for _, tt := range []struct {
 		name string
@@ -59,9 +49,7 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 			}
 		})
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(stolen) != 0 {
+	if stolen := thief.Seen(); len(stolen) != 0 {
 		t.Errorf("the other port got %d requests, Authorization %q", len(stolen), stolen)
 	}
 }

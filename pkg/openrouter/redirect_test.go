@@ -6,31 +6,19 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"workbench/pkg/fetch"
+	"workbench/pkg/fetch/fetchtest"
 )
 
 // A 307 from the API to another port of the same host is not followed,
 // whatever sends the requests: net/http alone would resend the key there.
 // The error names the status and the target, and never the key.
 func TestRedirectIsNotFollowed(t *testing.T) {
-	var mu sync.Mutex
-	var stolen []string
-	thief := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		stolen = append(stolen, r.Header.Get("Authorization"))
-		mu.Unlock()
-		respond(200, nil, okBody)(w, r)
-	}))
-	defer thief.Close()
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, thief.URL+r.URL.Path, http.StatusTemporaryRedirect)
-	}))
-	defer api.Close()
+	thief := fetchtest.NewCapture(t, respond(200, nil, okBody))
+	api := fetchtest.NewRedirector(t, http.StatusTemporaryRedirect, thief.URL+"/api/v1/chat/completions")
 
 	for _, tt := range []struct {
 		name string
@@ -66,9 +54,7 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 			}
 		})
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(stolen) != 0 {
+	if stolen := thief.Seen(); len(stolen) != 0 {
 		t.Errorf("the other port got %d requests, Authorization %q", len(stolen), stolen)
 	}
 }

@@ -207,7 +207,7 @@ func (f *Form) build(n *node, path, name string, required bool, ancestors []*nod
 		fl.Label = "Input"
 	}
 	for _, v := range n.enum {
-		fl.Options = append(fl.Options, Option{Label: display(v), Value: v})
+		fl.Options = append(fl.Options, Option{Label: FieldText(v), Value: v})
 	}
 	switch n.widget {
 	case WidgetObject:
@@ -254,7 +254,7 @@ func (f *Form) build(n *node, path, name string, required bool, ancestors []*nod
 			if n.def == nil && n.nullable {
 				fl.Null = true
 			} else {
-				fl.Raw = display(n.def)
+				fl.Raw = FieldText(n.def)
 			}
 		}
 	}
@@ -292,7 +292,7 @@ func (f *Form) buildWrapped(n *node, path, name string, required bool, ancestors
 		case n.def == nil && fl.Nullable:
 			fl.Null, fl.Raw = true, ""
 		case fl.Widget != WidgetObject && fl.Widget != WidgetArray && fl.Widget != WidgetVariant:
-			fl.Raw = display(n.def)
+			fl.Raw = FieldText(n.def)
 		}
 	}
 	return fl
@@ -582,9 +582,10 @@ func escape(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
-// display is the text a value shows as in a field: strings as they are,
-// everything else as JSON.
-func display(v any) string {
+// FieldText is the text a value shows as in a field, as a user would
+// type it: a string as it is, anything else as JSON (or, for a value JSON
+// cannot encode, as fmt prints it).
+func FieldText(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}

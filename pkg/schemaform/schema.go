@@ -745,7 +745,7 @@ func variantLabel(alt map[string]any, i int) string {
 		}
 	}
 	if v, ok := alt["const"]; ok {
-		return display(clean(v))
+		return FieldText(clean(v))
 	}
 	switch t := alt["type"].(type) {
 	case string:

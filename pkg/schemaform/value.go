@@ -574,7 +574,7 @@ func (f *Form) load(fl *Field, v any) error {
 		return f.load(fl.Fields[0], v)
 	case WidgetConst:
 		if !jsonEqual(v, fl.Const) {
-			return fail("want the constant %s", display(fl.Const))
+			return fail("want the constant %s", FieldText(fl.Const))
 		}
 	case WidgetNull:
 		if v != nil {
@@ -610,7 +610,7 @@ func (f *Form) load(fl *Field, v any) error {
 				return nil
 			}
 		}
-		return fail("%s is not one of the choices", display(v))
+		return fail("%s is not one of the choices", FieldText(v))
 	case WidgetJSON:
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/redact"
+	"workbench/pkg/schemaform"
 	"workbench/pkg/skill"
 	"workbench/schemas"
 )
@@ -36,17 +37,9 @@ func ScenarioFields(id string) ([]Field, error) {
 }
 
 // ExampleText writes an input value as a user types it: a string as it
-// is, anything else as JSON.
-func ExampleText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+// is, anything else as JSON. It is the schema form's text of a value, so
+// an example prefilled here reads the same as a value the form shows.
+func ExampleText(v any) string { return schemaform.FieldText(v) }
 
 // DraftProblems are the reasons a draft manifest does not satisfy the
 // manifest schema, keyed by the top-level member each concerns ("name",

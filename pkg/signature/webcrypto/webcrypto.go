@@ -20,6 +20,8 @@ import (
 	"syscall/js"
 
 	"github.com/hack-pad/safejs"
+
+	"workbench/pkg/jsbytes"
 )
 
 // algorithm is the WebCrypto algorithm identifier of Ed25519.
@@ -64,7 +66,7 @@ func Generate(ctx context.Context) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webcrypto: export the public key: %w", err)
 	}
-	pub, err := bytesOf(raw)
+	pub, err := jsbytes.BufferToGo(raw)
 	if err != nil {
 		return nil, fmt.Errorf("webcrypto: export the public key: %w", err)
 	}
@@ -125,7 +127,7 @@ func (k *Key) Sign(ctx context.Context, msg []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := jsBytes(msg)
+	data, err := jsbytes.ToJS(msg)
 	if err != nil {
 		return nil, fmt.Errorf("webcrypto: sign: %w", err)
 	}
@@ -137,7 +139,7 @@ func (k *Key) Sign(ctx context.Context, msg []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webcrypto: sign: %w", err)
 	}
-	return bytesOf(sig)
+	return jsbytes.BufferToGo(sig)
 }
 
 // Record is the value the key is stored as: {private_key: CryptoKey,
@@ -152,7 +154,7 @@ func (k *Key) Record() (safejs.Value, error) {
 	if err != nil {
 		return safejs.Value{}, err
 	}
-	pub, err := jsBytes(k.public)
+	pub, err := jsbytes.ToJS(k.public)
 	if err != nil {
 		return safejs.Value{}, err
 	}
@@ -176,7 +178,7 @@ func FromRecord(rec safejs.Value) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webcrypto: stored key: %w", err)
 	}
-	pub, err := bytesOf(pubV)
+	pub, err := jsbytes.BufferToGo(pubV)
 	if err != nil {
 		return nil, fmt.Errorf("webcrypto: stored key: %w", err)
 	}
@@ -266,41 +268,3 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Name + ": " + e.Message }
-
-// jsBytes copies b into a new Uint8Array.
-func jsBytes(b []byte) (safejs.Value, error) {
-	u8, err := safejs.Global().Get("Uint8Array")
-	if err != nil {
-		return safejs.Value{}, err
-	}
-	arr, err := u8.New(len(b))
-	if err != nil {
-		return safejs.Value{}, err
-	}
-	if _, err := safejs.CopyBytesToJS(arr, b); err != nil {
-		return safejs.Value{}, err
-	}
-	return arr, nil
-}
-
-// bytesOf copies an ArrayBuffer or a Uint8Array into Go.
-func bytesOf(v safejs.Value) ([]byte, error) {
-	u8, err := safejs.Global().Get("Uint8Array")
-	if err != nil {
-		return nil, err
-	}
-	if ok, _ := v.InstanceOf(u8); !ok {
-		if v, err = u8.New(v); err != nil {
-			return nil, fmt.Errorf("not bytes: %w", err)
-		}
-	}
-	n, err := v.Length()
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, n)
-	if _, err := safejs.CopyBytesToGo(b, v); err != nil {
-		return nil, err
-	}
-	return b, nil
-}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
+	"workbench/pkg/jsbytes"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 )
@@ -380,7 +381,7 @@ func traceValue(op string, f store.BundleFile) (map[string]any, error) {
 	if err != nil {
 		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrInvalid, Err: err}
 	}
-	bytes, err := jsBytes(data)
+	bytes, err := jsbytes.ToJS(data)
 	if err != nil {
 		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrAborted, Err: err}
 	}
@@ -395,7 +396,7 @@ func (t *txn) writeBundle(f store.BundleFile, trace map[string]any) error {
 	if err := t.call(store.StoreTraces, b.SkillID+" "+b.Trace.TraceID, "put", trace); err != nil {
 		return err
 	}
-	data, err := jsBytes(f.Data)
+	data, err := jsbytes.ToJS(f.Data)
 	if err != nil {
 		return t.abort(&store.Error{Op: t.op, Store: store.StoreBundles, Key: b.ContentHash, Kind: store.ErrAborted, Err: err})
 	}
@@ -563,7 +564,7 @@ func (d *DB) Trace(ctx context.Context, skillID, traceID string) (*skill.Trace, 
 	data, err := v.Get("json")
 	if err == nil {
 		var raw []byte
-		if raw, err = goBytes(data); err == nil {
+		if raw, err = jsbytes.ToGo(data); err == nil {
 			err = json.Unmarshal(raw, &tr)
 		}
 	}
@@ -899,7 +900,7 @@ func bundleFrom(v safejs.Value) (store.StoredBundle, error) {
 	if err != nil {
 		return b, err
 	}
-	if b.Data, err = goBytes(data); err != nil {
+	if b.Data, err = jsbytes.ToGo(data); err != nil {
 		return b, fmt.Errorf("member \"data\": %w", err)
 	}
 	b.SkillVersion, err = jsInt(v, "skill_version")
