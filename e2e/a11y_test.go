@@ -234,11 +234,11 @@ func TestAccessibilityKeyboard(t *testing.T) {
 		s.openSkill(id)
 		s.tabTo(t, `[role=tab][aria-selected=true]`, 60)
 		for _, step := range []struct{ key, tab string }{
-			{kb.ArrowRight, "memory"}, {kb.ArrowRight, "compare"}, {kb.End, "audit"},
-			{kb.Home, "manifest"}, {kb.ArrowLeft, "audit"},
+			{kb.ArrowRight, "memory"}, {kb.ArrowRight, "compare"}, {kb.End, "history"},
+			{kb.Home, "manifest"}, {kb.ArrowLeft, "history"}, {kb.ArrowLeft, "audit"},
 		} {
 			s.press(step.key)
-			s.waitVisible("#panel-" + step.tab)
+			s.waitJS(`(() => { const p = document.querySelector("#panel-` + step.tab + `"); return !!p && p.offsetParent !== null; })()`)
 			if !eval[bool](s, `document.activeElement.id === "tab-`+step.tab+`" && document.activeElement.getAttribute("aria-selected") === "true"`) {
 				t.Errorf("after %q the focus is on %s, want the selected tab %s", step.key, s.focused(), step.tab)
 			}

@@ -274,9 +274,16 @@ func (s *session) open(path string) {
 }
 
 // waitVisible waits for the first element matching a CSS selector.
+//
+// It gives up after two minutes, saying which element never showed, rather
+// than spending the rest of the session waiting.
 func (s *session) waitVisible(sel string) {
 	s.t.Helper()
-	s.do(chromedp.WaitVisible(chromedp.CSS(sel)))
+	ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(sel))); err != nil {
+		s.t.Fatalf("browser: waiting for %s to be visible: %v", sel, err)
+	}
 }
 
 // text returns the text of the first element matching a CSS selector.

@@ -168,7 +168,7 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	if got := s.text("#replay-status"); !strings.Contains(got, "halted at edge 1") {
 		t.Errorf("replay after the change: status %q", got)
 	}
-	if got := s.text("#replay-surprises"); !strings.Contains(got, "state_hash_mismatch") {
+	if got := s.text("#replay-surprises"); !strings.Contains(got, "Edge 1: state hash mismatch") {
 		t.Errorf("surprises %q", got)
 	}
 }
