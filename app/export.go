@@ -11,6 +11,7 @@ import (
 	"workbench/pkg/export"
 	"workbench/pkg/signature"
 	"workbench/pkg/skill"
+	"workbench/pkg/words"
 )
 
 // exportState is the export dialog (spec §7.3, §7.5): the redaction
@@ -154,7 +155,7 @@ func (p *skillPage) renderExport() app.UI {
 			return app.Div().Class("status status-error").ID("export-secrets").Role("alert").Body(
 				app.P().Text("This bundle holds strings that look like secrets (" +
 					strings.Join(s.advice.Secrets.Kinds, ", ") + "): " +
-					pluralize(s.advice.Secrets.Findings, "finding") + " in " + pluralize(s.advice.Secrets.Strings, "string") +
+					words.Count(s.advice.Secrets.Findings, "finding") + " in " + words.Count(s.advice.Secrets.Strings, "string") +
 					". transcript_pii is pre-selected; exporting them verbatim needs your explicit confirmation."),
 			)
 		}).Else(func() app.UI {
@@ -202,7 +203,7 @@ func (p *skillPage) renderExport() app.UI {
 				app.Dl().Class("facts").Body(
 					app.Dt().Text("Redaction profile"), app.Dd().ID("export-done-profile").Text(f.Profile),
 					app.Dt().Text("Content hash"), app.Dd().Body(app.Code().Class("hash").ID("export-done-hash").Text(f.ContentHash)),
-					app.Dt().Text("Fields stripped"), app.Dd().Text(pluralize(len(f.Redaction.FieldsStripped), "field")),
+					app.Dt().Text("Fields stripped"), app.Dd().Text(words.Count(len(f.Redaction.FieldsStripped), "field")),
 					app.Dt().Text("Verdict of the file"), app.Dd().ID("export-done-verdict").Body(verdictBadge(f.Report.Verdict)),
 					app.Dt().Text("Signed"), app.Dd().ID("export-done-signed").Text(signedByText(s.signedBy)),
 				),
@@ -244,11 +245,4 @@ func exportErrorSummary(err error) string {
 		return "Not exported: the bundle holds secrets and exporting them verbatim was not confirmed."
 	}
 	return "Not exported: nothing was downloaded."
-}
-
-func pluralize(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

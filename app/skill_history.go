@@ -9,6 +9,7 @@ import (
 
 	"workbench/pkg/skilldiff"
 	"workbench/pkg/store"
+	"workbench/pkg/words"
 )
 
 // historyState is the History tab: every stored version of the skill and
@@ -221,8 +222,8 @@ func renderDiff(d skilldiff.Diff) app.UI {
 	for _, g := range d.Gates {
 		gateRows = append(gateRows, gateRow(g, g.ID))
 	}
-	summary := fmt.Sprintf("%s → %s: %d manifest %s and %d %s changed.", from, to,
-		len(d.Fields), pluralWord(len(d.Fields), "member", "members"), d.GatesChanged(), pluralWord(d.GatesChanged(), "gate", "gates"))
+	summary := fmt.Sprintf("%s → %s: %s and %s changed.", from, to,
+		words.Count(len(d.Fields), "manifest member"), words.Count(d.GatesChanged(), "gate"))
 	return app.Div().ID("history-diff").Body(
 		app.P().ID("diff-summary").Role("status").Text(summary),
 		fields,
@@ -243,13 +244,6 @@ func orNone(s string) string {
 		return "—"
 	}
 	return s
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func (p *skillPage) onAskDelete(ctx app.Context, e app.Event) {

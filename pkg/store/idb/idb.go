@@ -299,6 +299,14 @@ func (d *DB) AddBundle(ctx context.Context, f store.BundleFile) (store.Skill, er
 	if err := t.writeBundle(f, trace); err != nil {
 		return store.Skill{}, err
 	}
+	return d.commitBundle(ctx, t, f)
+}
+
+// commitBundle ends a transaction that has written bundle f: the skill's
+// record takes the bundle in (store.ApplyBundle, with what the stored
+// copy carried), and the transaction is waited for. An error is refined
+// to the store's own kinds (d.refine).
+func (d *DB) commitBundle(ctx context.Context, t *txn, f store.BundleFile) (store.Skill, error) {
 	prev, err := t.skill(ctx, f.Bundle.SkillID)
 	if err != nil {
 		return store.Skill{}, d.refine(ctx, err, f.Bundle)
@@ -753,21 +761,7 @@ func (d *DB) ReplaceBundle(ctx context.Context, oldHash string, f store.BundleFi
 	if err := t.relink(ctx, f.Bundle.SkillID, oldHash, f.Bundle.ContentHash); err != nil {
 		return store.Skill{}, err
 	}
-	prev, err := t.skill(ctx, f.Bundle.SkillID)
-	if err != nil {
-		return store.Skill{}, d.refine(ctx, err, f.Bundle)
-	}
-	sk, err := t.putCarried(ctx, f, store.ApplyBundle(prev, f.Bundle), "")
-	if err != nil {
-		return store.Skill{}, d.refine(ctx, err, f.Bundle)
-	}
-	if err := t.putSkill(sk); err != nil {
-		return store.Skill{}, err
-	}
-	if err := t.wait(ctx); err != nil {
-		return store.Skill{}, d.refine(ctx, err, f.Bundle)
-	}
-	return sk, nil
+	return d.commitBundle(ctx, t, f)
 }
 
 // relink links the replays of skill id that name bundle from to bundle to.
