@@ -1,0 +1,38 @@
+// Package workbench is the flow layer: each flow the workbench offers —
+// teach, replay, compare, judge, import, export and saving an edited
+// manifest — is written here once, as a method of Workbench, and the
+// front-ends (the app, cmd/workbench and the capability workbench in
+// pkg/capability) only arrange its inputs, show its progress and its
+// result, and answer its typed errors.
+//
+// A flow decides everything a person or a terminal could otherwise decide
+// differently: which inputs are valid, which authorizer applies and when
+// the local policy may stand in for an unavailable one, when a model is
+// needed, how a result is verified and stored. A flow returns domain
+// values (skill.Bundle, verify.Report, …), reports progress through a
+// callback it is given, and never renders anything.
+package workbench
+
+import (
+	"time"
+
+	"workbench/pkg/store"
+	"workbench/pkg/verify"
+)
+
+// Workbench runs the flows with the dependencies in its fields. A nil
+// dependency is a missing precondition: a flow that needs it returns an
+// error saying so, and the flows that do not need it still run.
+//
+// A Workbench holds no state of its own between calls, so one value may
+// serve every page of the app, a whole CLI run, or the palette.
+type Workbench struct {
+	// Verifier seals and re-derives proofs; every flow that writes or
+	// judges a bundle needs it.
+	Verifier *verify.Verifier
+	// Store is the local library; nil when none is open (the CLI reads
+	// and writes files instead).
+	Store store.Store
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
