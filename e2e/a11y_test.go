@@ -96,39 +96,6 @@ func (s *session) axeRun(src string) []axeViolation {
 	return vs
 }
 
-// Every route, with a library seeded from the fixture bundles, has no
-// serious or critical axe-core violation — each of a skill's tabs too,
-// and /import with accepted and rejected results shown.
-func TestAccessibilityAxe(t *testing.T) {
-	t.Parallel()
-	src := axeSource(t)
-	s := newSession(t)
-	id := s.seedFixtures()
-	s.upload("#import-files", fixturePath("invalid-missing-content-hash.v0.json"))
-	s.waitVisible("#import-results > li:nth-child(3)")
-
-	check := func(name string) {
-		t.Helper()
-		for _, v := range s.axeRun(src) {
-			t.Errorf("%s: %s", name, v)
-		}
-	}
-	check("/import with results")
-	for _, path := range []string{"/", "/teach", "/skills", "/import", "/skills/" + id + "/replay", "/no/such/page"} {
-		s.open(path)
-		if path == "/skills" {
-			s.waitVisible("#skills-table .skill-row")
-		}
-		check(path)
-	}
-	s.openSkill(id)
-	for _, tab := range []string{"manifest", "memory", "compare", "audit"} {
-		s.click("#tab-" + tab)
-		s.waitVisible("#panel-" + tab)
-		check("/skills/{id} tab " + tab)
-	}
-}
-
 // press sends one key to the focused element, as the keyboard would.
 func (s *session) press(key string) {
 	s.t.Helper()

@@ -131,6 +131,15 @@ func newSession(t testing.TB, opts ...option) *session {
 		// a window has the focus: each tab behaves as the focused one, so
 		// focus, blur and :focus-visible work as for a person at it.
 		_, err = cdp.Call(ctx, tt, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+		if err != nil {
+			return err
+		}
+		// Less motion asked for, as a person may: the loading icon stands
+		// still instead of being composited in software every frame on
+		// the CPU the side-by-side tests share.
+		_, err = cdp.Call(ctx, tt, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
+		})
 		return err
 	}))
 	// Registered after the browser's cleanup, so it runs before it.
@@ -261,9 +270,34 @@ func run[T any](s *session, a chromedp.Action[T]) T {
 	return v
 }
 
-// open loads path and waits until the app has started and rendered the
-// page (the wasm loader gone, the neutral shell replaced).
+// open shows path as a person following a link would: once the app runs
+// in the tab, through the app's own navigation (go-app's goappNav, no
+// reload, the tab's state kept), and by loading the page otherwise or
+// when path is the page already shown. A test that means a reload says
+// load.
 func (s *session) open(path string) {
+	s.t.Helper()
+	inApp := fmt.Sprintf(`(() => {
+  if (typeof window.goappNav !== "function" || document.getElementById("app-wasm-loader") || document.querySelector(".wb-shell")) return false;
+  const to = new URL(%q, location.origin);
+  if (to.href === location.href) return false;
+  window.goappNav(to.href);
+  return true;
+})()`, path)
+	if !run(s, chromedp.Evaluate[bool](inApp)) {
+		s.load(path)
+		return
+	}
+	s.do(
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`location.href === new URL(%q, location.origin).href`, path), chromedp.WithPollingTimeout(time.Minute)),
+		chromedp.WaitVisible(chromedp.CSS("main#main")),
+	)
+}
+
+// load loads path (a reload when it is the page shown) and waits until the
+// app has started and rendered the page (the wasm loader gone, the
+// neutral shell replaced).
+func (s *session) load(path string) {
 	s.t.Helper()
 	s.do(
 		chromedp.Navigate(s.base+path),

@@ -69,7 +69,7 @@ func TestKeyCheckedAndKeptInSessionOnly(t *testing.T) {
 	// A session: other pages, back, a reload (the key is checked again).
 	s.open("/skills")
 	s.open("/import")
-	s.open("/")
+	s.load("/")
 	s.waitVisible("#key-label")
 
 	dump := eval[string](s, storageDump)

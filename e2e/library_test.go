@@ -138,7 +138,7 @@ func librarySortAndDelete(t *testing.T, s *session) {
 
 	// A reload lists the same way: the order is in the URL. (Last: the
 	// reload re-verifies the rows shown, which holds up later listings.)
-	s.open("/skills?sort=name")
+	s.load("/skills?sort=name")
 	s.waitText("#skills-count", "104 of 104 skills (first 100 shown)")
 	s.waitJS(`document.querySelector("#skills-table .skill-name").textContent === "Library skill 000"`)
 	if got := eval[string](s, `document.getElementById("skills-sort").value`); got != "name" {

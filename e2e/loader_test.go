@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -124,6 +125,23 @@ func TestLoaderProgress(t *testing.T) {
 	}
 	if n := len(labels); n == 0 || labels[n-1] != "Starting the workbench…" {
 		t.Errorf("the loader's last label is not \"Starting the workbench…\"; its labels: %q", labels)
+	}
+
+	// The loading icon spins unless the person asked for less motion (the
+	// session asks for it; see newSession).
+	spin := `(() => { const i = document.createElement("div"); i.className = "goapp-logo goapp-spin";
+  document.body.appendChild(i); const a = getComputedStyle(i).animationName; i.remove(); return a; })()`
+	if got := eval[string](s, spin); got != "none" {
+		t.Errorf("with less motion asked for, the loading icon's animation is %q, want none", got)
+	}
+	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tt, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "no-preference"}},
+		})
+		return err
+	}))
+	if got := eval[string](s, spin); got == "none" {
+		t.Error("without a preference the loading icon does not spin")
 	}
 
 	// The pages as the server sends them, parsed as the browser parses
