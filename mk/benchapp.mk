@@ -4,7 +4,7 @@
 # number means and records the results.
 #
 #   make bench-app      app.wasm brotli size, cold time to interactive,
-#                       10 MB import, /skills with 1,000 skills (a benchmark)
+#                       10 MB import, /skills with 10,000 skills (a benchmark)
 #   make check-bench-app  one quick run of each measurement on small inputs
 #                       (a smoke test and a test layer: ≈ 30 s on a quiet
 #                       machine; it judges no goal)

@@ -35,10 +35,22 @@ deploy: node-deps worker site
 		$(if $(MCP_SERVERS),--var 'MCP_SERVERS:$(MCP_SERVERS)') \
 		$(if $(MCP_FORWARD_AUTHORIZATION),--var 'MCP_FORWARD_AUTHORIZATION:$(MCP_FORWARD_AUTHORIZATION)')
 
+# The same site as a Cloudflare Pages project in advanced mode (the Go
+# Worker as _worker.js, cmd/pagesite) in build/pages. It is built and run
+# under `wrangler pages dev` by TestPagesDev, and not deployed: Pages
+# cannot give the Worker its rate-limiting binding RL, so the Worker
+# refuses every /api/ request there (docs/decisions.md, "Cloudflare
+# Pages"). `make deploy` is the deployment.
+PAGES_DIR := build/pages
+.PHONY: pages
+pages: worker build
+	$(GO) run ./cmd/pagesite -site $(SITE_DIR) -worker $(WORKER_DIR) -out $(PAGES_DIR)
+
 # The Worker under wrangler dev (real workerd, offline) against a loopback
 # upstream: the attack suite over HTTP, header stripping, SSE streaming,
 # log capture, SPA fallback, `wrangler deploy --dry-run` and the wasm size;
-# the same for the MCP relay, plus MCP sessions with real MCP servers.
+# the same for the MCP relay, plus MCP sessions with real MCP servers; and
+# the Pages project under `wrangler pages dev` (proxy/pages_test.go).
 WORKER_TEST_ENV := WORKBENCH_WRANGLER=$(abspath $(WRANGLER)) WORKBENCH_WORKER_WASM=$(abspath $(WORKER_WASM))
 
 test-worker: node-deps worker site-placeholder

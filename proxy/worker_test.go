@@ -142,21 +142,12 @@ func startDev(bin string, vars map[string]string, withOrigin bool) (*devServer, 
 // startDevConfig is startDev with the wrangler configuration file config
 // instead of the repository's wrangler.toml when it is not "".
 func startDevConfig(bin, config string, vars map[string]string, withOrigin bool) (*devServer, error) {
-	port, err := freePort()
+	d, inspector, err := newDevServer()
 	if err != nil {
 		return nil, err
 	}
-	inspector, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp("", "workbench-wrangler-")
-	if err != nil {
-		return nil, err
-	}
-	d := &devServer{addr: "127.0.0.1:" + port, origin: "http://127.0.0.1:" + port, logs: &syncBuffer{}, tmp: tmp, done: make(chan struct{})}
-	args := []string{"dev", "--local", "--ip", "127.0.0.1", "--port", port, "--inspector-port", inspector,
-		"--persist-to", filepath.Join(tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log"}
+	args := []string{"dev", "--local", "--ip", "127.0.0.1", "--port", d.port(), "--inspector-port", inspector,
+		"--persist-to", filepath.Join(d.tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log"}
 	if config != "" {
 		args = append(args, "--config", config)
 	}
@@ -166,14 +157,42 @@ func startDevConfig(bin, config string, vars map[string]string, withOrigin bool)
 	for k, v := range vars {
 		args = append(args, "--var", k+":"+v)
 	}
+	if err := d.launch(bin, "..", args); err != nil { // the repository root, where wrangler.toml is
+		return nil, err
+	}
+	return d, nil
+}
+
+// newDevServer picks the ports and the temporary directory of a dev
+// server yet to be launched; inspector is the port for its inspector.
+func newDevServer() (d *devServer, inspector string, err error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	if inspector, err = freePort(); err != nil {
+		return nil, "", err
+	}
+	tmp, err := os.MkdirTemp("", "workbench-wrangler-")
+	if err != nil {
+		return nil, "", err
+	}
+	return &devServer{addr: "127.0.0.1:" + port, origin: "http://127.0.0.1:" + port, logs: &syncBuffer{}, tmp: tmp, done: make(chan struct{})}, inspector, nil
+}
+
+// port is the port the dev server listens on.
+func (d *devServer) port() string { return strings.TrimPrefix(d.addr, "127.0.0.1:") }
+
+// launch runs wrangler with args in dir and waits until d answers.
+func (d *devServer) launch(bin, dir string, args []string) error {
 	d.cmd = exec.Command(bin, args...)
-	d.cmd.Dir = ".." // the repository root, where wrangler.toml is
-	d.cmd.Env = wranglerEnv(tmp)
+	d.cmd.Dir = dir
+	d.cmd.Env = wranglerEnv(d.tmp)
 	d.cmd.Stdout, d.cmd.Stderr = d.logs, d.logs
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so stop reaches workerd too
 	if err := d.cmd.Start(); err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
+		os.RemoveAll(d.tmp)
+		return err
 	}
 	go func() { d.cmd.Wait(); close(d.done) }()
 
@@ -182,7 +201,7 @@ func startDevConfig(bin, config string, vars map[string]string, withOrigin bool)
 		select {
 		case <-d.done:
 			d.stop()
-			return nil, fmt.Errorf("wrangler dev exited early:\n%s", d.logs)
+			return fmt.Errorf("wrangler %s exited early:\n%s", args[0], d.logs)
 		default:
 		}
 		if d.ready() {
@@ -192,12 +211,12 @@ func startDevConfig(bin, config string, vars map[string]string, withOrigin bool)
 			// reload the log shows has finished and the Worker answers.
 			time.Sleep(3 * time.Second)
 			if d.settled() && d.ready() {
-				return d, nil
+				return nil
 			}
 		}
 		if time.Now().After(deadline) {
 			d.stop()
-			return nil, fmt.Errorf("wrangler dev not ready after 90s:\n%s", d.logs)
+			return fmt.Errorf("wrangler %s not ready after 90s:\n%s", args[0], d.logs)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -633,8 +652,8 @@ func BenchmarkWorkerdMCPAddedLatency(b *testing.B) {
 }
 
 // TestWorkerdStaticAssets runs a Worker of its own over a site the app's
-// build writes (from a stand-in module, so no js/wasm build is needed)
-// and checks the site's rules as workerd applies them: app.wasm, asked
+// build writes (standInSite) and checks the site's rules as workerd
+// applies them (checkStaticRules): app.wasm, asked
 // for by its versioned URL, is kept for a year (the _headers rule detaches
 // the no-cache of /*), pages revalidate; "/" is the home page through the
 // _redirects rewrite while deep links get the neutral shell; the
@@ -644,12 +663,27 @@ func BenchmarkWorkerdMCPAddedLatency(b *testing.B) {
 // Cloudflare's edge compresses (docs/proxy.md).
 func TestWorkerdStaticAssets(t *testing.T) {
 	d := requireWorker(t)
+	site, wasm, version := standInSite(t)
+	w, err := startDevConfig(os.Getenv("WORKBENCH_WRANGLER"), wranglerConfig(t, map[string]string{`directory = "build/site"`: `directory = "` + site + `"`}),
+		map[string]string{"OPENROUTER_UPSTREAM": d.up.URL}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.stop()
+	checkStaticRules(t, w.origin, wasm, version)
+}
+
+// standInSite writes the site the app's build writes, from a stand-in
+// module (so no js/wasm build is needed), and returns its directory, the
+// module's bytes and the version its URL carries.
+func standInSite(t *testing.T) (site string, wasm []byte, version string) {
+	t.Helper()
 	tmp := t.TempDir()
-	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("stand-in module "), 4096)...)
+	wasm = append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("stand-in module "), 4096)...)
 	if err := os.WriteFile(filepath.Join(tmp, "app.wasm"), wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	site := filepath.Join(tmp, "site")
+	site = filepath.Join(tmp, "site")
 	build := exec.Command("go", "run", "./app", "-out", site, "-wasm", filepath.Join(tmp, "app.wasm"), "-web", "static/web")
 	build.Dir = ".."
 	if out, err := build.CombinedOutput(); err != nil {
@@ -659,18 +693,17 @@ func TestWorkerdStaticAssets(t *testing.T) {
 		t.Fatalf("the build wrote no compressed copy to leave out: %v", err)
 	}
 	sum := sha256.Sum256(wasm)
-	version := hex.EncodeToString(sum[:8])
-	w, err := startDevConfig(os.Getenv("WORKBENCH_WRANGLER"), wranglerConfig(t, map[string]string{`directory = "build/site"`: `directory = "` + site + `"`}),
-		map[string]string{"OPENROUTER_UPSTREAM": d.up.URL}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.stop()
+	return site, wasm, hex.EncodeToString(sum[:8])
+}
 
+// checkStaticRules checks the site's rules as the host at origin applies
+// them to the stand-in site (standInSite).
+func checkStaticRules(t *testing.T, origin string, wasm []byte, version string) {
+	t.Helper()
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	get := func(path string, hdr ...string) (*http.Response, []byte) {
 		t.Helper()
-		req, _ := http.NewRequest("GET", w.origin+path, nil)
+		req, _ := http.NewRequest("GET", origin+path, nil)
 		req.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
 		for i := 0; i < len(hdr); i += 2 {
 			req.Header.Set(hdr[i], hdr[i+1])
@@ -747,7 +780,7 @@ func TestWorkerdStaticAssets(t *testing.T) {
 		{"identity", ""},
 		{"", ""},
 	} {
-		req, _ := http.NewRequest("GET", w.origin+"/web/app.wasm?v="+version, nil)
+		req, _ := http.NewRequest("GET", origin+"/web/app.wasm?v="+version, nil)
 		if tc.accept != "" {
 			req.Header.Set("Accept-Encoding", tc.accept)
 		}

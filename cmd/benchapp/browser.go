@@ -106,6 +106,11 @@ func (b *browser) open(base, path string) error {
 	)
 }
 
+// navigate loads url without waiting for the app.
+func (b *browser) navigate(url string) error {
+	return chromedp.Do(b.tab, chromedp.Navigate(url))
+}
+
 // appReady is true once the app has replaced the static shell with the
 // route's content.
 const appReady = `!document.getElementById("app-wasm-loader") && !document.querySelector(".wb-shell") && !!document.querySelector("main#main h1")`

@@ -8,7 +8,7 @@
 //   - app.wasm compressed with brotli (the size a host sends);
 //   - time to interactive of / on localhost with a cold cache;
 //   - importing a 10 MB bundle on /import, dropped as a file;
-//   - /skills rendering 1,000 stored skills;
+//   - /skills rendering 10,000 stored skills;
 //   - with -network, / under emulated networks (Chromium's DevTools
 //     throttling): first contentful paint and time to interactive of a
 //     cold visit (fresh profile) and of a second visit in the same
@@ -16,8 +16,11 @@
 //
 // The 10 MB bundle is taught by the workbench's own pipeline (package
 // teach on the simulator, a scripted model in place of the LLM); the
-// 1,000 skills are the spec §8.2 fixture bundle under 1,000 new ids,
-// re-proved and re-sealed, stored through /import. docs/perf/app-bench.md
+// 10,000 skills are the spec §8.2 fixture bundle under 10,000 new ids,
+// re-proved and re-sealed, stored by a seeder page benchapp adds to its
+// copy of the site (cmd/benchapp/seeder: the app's own IndexedDB store,
+// one AddBundle per bundle, without the import page's one-file-at-a-time
+// user interface, which would take most of an hour). docs/perf/app-bench.md
 // defines each number and records results.
 //
 // Usage:
@@ -59,7 +62,7 @@ func main() {
 	var cfg config
 	flag.BoolVar(&cfg.check, "check", false, "run each measurement once on small inputs (a smoke test)")
 	flag.IntVar(&cfg.runs, "runs", 5, "runs of each browser measurement")
-	flag.IntVar(&cfg.skills, "skills", 1000, "skills stored for the /skills measurement")
+	flag.IntVar(&cfg.skills, "skills", 10_000, "skills stored for the /skills measurement")
 	flag.IntVar(&cfg.bundleBytes, "bundle-bytes", 10_000_000, "size of the imported bundle")
 	flag.StringVar(&cfg.site, "site", "", "the built site (default: build/site under the module root)")
 	flag.StringVar(&cfg.chromium, "chromium", "/usr/bin/chromium", "Chromium binary")
@@ -147,7 +150,7 @@ func asSetup(err error, target *setupError) bool {
 const (
 	goalBrotliBytes = 2_000_000
 	goalTTI         = 1500.0 // ms
-	goalImport      = 1500.0 // ms
+	goalImport      = 1000.0 // ms
 	goalList        = 300.0  // ms
 )
 
@@ -271,7 +274,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 			imports, importCPU = append(imports, t.wall), append(importCPU, t.cpu)
 		}
 		report(row{what: fmt.Sprintf("import a %.1f MB bundle (%d edges): drop to row accepted", mb(len(data)), steps), result: spread(imports),
-			goal: "≤ 1.5 s", met: median(imports) <= goalImport, judged: !cfg.check})
+			goal: "≤ 1.0 s", met: median(imports) <= goalImport, judged: !cfg.check})
 		report(row{what: "import: Chromium CPU time", result: spread(importCPU)})
 	}
 
@@ -290,15 +293,15 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 			return err
 		}
 		defer b.close()
-		seedDir := filepath.Join(work, "seed")
-		if err := os.Mkdir(seedDir, 0o755); err != nil {
-			return err
+		packs, err := writeSeeder(ctx, root, site, seeds)
+		if err != nil {
+			return setupError{err}
 		}
 		start := time.Now()
-		if err := seedLibrary(ctx, b, srv.base, seedDir, seeds); err != nil {
+		if err := seedLibrary(b, srv.base, packs, len(seeds)); err != nil {
 			return err
 		}
-		report(row{what: fmt.Sprintf("seed: import %d bundles of %d bytes through /import", len(seeds), len(seeds[0])),
+		report(row{what: fmt.Sprintf("seed: add %d bundles of %d bytes through the app's store (idb.AddBundle)", len(seeds), len(seeds[0])),
 			result: fmt.Sprintf("%.1f s", time.Since(start).Seconds())})
 		var lists, listCPU []float64
 		shown := 0

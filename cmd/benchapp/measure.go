@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -213,36 +211,6 @@ type listResult struct {
 	Start float64 `json:"start"`
 	End   float64 `json:"end"`
 	Rows  int     `json:"rows"`
-}
-
-// seedLibrary imports bundles through /import's file picker, the app's
-// own import path, and checks every one was accepted.
-func seedLibrary(ctx context.Context, b *browser, base, dir string, bundles [][]byte) error {
-	paths := make([]string, len(bundles))
-	for i, data := range bundles {
-		paths[i] = filepath.Join(dir, fmt.Sprintf("seed-%04d.skill.json", i))
-		if err := os.WriteFile(paths[i], data, 0o644); err != nil {
-			return err
-		}
-	}
-	if err := b.open(base, "/import"); err != nil {
-		return err
-	}
-	if err := b.upload("#import-files", paths); err != nil {
-		return err
-	}
-	want := fmt.Sprintf(`document.querySelectorAll("#import-results > li").length >= %d`, len(paths))
-	if err := b.waitFor(want, 30*time.Minute); err != nil {
-		return fmt.Errorf("seeding: %w", err)
-	}
-	bad, err := eval[[]string](b, `[...document.querySelectorAll("#import-results > li")].filter((li) => !li.classList.contains("import-accepted")).map((li) => li.textContent)`)
-	if err != nil {
-		return err
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("seeding: %d bundles not accepted, first: %s", len(bad), bad[0])
-	}
-	return nil
 }
 
 // measureList navigates from /import to /skills through the nav bar and

@@ -25,10 +25,15 @@ import (
 func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writer) error {
 	// A site given with -site is profiled as it is (built with names, or
 	// the tables name wasm functions by number); otherwise one is built.
-	site := cfg.site
-	if site == "" {
+	// A given site is profiled from a copy, which the skills flow adds
+	// its seeder to.
+	site := filepath.Join(work, "site-names")
+	if cfg.site != "" {
+		if err := os.CopyFS(site, os.DirFS(cfg.site)); err != nil {
+			return setupError{fmt.Errorf("copy the site: %w", err)}
+		}
+	} else {
 		wasm := filepath.Join(work, "app-names.wasm")
-		site = filepath.Join(work, "site-names")
 		build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", wasm, "./app")
 		build.Dir = root
 		build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
@@ -149,11 +154,11 @@ func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writ
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join(work, "seed")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return err
+		packs, err := writeSeeder(ctx, root, site, seeds)
+		if err != nil {
+			return setupError{err}
 		}
-		if err := seedLibrary(ctx, b, srv.base, dir, seeds); err != nil {
+		if err := seedLibrary(b, srv.base, packs, len(seeds)); err != nil {
 			return err
 		}
 		if err := b.open(srv.base, "/import"); err != nil {

@@ -104,6 +104,53 @@ func BenchmarkSkills1000(b *testing.B) {
 	})
 }
 
+// BenchmarkSkillsPage is the first page the /skills page shows
+// (ListSkills with a limit of 100) of libraries of 1,000 and 10,000
+// skills, and the one request of it whose cost grows with the library:
+// the count of all records, which IndexedDB answers by walking them.
+func BenchmarkSkillsPage(b *testing.B) {
+	ctx := context.Background()
+	d := openB(b)
+	stored := 0
+	for _, n := range []int{1000, 10_000} {
+		for ; stored < n; stored++ {
+			if _, err := d.AddBundle(ctx, storetest.Bundle(b, skill.NewID(), 1, fmt.Sprintf("Skill %d", stored))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				list, err := d.ListSkills(ctx, store.SkillQuery{Limit: 100})
+				if err != nil || len(list.Skills) != 100 || list.Total != n {
+					b.Fatalf("ListSkills: %d of %d, %v", len(list.Skills), list.Total, err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("skills=%d/count", n), func(b *testing.B) {
+			for b.Loop() {
+				t, err := d.begin(ctx, "count", "readonly", store.StoreSkills)
+				if err != nil {
+					b.Fatal(err)
+				}
+				os, err := t.objectStore(store.StoreSkills)
+				if err != nil {
+					b.Fatal(err)
+				}
+				v, err := t.get(ctx, os, store.StoreSkills, "", "count")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got, err := v.Int(); err != nil || got != n {
+					b.Fatalf("count: %d, %v", got, err)
+				}
+				if err := t.wait(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func openB(b *testing.B) *DB {
 	name := "workbench-bench-" + skill.NewID()
 	d, err := Open(context.Background(), name, nil)
