@@ -59,11 +59,12 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			}
 		}
 	}
-	rs, err := prepareReplay(pos[0], stdin, inputs, *worldName, *destructive)
+	rs, auth, err := prepareReplay(ctx, pos[0], stdin, inputs, *worldName, *destructive)
 	if err != nil {
 		return c.fail(err)
 	}
-	b, input, wname, wdata, auth := rs.bundle, rs.input, rs.world, rs.worldData, rs.auth
+	defer auth.Close()
+	b, input, wname, wdata := rs.Bundle, rs.Input, rs.World, rs.WorldData
 	cl, err := mf.client(ctx)
 	if err != nil {
 		return c.fail(err)
@@ -75,7 +76,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	newBody := func() (body.Body, error) { return sim.New(wdata) }
 	c.progressf("replaying %q v%d on the simulator world %s with %d models", b.Manifest.Name, b.SkillVersion, wname, len(models))
 	cmp, err := compare.Run(ctx, v, b, newBody, models, compare.Options{
-		Model: cl, Authorizer: auth, Input: input, Deterministic: true,
+		Model: cl, Authorizer: auth.For(rs, true), Input: input, Deterministic: true,
 		Progress: func(m string, e skill.ReplayEdge) { c.progressf("%s: %s", m, edgeLine(b, e)) },
 		Finished: func(r *compare.Result) {
 			if r.Err != nil {

@@ -14,6 +14,7 @@ import (
 	"workbench/pkg/body/sim"
 	"workbench/pkg/compare"
 	"workbench/pkg/judge"
+	"workbench/pkg/openrouter"
 	"workbench/pkg/policy"
 	"workbench/pkg/policy/delegatic"
 	"workbench/pkg/replay"
@@ -37,9 +38,15 @@ type BodyFactory func(ctx context.Context, kind string, world []byte) (b body.Bo
 // Choice's Fallback.
 type AuthorizerChooser func(ctx context.Context, kind, policyID string) (delegatic.Choice, error)
 
+// Model is the chat API a model is reached through; *openrouter.Client is
+// one.
+type Model interface {
+	Chat(ctx context.Context, req openrouter.Request) (*openrouter.Response, error)
+}
+
 // ModelFactory returns the chat client that re-chooses a model's
 // parameters. A nil client with a nil error means no key is kept.
-type ModelFactory func(ctx context.Context) (compare.Model, error)
+type ModelFactory func(ctx context.Context) (Model, error)
 
 // JudgeFactory connects to the judge of output equivalence; done ends its
 // session.
@@ -408,7 +415,7 @@ func (w *Workbench) Authorize(ctx context.Context, s *ReplaySetup, acceptLocal b
 // ModelFor returns the model that re-chooses s's model-chosen parameters
 // and the client that reaches it: named, or else the model that taught the
 // skill. A skill that is not model-bound needs neither ("", nil, nil).
-func (w *Workbench) ModelFor(ctx context.Context, s *ReplaySetup, named string) (string, compare.Model, error) {
+func (w *Workbench) ModelFor(ctx context.Context, s *ReplaySetup, named string) (string, Model, error) {
 	if !s.ModelBound {
 		return "", nil, nil
 	}
@@ -504,8 +511,11 @@ func (w *Workbench) Replay(ctx context.Context, req ReplayRequest) (*ReplayResul
 		tap = judge.NewTap(bd)
 		on = tap
 	}
-	opt := compare.Options{Model: client, Authorizer: auth.For(s, trusted), Input: s.Input,
+	opt := compare.Options{Authorizer: auth.For(s, trusted), Input: s.Input,
 		Deterministic: s.Deterministic(), Now: w.now}
+	if client != nil {
+		opt.Model = client
+	}
 	if req.Progress != nil {
 		opt.Progress = func(_ string, e skill.ReplayEdge) { req.Progress(e) }
 	}

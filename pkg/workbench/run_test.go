@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"workbench/pkg/body"
-	"workbench/pkg/compare"
 	"workbench/pkg/judge"
 	"workbench/pkg/policy"
 	"workbench/pkg/policy/delegatic"
@@ -135,9 +134,9 @@ func TestReplayRefuses(t *testing.T) {
 		{"bad input", workbench.Workbench{Verifier: v}, workbench.ReplayRequest{Bundle: b, Input: map[string]any{"repo_url": "nope"}}, new(*teach.InputError)},
 		{"no model", workbench.Workbench{Verifier: v}, workbench.ReplayRequest{Bundle: &noModel}, new(*workbench.MissingModelError)},
 		{"no model client", workbench.Workbench{Verifier: v}, workbench.ReplayRequest{Bundle: &bound}, new(*workbench.MissingKeyError)},
-		{"no key", workbench.Workbench{Verifier: v, Models: func(context.Context) (compare.Model, error) { return nil, nil }},
+		{"no key", workbench.Workbench{Verifier: v, Models: func(context.Context) (workbench.Model, error) { return nil, nil }},
 			workbench.ReplayRequest{Bundle: &bound, Model: "example/other"}, new(*workbench.MissingKeyError)},
-		{"key refused", workbench.Workbench{Verifier: v, Models: func(context.Context) (compare.Model, error) { return nil, refused }},
+		{"key refused", workbench.Workbench{Verifier: v, Models: func(context.Context) (workbench.Model, error) { return nil, refused }},
 			workbench.ReplayRequest{Bundle: &bound}, refused},
 		{"MCP body without delegatic-mcp", workbench.Workbench{Verifier: v, Bodies: fakeBodies(world.WorldData)},
 			workbench.ReplayRequest{Bundle: &onBrowser}, new(*workbench.AuthorizerUnavailableError)},
