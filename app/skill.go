@@ -54,7 +54,6 @@ type skillPage struct {
 
 	edit    manifestEdit
 	memory  memoryState
-	cmp     compareState
 	exp     exportState
 	audit   *skillpage.Audit
 	hist    historyState
@@ -419,7 +418,7 @@ func (p *skillPage) renderTabs() app.UI {
 	case "memory":
 		panel = p.renderMemory()
 	case "compare":
-		panel = p.renderCompare()
+		panel = &compareTab{env: p.env, Bundle: p.bundle, Newest: p.newest(), OnSaved: p.reload}
 	case "audit":
 		panel = p.renderAudit()
 	case "history":

@@ -21,6 +21,7 @@ import (
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 // Names of the workbench's own actions; their ids are
@@ -105,10 +106,11 @@ func workbenchActions() []action {
 "inputs":{"type":"object","title":"Inputs","description":"The skill's inputs; the taught ones when absent."},
 "model":{"type":"string","title":"Model","description":"The OpenRouter model that re-chooses model-chosen parameters; the teaching model when absent."}}}`},
 		{name: ActionCompare, title: "Compare models", capability: "ambient", hint: HintTable, needSkill: true, needModel: true,
-			desc: "Replay a stored simulator skill once per model, verify each replay and set the results side by side; saves the version carrying every replay.",
+			desc: "Replay a stored skill once per model and input set, verify each replay and set the results side by side; saves the version carrying every replay.",
 			schema: `{"type":"object","required":["skill_id","models"],"additionalProperties":false,"properties":{` + skillProps + `,
 "models":{"type":"array","items":{"type":"string","minLength":1},"minItems":2,"uniqueItems":true,"title":"Models"},
-"inputs":{"type":"object","title":"Inputs"}}}`},
+"inputs":{"title":"Inputs","description":"One input set, or a list of them; the taught inputs when absent.",
+"oneOf":[{"type":"object","title":"One input set"},{"type":"array","items":{"type":"object"},"minItems":1,"title":"Several input sets"}]}}}`},
 		{name: ActionImport, title: "Import bundle", capability: "ambient", hint: HintEvidence,
 			desc: "Read a skill bundle file into the local library: strict parsing, schema validation and a re-derived proof.",
 			schema: `{"type":"object","required":["filename","bundle"],"additionalProperties":false,"properties":{
@@ -441,47 +443,90 @@ func needsModel(b *skill.Bundle) bool {
 func (w *Workbench) compare(ctx context.Context, input json.RawMessage) (any, error) {
 	var in struct {
 		skillInput
-		Models []string       `json:"models"`
-		Inputs map[string]any `json:"inputs"`
+		Models []string        `json:"models"`
+		Inputs json.RawMessage `json:"inputs"`
 	}
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	b, world, opt, err := w.replaySetup(ctx, in.skillInput, in.Inputs)
+	sets, err := inputSets(in.Inputs)
 	if err != nil {
 		return nil, err
 	}
-	c, err := compare.Run(ctx, w.Verifier, b, func() (body.Body, error) { return sim.New(world) }, in.Models, opt)
+	b, _, err := w.bundle(ctx, in.skillInput)
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]map[string]any, len(c.Results))
-	for i, r := range c.Results {
-		row := map[string]any{"model": r.Model, "verdict": r.Verdict(), "model_calls": r.ModelCalls}
-		if r.CostKnown {
-			row["cost_usd"] = r.CostUSD
-		}
-		if r.Record != nil {
-			row["status"] = r.Record.Report.Status
-			row["fidelity_level"] = r.Record.Report.FidelityLevel
-		}
-		if r.Err != nil {
-			row["error"] = r.Err.Error()
-		}
-		rows[i] = row
+	flow := &workbench.Workbench{Verifier: w.Verifier, Store: w.Store}
+	if w.Model != nil {
+		flow.Models = func(context.Context) (workbench.Model, error) { return w.Model, nil }
 	}
-	out := map[string]any{"rows": rows, "summary": c.Summary(), "models_exercised": c.ModelsExercised}
-	if c.Final != nil {
-		f, err := store.EncodeBundle(c.Final)
-		if err != nil {
-			return nil, err
+	c, err := flow.Compare(ctx, workbench.CompareRequest{
+		Bundle: b, Models: in.Models, Sets: sets, Save: true,
+		Destructive: w.DestructiveMode != nil && w.DestructiveMode(),
+		Progress: func(p workbench.CompareProgress) {
+			if p.Edge != nil {
+				ReportProgress(ctx, map[string]any{"model": p.Model, "input_set": p.Set + 1, "edge": *p.Edge})
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	k := c.Kept
+	rows := make([]map[string]any, 0, len(k.Cells))
+	for _, cell := range k.Cells {
+		row := map[string]any{"model": cell.Model, "input_set": cell.Input + 1, "verdict": cell.Verdict,
+			"model_calls": cell.ModelCalls, "latency_ms": cell.LatencyMS}
+		if cell.CostKnown {
+			row["cost_usd"] = cell.CostUSD
 		}
-		if _, err := w.Store.AddBundle(ctx, f); err != nil {
-			return nil, fmt.Errorf("save the comparison: %w", err)
+		if cell.Record != nil {
+			row["status"], row["fidelity"], row["fidelity_level"] = cell.Status, cell.Fidelity, cell.FidelityLevel
 		}
-		out["saved_version"] = c.Final.SkillVersion
+		if cell.Error != "" {
+			row["error"] = cell.Error
+		}
+		rows = append(rows, row)
+	}
+	exercised := false
+	var summary []string
+	for j, set := range c.BySet {
+		exercised = exercised || set.ModelsExercised
+		for _, line := range set.Summary() {
+			if len(c.BySet) > 1 {
+				line = fmt.Sprintf("Input set %d: %s", j+1, line)
+			}
+			summary = append(summary, line)
+		}
+	}
+	out := map[string]any{"rows": rows, "summary": summary, "models_exercised": exercised,
+		"input_sets": c.Inputs, "saved_version": k.SavedVersion}
+	if c.KeepErr != nil {
+		out["kept"] = c.KeepErr.Error()
 	}
 	return out, nil
+}
+
+// inputSets reads the compare action's inputs: absent, one set (an
+// object, as before sets were offered) or a list of sets.
+func inputSets(raw json.RawMessage) ([]workbench.InputSet, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var one map[string]any
+	if err := json.Unmarshal(raw, &one); err == nil {
+		return []workbench.InputSet{{Input: one}}, nil
+	}
+	var many []map[string]any
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, fmt.Errorf("inputs: an object of input values, or a list of them: %w", err)
+	}
+	sets := make([]workbench.InputSet, len(many))
+	for i, m := range many {
+		sets[i] = workbench.InputSet{Input: m}
+	}
+	return sets, nil
 }
 
 func (w *Workbench) importBundle(ctx context.Context, input json.RawMessage) (any, error) {
