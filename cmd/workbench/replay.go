@@ -157,26 +157,6 @@ func replayError(err error) error {
 	return flagError(err)
 }
 
-// prepareReplay reads a bundle file and checks the arguments of a replay
-// of it on the simulator; the authority is the local engine, the
-// command line having no delegatic-mcp. The caller closes the authority.
-func prepareReplay(ctx context.Context, file string, stdin io.Reader, inputs inputFlag, worldName string, destructive bool) (*workbench.ReplaySetup, *workbench.Authority, error) {
-	b, err := readBundle(file, stdin)
-	if err != nil {
-		return nil, nil, err
-	}
-	w := &workbench.Workbench{}
-	s, err := w.PrepareReplay(workbench.ReplayRequest{Bundle: b, Values: inputs.list(), World: worldName, Destructive: destructive})
-	if err != nil {
-		return nil, nil, replayError(err)
-	}
-	auth, err := w.Authorize(ctx, s, true)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, auth, nil
-}
-
 func orNoModel(m string) string {
 	if m == "" {
 		return "no model (every parameter is literal or bound to an input)"
