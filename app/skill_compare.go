@@ -12,9 +12,9 @@ import (
 	"workbench/pkg/compare"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/skill"
-	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
 	"workbench/pkg/words"
+	"workbench/pkg/workbench"
 )
 
 // compareState is the Compare tab: the model ids the user typed, the
@@ -84,7 +84,13 @@ func (p *skillPage) onCompareRun(ctx app.Context, e app.Event) {
 		return
 	}
 	b := p.bundle
-	setup, err := skillpage.Prepare(b, nil, false)
+	local := &workbench.Workbench{} // a comparison runs under the local engine
+	setup, err := local.PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	if err != nil {
+		p.cmp.err = err
+		return
+	}
+	auth, err := local.Authorize(ctx, setup, false)
 	if err != nil {
 		p.cmp.err = err
 		return
@@ -95,7 +101,7 @@ func (p *skillPage) onCompareRun(ctx app.Context, e app.Event) {
 		return
 	}
 	opt := compare.Options{
-		Authorizer: setup.Authorizer, Input: setup.Input, Deterministic: true,
+		Authorizer: auth.For(setup, true), Input: setup.Input, Deterministic: true,
 		Progress: func(model string, edge skill.ReplayEdge) {
 			line := model + ": " + edgeProgress(b, edge)
 			ctx.Dispatch(func(app.Context) { p.cmp.progress = append(p.cmp.progress, line) })
@@ -174,7 +180,7 @@ func (p *skillPage) renderCompare() app.UI {
 				Attr("spellcheck", "false").OnInput(p.onCompareModel(i)),
 		)
 	}
-	bound := skillpage.ModelBound(p.bundle)
+	bound := p.bundle.Trace.ModelBound()
 	note := "Every parameter of this skill is literal or bound to an input: replay makes no model call, and the comparison will say that it cannot tell the models apart."
 	if bound {
 		note = "Parameters the model chose during the demonstration are chosen again, live, by each model, through this workbench's OpenRouter proxy with this tab's key."
