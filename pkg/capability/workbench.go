@@ -16,7 +16,6 @@ import (
 	"workbench/pkg/library"
 	"workbench/pkg/memory"
 	"workbench/pkg/policy"
-	"workbench/pkg/replay"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
@@ -66,7 +65,25 @@ type Workbench struct {
 	// DestructiveMode reads the user's destructive-mode toggle for the
 	// replayed edges' authorization; nil means off.
 	DestructiveMode func() bool
+	// Bodies opens the body a replay runs on; nil means the simulator
+	// only, and a skill taught on a browser or a host says so.
+	Bodies workbench.BodyFactory
+	// Authorizers applies spec OQ-2's choice of authorizer; nil means no
+	// delegatic-mcp.
+	Authorizers workbench.AuthorizerChooser
 }
+
+// flows is the flow layer with w's dependencies.
+func (w *Workbench) flows() *workbench.Workbench {
+	f := &workbench.Workbench{Verifier: w.Verifier, Store: w.Store, Bodies: w.Bodies, Authorizers: w.Authorizers}
+	if w.Model != nil {
+		m := w.Model
+		f.Models = func(context.Context) (workbench.Model, error) { return m, nil }
+	}
+	return f
+}
+
+func (w *Workbench) destructive() bool { return w.DestructiveMode != nil && w.DestructiveMode() }
 
 // action is one workbench action's static description.
 type action struct {
@@ -101,10 +118,11 @@ func workbenchActions() []action {
 "profile":{"enum":["transcript_pii","full","none"],"default":"transcript_pii","title":"Redaction profile"},
 "secrets_confirmed":{"type":"boolean","default":false,"title":"Export secrets under \"none\"","description":"Required to export a bundle holding secrets without redaction."}}}`},
 		{name: ActionReplay, title: "Replay skill", capability: "ambient", hint: HintEvidence, needSkill: true, needModel: true,
-			desc: "Replay a stored simulator skill on a fresh simulator, verify the replay and save it as the skill's next version.",
+			desc: "Replay a stored skill on a fresh body of the kind it was taught on, verify the replay and save it as the skill's next version.",
 			schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `,
 "inputs":{"type":"object","title":"Inputs","description":"The skill's inputs; the taught ones when absent."},
-"model":{"type":"string","title":"Model","description":"The OpenRouter model that re-chooses model-chosen parameters; the teaching model when absent."}}}`},
+"model":{"type":"string","title":"Model","description":"The OpenRouter model that re-chooses model-chosen parameters; the teaching model when absent."},
+"accept_local_policy":{"type":"boolean","default":false,"title":"Use the local policy engine","description":"When delegatic-mcp cannot authorize a browser or host body, let the local policy engine decide this run; every authorization block names it."}}}`},
 		{name: ActionCompare, title: "Compare models", capability: "ambient", hint: HintTable, needSkill: true, needModel: true,
 			desc: "Replay a stored skill once per model and input set, verify each replay and set the results side by side; saves the version carrying every replay.",
 			schema: `{"type":"object","required":["skill_id","models"],"additionalProperties":false,"properties":{` + skillProps + `,
@@ -350,94 +368,77 @@ func (w *Workbench) export(ctx context.Context, input json.RawMessage) (any, err
 	}, nil
 }
 
-// replaySetup is what a replay or a comparison of a stored simulator
-// skill needs.
+// replaySetup is what a comparison of a stored simulator skill needs: the
+// replay flow's setup, under the local policy engine.
 func (w *Workbench) replaySetup(ctx context.Context, in skillInput, inputs map[string]any) (*skill.Bundle, []byte, compare.Options, error) {
 	b, _, err := w.bundle(ctx, in)
 	if err != nil {
 		return nil, nil, compare.Options{}, err
 	}
 	if b.Manifest.BodyChoice != skill.BodySimulator {
-		return nil, nil, compare.Options{}, fmt.Errorf("skill %s was taught on a %s body; this action replays simulator skills (use the skill's replay page)", in.SkillID, b.Manifest.BodyChoice)
+		return nil, nil, compare.Options{}, fmt.Errorf("skill %s was taught on a %s body; this action compares simulator skills", in.SkillID, b.Manifest.BodyChoice)
 	}
-	if id := b.Manifest.DelegaticPolicyID; id != skill.DefaultPolicyID {
-		return nil, nil, compare.Options{}, fmt.Errorf("skill %s names the policy %q; only %s is available here", in.SkillID, id, skill.DefaultPolicyID)
+	f := &workbench.Workbench{}
+	s, err := f.PrepareReplay(workbench.ReplayRequest{Bundle: b, Input: inputs, Destructive: w.destructive()})
+	if err != nil {
+		return nil, nil, compare.Options{}, fmt.Errorf("skill %s: %w", in.SkillID, err)
 	}
-	_, world, err := teach.WorldOf(b, "")
+	auth, err := f.Authorize(ctx, s, false)
 	if err != nil {
 		return nil, nil, compare.Options{}, err
 	}
-	destructive := w.DestructiveMode != nil && w.DestructiveMode()
 	opt := compare.Options{
-		Input: inputs, Deterministic: true,
+		Input: s.Input, Deterministic: true, Authorizer: auth.For(s, true),
 		Progress: func(model string, e skill.ReplayEdge) {
 			ReportProgress(ctx, map[string]any{"model": model, "edge": e})
 		},
-		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired,
-			BodyKind: skill.BodySimulator, TrustedServer: true, DestructiveMode: destructive},
 	}
 	if w.Model != nil {
 		opt.Model = w.Model
 	}
-	return b, world, opt, nil
+	return b, s.WorldData, opt, nil
 }
 
+// replay runs the replay flow on a stored skill and saves the new version.
+// delegatic-mcp unavailable for the skill's body is an error saying so;
+// the user answers it by asking again with accept_local_policy.
 func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, error) {
 	var in struct {
 		skillInput
-		Inputs map[string]any `json:"inputs"`
-		Model  string         `json:"model"`
+		Inputs      map[string]any `json:"inputs"`
+		Model       string         `json:"model"`
+		AcceptLocal bool           `json:"accept_local_policy"`
 	}
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	b, world, opt, err := w.replaySetup(ctx, in.skillInput, in.Inputs)
+	b, _, err := w.bundle(ctx, in.skillInput)
 	if err != nil {
 		return nil, err
 	}
-	model := ""
-	if needsModel(b) {
-		if model = in.Model; model == "" {
-			model = b.Evidence.System.Model
-		}
-		if w.Model == nil {
-			return nil, errors.New("the skill has parameters a model chooses on replay, and no OpenRouter key is set")
-		}
+	f := w.flows()
+	r, err := f.Replay(ctx, workbench.ReplayRequest{Bundle: b, Input: in.Inputs, Model: in.Model,
+		Destructive: w.destructive(), AcceptLocalPolicy: in.AcceptLocal,
+		Progress: func(e skill.ReplayEdge) { ReportProgress(ctx, map[string]any{"model": in.Model, "edge": e}) },
+	})
+	var ae *workbench.AuthorizerUnavailableError
+	if errors.As(err, &ae) {
+		return nil, fmt.Errorf("%w; nothing ran: to replay under the local policy engine (%s), ask again with accept_local_policy", err, ae.Local)
 	}
-	bd, err := sim.New(world)
-	if err != nil {
-		return nil, fmt.Errorf("simulator world: %w", err)
-	}
-	r, err := compare.Replay(ctx, w.Verifier, b, bd, model, opt)
 	if err != nil {
 		return nil, err
 	}
 	if r.Err != nil {
 		return nil, fmt.Errorf("nothing saved: %w", r.Err)
 	}
-	f, err := store.EncodeBundle(r.Bundle)
-	if err != nil {
+	if _, err := f.SaveReplay(ctx, r); err != nil {
 		return nil, err
-	}
-	if _, err := w.Store.SaveReplay(ctx, store.Replay{Record: *r.Record}, &f); err != nil {
-		return nil, fmt.Errorf("save the replay: %w", err)
 	}
 	return map[string]any{
 		"replay": r.Record.Report, "saved_version": r.Bundle.SkillVersion,
 		"content_hash": r.Bundle.ContentHash, "verdict": r.Report.Verdict,
-		"re_verified": r.Report.Derived, "model_calls": r.ModelCalls,
+		"re_verified": r.Report.Derived, "model_calls": r.ModelCalls, "authorizer": r.Authority,
 	}, nil
-}
-
-func needsModel(b *skill.Bundle) bool {
-	for _, e := range b.Trace.Edges {
-		for _, src := range e.ParamSources {
-			if src == skill.SourceLLM {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (w *Workbench) compare(ctx context.Context, input json.RawMessage) (any, error) {
@@ -457,13 +458,8 @@ func (w *Workbench) compare(ctx context.Context, input json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	flow := &workbench.Workbench{Verifier: w.Verifier, Store: w.Store}
-	if w.Model != nil {
-		flow.Models = func(context.Context) (workbench.Model, error) { return w.Model, nil }
-	}
-	c, err := flow.Compare(ctx, workbench.CompareRequest{
-		Bundle: b, Models: in.Models, Sets: sets, Save: true,
-		Destructive: w.DestructiveMode != nil && w.DestructiveMode(),
+	c, err := w.flows().Compare(ctx, workbench.CompareRequest{
+		Bundle: b, Models: in.Models, Sets: sets, Save: true, Destructive: w.destructive(),
 		Progress: func(p workbench.CompareProgress) {
 			if p.Edge != nil {
 				ReportProgress(ctx, map[string]any{"model": p.Model, "input_set": p.Set + 1, "edge": *p.Edge})
@@ -611,7 +607,7 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	}
 	res, err := teach.Demonstrate(ctx, plan, teach.Options{
 		Model: w.Model, ModelID: in.Model, Body: bd, Authorizer: policy.Default(),
-		DestructiveMode: w.DestructiveMode != nil && w.DestructiveMode(), TrustedServer: true,
+		DestructiveMode: w.destructive(), TrustedServer: true,
 		MaxSteps: in.MaxSteps,
 		Progress: func(p demonstrate.Progress) {
 			ReportProgress(ctx, map[string]any{"step": p.Step, "phase": p.Phase, "detail": p.Detail})

@@ -348,6 +348,8 @@ type Authority struct {
 	Fallback bool
 	// Why explains the choice in one sentence.
 	Why string
+	// Unavailable is why delegatic-mcp could not decide, with Fallback.
+	Unavailable error
 
 	auth  policy.Authorizer
 	close func()
@@ -408,7 +410,7 @@ func (w *Workbench) Authorize(ctx context.Context, s *ReplaySetup, acceptLocal b
 	if !acceptLocal {
 		return nil, &AuthorizerUnavailableError{Kind: s.Kind, Local: local, Err: err}
 	}
-	return &Authority{Name: local, Fallback: true, auth: ch.Fallback,
+	return &Authority{Name: local, Fallback: true, Unavailable: err, auth: ch.Fallback,
 		Why: fmt.Sprintf("delegatic-mcp cannot authorize this run (%v); the local engine decides on the user's say-so", err)}, nil
 }
 
@@ -463,12 +465,23 @@ type ReplayResult struct {
 	Err error
 	// Authority names who authorized the run.
 	Authority string
-	// Fallback says the local engine decided on the user's say-so.
-	Fallback bool
+	// Fallback says the local engine decided on the user's say-so, and
+	// Unavailable why delegatic-mcp could not.
+	Fallback    bool
+	Unavailable error
 	// Judged says the judge step ran; JudgeNote says what it did, in a
 	// sentence.
 	Judged    bool
 	JudgeNote string
+}
+
+// Verdict is the new version's verdict, or "error" when the replay has
+// none.
+func (r *ReplayResult) Verdict() string {
+	if r.Report == nil {
+		return "error"
+	}
+	return r.Report.Verdict
 }
 
 // Replay replays req.Bundle on the body it was taught on, under the
@@ -525,7 +538,7 @@ func (w *Workbench) Replay(ctx context.Context, req ReplayRequest) (*ReplayResul
 	}
 	out := &ReplayResult{Setup: s, Model: model, Record: r.Record, Bundle: r.Bundle, Report: r.Report,
 		ModelCalls: r.ModelCalls, CostUSD: r.CostUSD, CostKnown: r.CostKnown, Err: r.Err,
-		Authority: auth.Name, Fallback: auth.Fallback}
+		Authority: auth.Name, Fallback: auth.Fallback, Unavailable: auth.Unavailable}
 	if req.Judge && out.Record != nil {
 		if err := w.judge(ctx, s.Bundle, tap, out); err != nil {
 			return nil, err
