@@ -10,7 +10,6 @@ import (
 	"workbench/fixtures"
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
-	"workbench/pkg/compare"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/export"
 	"workbench/pkg/library"
@@ -56,7 +55,7 @@ type Workbench struct {
 	Verifier *verify.Verifier
 	// Model answers a replay's or a comparison's model calls; nil when no
 	// OpenRouter key is set.
-	Model compare.Model
+	Model workbench.Model
 	// Memory stores traces; nil when no memory service is configured, and
 	// MemoryProblem then says why (a *services.NotConfiguredError, an
 	// unreachable server, …).
@@ -366,37 +365,6 @@ func (w *Workbench) export(ctx context.Context, input json.RawMessage) (any, err
 		"bytes": len(f.Data), "redaction": f.Redaction, "verdict": f.Report.Verdict,
 		"re_verified": f.Report.Derived,
 	}, nil
-}
-
-// replaySetup is what a comparison of a stored simulator skill needs: the
-// replay flow's setup, under the local policy engine.
-func (w *Workbench) replaySetup(ctx context.Context, in skillInput, inputs map[string]any) (*skill.Bundle, []byte, compare.Options, error) {
-	b, _, err := w.bundle(ctx, in)
-	if err != nil {
-		return nil, nil, compare.Options{}, err
-	}
-	if b.Manifest.BodyChoice != skill.BodySimulator {
-		return nil, nil, compare.Options{}, fmt.Errorf("skill %s was taught on a %s body; this action compares simulator skills", in.SkillID, b.Manifest.BodyChoice)
-	}
-	f := &workbench.Workbench{}
-	s, err := f.PrepareReplay(workbench.ReplayRequest{Bundle: b, Input: inputs, Destructive: w.destructive()})
-	if err != nil {
-		return nil, nil, compare.Options{}, fmt.Errorf("skill %s: %w", in.SkillID, err)
-	}
-	auth, err := f.Authorize(ctx, s, false)
-	if err != nil {
-		return nil, nil, compare.Options{}, err
-	}
-	opt := compare.Options{
-		Input: s.Input, Deterministic: true, Authorizer: auth.For(s, true),
-		Progress: func(model string, e skill.ReplayEdge) {
-			ReportProgress(ctx, map[string]any{"model": model, "edge": e})
-		},
-	}
-	if w.Model != nil {
-		opt.Model = w.Model
-	}
-	return b, s.WorldData, opt, nil
 }
 
 // replay runs the replay flow on a stored skill and saves the new version.
