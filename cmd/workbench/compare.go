@@ -10,7 +10,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"workbench/pkg/compare"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
@@ -192,7 +191,7 @@ func printMatrix(w io.Writer, c *workbench.Comparison) {
 
 // printComparison prints one input set's results side by side, every gate
 // of every proof, and the divergence summary.
-func printComparison(w io.Writer, c *compare.Comparison) {
+func printComparison(w io.Writer, c *workbench.SetComparison) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODEL\tCALLS\tMODEL USED\tSTATUS\tLEVEL\tFIDELITY\tHALTED AT\tSURPRISES\tVERDICT\tCOST\tLATENCY\tVERSION")
 	for _, r := range c.Results {
@@ -215,7 +214,7 @@ func printComparison(w io.Writer, c *compare.Comparison) {
 	}
 	tw.Flush()
 
-	var ran []compare.Result
+	var ran []workbench.Cell
 	for _, r := range c.Results {
 		if r.Err == nil {
 			ran = append(ran, r)

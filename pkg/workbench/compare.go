@@ -50,6 +50,15 @@ type InputSet struct {
 	Values []teach.Value
 }
 
+// Cell is one cell of the matrix: one model's replay of one input set,
+// proved as the next version (or the model's failure), with its cost and
+// latency. Front-ends read it without the engine package.
+type Cell = compare.Result
+
+// SetComparison is one input set's cells side by side, with where each
+// pair of models differs and its summary in sentences.
+type SetComparison = compare.Comparison
+
 // CompareProgress is one step of a comparison: an edge of the cell of
 // Model and input set Set was replayed (Edge), or the cell is complete
 // (Result).
@@ -57,7 +66,7 @@ type CompareProgress struct {
 	Model  string
 	Set    int
 	Edge   *skill.ReplayEdge
-	Result *compare.Result
+	Result *Cell
 }
 
 // Comparison is the matrix a comparison produced.
@@ -70,7 +79,7 @@ type Comparison struct {
 	// BySet holds, for each input set, the models' results side by side
 	// and where each pair of models differs; BySet[j].Results[i] is the
 	// cell of model i and input set j.
-	BySet []*compare.Comparison
+	BySet []*SetComparison
 	// Final is the next version of Bundle carrying the replay of every
 	// cell that has one, nil when none has; FinalReport is its
 	// verification. Every cell's own result was proved as that same
