@@ -9,6 +9,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/mcp"
+	"workbench/pkg/openrouter"
 	"workbench/pkg/session"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
@@ -127,4 +128,18 @@ func (e *env) keepVerdict(contentHash string, c verdictCheck) {
 		e.verdicts = map[string]verdictCheck{}
 	}
 	e.verdicts[contentHash] = c
+}
+
+// openRouterClient returns a client for the tab's key, through the
+// same-origin proxy; nil and no error when the tab keeps no key.
+func (e *env) openRouterClient() (*openrouter.Client, error) {
+	s, err := e.sessionStorage()
+	if err != nil {
+		return nil, err
+	}
+	key, ok, err := s.Key()
+	if err != nil || !ok {
+		return nil, err
+	}
+	return openrouter.New(key, openrouter.WithBaseURL(e.origin()+openrouter.DefaultBaseURL))
 }

@@ -126,6 +126,11 @@ func (e *env) buildLocal(done chan struct{}) {
 	if or, err := e.openRouterClient(); err == nil && or != nil {
 		wb.Model = or
 	}
+	// A palette replay opens the skill's own body, as the replay page
+	// does; with no page to read the tab's MCP settings from, it trusts
+	// no server's annotations and the host perceives by the default call.
+	flows := e.flows(mcpSettings{Perceive: defaultHostPerceive, PerceiveArgs: defaultHostPerceiveArgs})
+	wb.Bodies, wb.Authorizers = flows.Bodies, flows.Authorizers
 	providers = append(providers, wb)
 
 	if names := fixtures.Worlds(); len(names) > 0 {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/pkg/compare"
 	"workbench/pkg/schemaform"
 	"workbench/pkg/session"
 	"workbench/pkg/skill"
@@ -16,6 +15,7 @@ import (
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
 	"workbench/pkg/words"
+	"workbench/pkg/workbench"
 )
 
 // replayPage replays a stored skill against a new input
@@ -47,12 +47,12 @@ type replayPage struct {
 
 	running bool
 	edges   []skill.ReplayEdge
-	result  *compare.Result
+	result  *workbench.ReplayResult
 	runErr  error
 
 	// Authorization (spec OQ-2) and the opt-in judge (replay_mcp.go).
 	useLocal    bool          // the user confirmed the local engine for the next run
-	outcome     replayOutcome // who authorized the last run, what the judge said
+	outcome     replayOutcome // the last run, or why delegatic-mcp could not authorize it
 	prism       bool          // the relay names prism-eval
 	prismErr    error         // the relay could not be asked
 	judgeWanted bool          // "judge with PRISM" is ticked
@@ -149,7 +149,15 @@ func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 		return
 	}
 	b := p.bundle
-	setup, err := prepareReplay(b, given)
+	set := readMCPSettings(ctx)
+	w := p.env.flows(set)
+	req := workbench.ReplayRequest{Bundle: b, Values: given, Model: strings.TrimSpace(p.model),
+		AcceptLocalPolicy: p.useLocal, Judge: p.judgeWanted && p.prism,
+		Progress: func(edge skill.ReplayEdge) {
+			ctx.Dispatch(func(app.Context) { p.edges = append(p.edges, edge) })
+		},
+	}
+	setup, err := w.PrepareReplay(req)
 	if err != nil {
 		var ie *teach.InputError
 		if errors.As(err, &ie) && ie.Field == teach.FieldInput && ie.Name != "" {
@@ -159,45 +167,34 @@ func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 		}
 		return
 	}
-	opt := compare.Options{
-		Input: setup.Input, Deterministic: true, Authorizer: setup.Authorizer,
-		Progress: func(_ string, edge skill.ReplayEdge) {
-			ctx.Dispatch(func(app.Context) { p.edges = append(p.edges, edge) })
-		},
+	if setup.ModelBound && req.Model == "" {
+		p.fieldErrs["model"] = "this skill has parameters a model chooses on replay: name a model"
+		return
 	}
-	model := ""
-	if setup.ModelBound {
-		model = strings.TrimSpace(p.model)
-		if model == "" {
-			p.fieldErrs["model"] = "this skill has parameters a model chooses on replay: name a model"
-			return
+	if _, _, err := w.ModelFor(ctx, setup, req.Model); err != nil {
+		var ke *workbench.MissingKeyError
+		if errors.As(err, &ke) {
+			err = errors.New("this skill has parameters a model chooses on replay, and this tab keeps no OpenRouter key: enter one on the start page")
 		}
-		client, err := p.env.openRouterClient()
-		if err != nil {
-			p.formErr = err
-			return
-		}
-		if client == nil {
-			p.formErr = errors.New("this skill has parameters a model chooses on replay, and this tab keeps no OpenRouter key: enter one on the start page")
-			return
-		}
-		opt.Model = client
+		p.formErr = err
+		return
 	}
 	p.running, p.outcome = true, replayOutcome{}
-	set, useLocal, judged := readMCPSettings(ctx), p.useLocal, p.judgeWanted && p.prism
 	ctx.Async(func() {
 		var out replayOutcome
-		v, err := p.env.verify()
-		if err == nil {
-			out, err = p.env.runReplay(ctx, v, b, setup, model, opt, set, useLocal, judged)
+		r, err := w.Replay(ctx, req)
+		var ae *workbench.AuthorizerUnavailableError
+		if errors.As(err, &ae) {
+			out.authErr, err = ae.Err, nil // the user has not confirmed the local engine
 		}
+		out.result = r
 		ctx.Dispatch(func(app.Context) {
 			p.running, p.runErr, p.outcome = false, err, out
-			if out.result != nil {
+			if r != nil {
 				p.useLocal = false // the confirmation is for one run
-				p.result = out.result
-				if out.result.Record != nil {
-					p.edges = out.result.Record.Edges
+				p.result = r
+				if r.Record != nil {
+					p.edges = r.Record.Edges
 				}
 			}
 		})
@@ -213,13 +210,11 @@ func (p *replayPage) onSave(ctx app.Context, e app.Event) {
 	ctx = p.nav // see skillPage.onEditSave
 	ctx.Async(func() {
 		var sk store.Skill
-		f, err := store.EncodeBundle(r.Bundle)
+		st, err := p.env.store(ctx, nil)
 		if err == nil {
-			var st store.Store
-			if st, err = p.env.store(ctx, nil); err == nil {
-				sk, err = st.SaveReplay(ctx, store.Replay{Record: *r.Record}, &f)
-				p.env.dropStore(err)
-			}
+			w := &workbench.Workbench{Store: st}
+			sk, err = w.SaveReplay(ctx, r)
+			p.env.dropStore(err)
 		}
 		ctx.Dispatch(func(app.Context) {
 			p.saving, p.saveErr = false, err
@@ -282,7 +277,7 @@ func orText(s, def string) string {
 
 func (p *replayPage) renderForm() app.UI {
 	b := p.bundle
-	bound := skillpage.ModelBound(b)
+	bound := b.Trace.ModelBound()
 	fields := make([]app.UI, 0, len(p.fields)+1)
 	given := make(map[string]string, len(p.fields))
 	for _, f := range p.fields {
@@ -490,16 +485,16 @@ func (p *replayPage) renderOutcome() app.UI {
 			app.Dt().Text("Fidelity"), app.Dd().ID("replay-fidelity").Text(words.Fidelity(rep.Fidelity, rep.EdgesCommitted, rep.EdgesAttempted, len(p.bundle.Trace.Edges))),
 			app.Dt().Text("Fidelity level"), app.Dd().ID("replay-level").Body(levelBadge(rep.FidelityLevel)),
 			app.Dt().Text("Expected level"), app.Dd().Text(r.Record.ExpectedLevel),
-			app.If(p.outcome.judged, func() app.UI {
+			app.If(r.Judged, func() app.UI {
 				return app.Dt().Text("Judge (PRISM)")
 			}),
-			app.If(p.outcome.judged, func() app.UI {
-				return app.Dd().ID("replay-judge").Text(orText(p.outcome.judge, "(no answer)"))
+			app.If(r.Judged, func() app.UI {
+				return app.Dd().ID("replay-judge").Text(orText(r.JudgeNote, "(no answer)"))
 			}),
 			app.Dt().Text("Authorizer"), app.Dd().ID("replay-authorizer").Body(
-				app.Code().Text(p.outcome.authName),
-				app.If(p.outcome.fallback, func() app.UI {
-					return app.Span().Text(" — you chose it because delegatic-mcp could not be used: " + errText(p.outcome.authErr))
+				app.Code().Text(r.Authority),
+				app.If(r.Fallback, func() app.UI {
+					return app.Span().Text(" — you chose it because delegatic-mcp could not be used: " + errText(r.Unavailable))
 				}),
 			),
 			app.Dt().Text("Verdict of the new version"), app.Dd().ID("replay-verdict").Body(verdictBadge(r.Verdict())),

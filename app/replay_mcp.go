@@ -2,158 +2,63 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/pkg/assemble"
 	"workbench/pkg/body"
-	"workbench/pkg/compare"
 	"workbench/pkg/judge"
 	"workbench/pkg/judge/prism"
 	"workbench/pkg/mcp"
-	"workbench/pkg/replay"
 	"workbench/pkg/services"
 	"workbench/pkg/session"
 	"workbench/pkg/skill"
-	"workbench/pkg/skillpage"
-	"workbench/pkg/teach"
-	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
-// prepareReplay checks the user's values for a replay of b on the body
-// the skill was taught on. A simulator skill needs its world
-// (skillpage.Prepare); a skill taught on a browser or a host replays on
-// that kind of MCP body, which has no world, and is held to shapes.
-func prepareReplay(b *skill.Bundle, given []teach.Value) (*skillpage.Setup, error) {
-	kind := b.Manifest.BodyChoice
-	if kind == skill.BodySimulator {
-		return skillpage.Prepare(b, given, false)
+// flows is the flow layer as this tab offers it: the verifier, the
+// bodies of body.go with the tab's MCP settings, spec OQ-2's authorizer
+// choice, the tab's OpenRouter key and prism-eval as the judge.
+func (e *env) flows(set mcpSettings) *workbench.Workbench {
+	w := &workbench.Workbench{
+		Bodies: func(ctx context.Context, kind string, world []byte) (body.Body, bool, error) {
+			return e.body(ctx, session.Body(kind), world, set)
+		},
+		Authorizers: e.authorizer,
+		Models: func(context.Context) (workbench.Model, error) {
+			cl, err := e.openRouterClient()
+			if err != nil || cl == nil {
+				return nil, err // no key is no client
+			}
+			return cl, nil
+		},
+		Judges: e.judge,
 	}
-	if kind != body.KindBrowser && kind != body.KindHost {
-		return nil, fmt.Errorf("the skill's body_choice %q is not a body this workbench replays on", kind)
+	if v, err := e.verify(); err == nil {
+		w.Verifier = v
 	}
-	input, err := teach.ReplayInputs(b, given)
-	if err != nil {
-		return nil, err
-	}
-	if id := b.Manifest.DelegaticPolicyID; id != skill.DefaultPolicyID {
-		return nil, &skillpage.PolicyError{PolicyID: id}
-	}
-	return &skillpage.Setup{
-		Input:      input,
-		Authorizer: replay.PolicyAuthorizer{Declared: b.Manifest.CapabilitiesRequired, BodyKind: kind},
-		ModelBound: skillpage.ModelBound(b),
-	}, nil
+	return w
 }
 
-// replayOutcome is one replay as the page shows it: the result, who
-// authorized it, and what the judge said when judging was asked for.
-type replayOutcome struct {
-	result   *compare.Result
-	authName string
-	fallback bool  // the local engine decided on the user's confirmation
-	authErr  error // why delegatic-mcp did not decide; with no result, the run did not start
-	judged   bool
-	judge    string // what judging did, in a sentence
-}
-
-// runReplay replays b on the body it was taught on, under the authorizer
-// spec OQ-2 names (the local engine in its place only when useLocal), and,
-// when judged, asks prism-eval whether the output is equivalent. It
-// waits on the network: call it off the event loop.
-func (e *env) runReplay(ctx context.Context, v *verify.Verifier, b *skill.Bundle, setup *skillpage.Setup,
-	model string, opt compare.Options, set mcpSettings, useLocal, judged bool) (replayOutcome, error) {
-	var out replayOutcome
-	kind := b.Manifest.BodyChoice
-	bd, trusted, err := e.body(ctx, session.Body(kind), setup.WorldData, set)
-	if err != nil {
-		if kind == skill.BodySimulator {
-			err = fmt.Errorf("the simulator world %s: %w", setup.World, err)
-		}
-		return out, err
-	}
-	defer closeBody(bd)
-	choice, authErr := e.authorizer(ctx, kind, b.Manifest.DelegaticPolicyID)
-	defer closeChoice(choice)
-	out.authName = choice.Name
-	authorizer := choice.Authorizer
-	if authErr != nil {
-		out.authErr = authErr
-		if !useLocal || choice.Fallback == nil {
-			return out, nil // the user has not confirmed the local engine
-		}
-		authorizer, out.fallback, out.authName = choice.Fallback, true, "local:"+skill.DefaultPolicyID
-	}
-	pa := setup.Authorizer
-	pa.Policy, pa.TrustedServer = authorizer, trusted
-	opt.Authorizer = pa
-	// Only the simulator answers the same actions with the same states
-	// by construction; an MCP body is held to shapes.
-	opt.Deterministic = kind == skill.BodySimulator
-
-	var on body.Body = bd
-	var tap *judge.Tap
-	if judged {
-		tap = judge.NewTap(bd)
-		on = tap
-	}
-	r, err := compare.Replay(ctx, v, b, on, model, opt)
-	if err != nil {
-		return out, err
-	}
-	out.result = &r
-	if judged && r.Record != nil {
-		out.judged = true
-		out.judge, err = e.judgeReplay(ctx, v, b, tap, &r)
-		if err != nil {
-			return out, err
-		}
-	}
-	return out, nil
-}
-
-// judgeReplay asks prism-eval whether the replay's output is equivalent to
-// the demonstration's and saves the judged replay in place of the
-// unjudged one: the judge's answer (or why there is none) goes into the
-// new version's evidence.judge and evidence.score before assembly, and
-// the level becomes semantic only on a confirmed equivalence, inconclusive
-// when no judge could judge (judge.Apply).
-func (e *env) judgeReplay(ctx context.Context, v *verify.Verifier, b *skill.Bundle, tap *judge.Tap, r *compare.Result) (string, error) {
-	var o judge.Outcome
+// judge connects to prism-eval on the relay.
+func (e *env) judge(ctx context.Context) (judge.Judge, func(), error) {
 	cfg, err := e.services(ctx)
-	var j *prism.Judge
-	if err == nil {
-		j, err = prism.Connect(ctx, cfg, &mcp.Options{Timeout: 60 * time.Second, Revisions: &e.mcpRevisions})
-	}
 	if err != nil {
-		o = judge.Unavailable(*r.Record, err)
-	} else {
-		defer j.Close(context.WithoutCancel(ctx))
-		replayed, _ := tap.Output()
-		o = judge.Apply(ctx, j, *r.Record, judge.Request{Goal: b.Trace.Goal, Original: judge.OriginalOutput(&b.Trace), Replayed: replayed}, judge.Options{})
+		return nil, nil, err
 	}
-	if o.Judge == nil && o.Score == nil && o.Record.Report.FidelityLevel == r.Record.Report.FidelityLevel {
-		return o.Reason, nil // nothing to judge (an exact or failed replay)
-	}
-	onto := *b
-	onto.Evidence.Judge, onto.Evidence.Score = o.Judge, o.Score
-	nb, err := assemble.WithReplay(v, &onto, o.Record, time.Now(), skill.NewID)
+	j, err := prism.Connect(ctx, cfg, &mcp.Options{Timeout: 60 * time.Second, Revisions: &e.mcpRevisions})
 	if err != nil {
-		return "", fmt.Errorf("saving the judged replay: %w", err)
+		return nil, nil, err
 	}
-	data, err := nb.Encode()
-	if err != nil {
-		return "", fmt.Errorf("saving the judged replay: %w", err)
-	}
-	rep, err := v.Bytes(data)
-	if err != nil {
-		return "", fmt.Errorf("the judged replay does not verify: %w", err)
-	}
-	rec := o.Record
-	r.Record, r.Bundle, r.Report = &rec, nb, rep
-	return o.Reason, nil
+	return j, func() { _ = j.Close(context.Background()) }, nil
+}
+
+// replayOutcome is one replay as the page shows it: the result and, when
+// delegatic-mcp could not authorize it, why (then, with no result, the
+// run did not start and the local engine is offered).
+type replayOutcome struct {
+	result  *workbench.ReplayResult
+	authErr error
 }
 
 // prismConfigured reports whether the relay names prism-eval; nothing is

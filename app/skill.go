@@ -54,7 +54,6 @@ type skillPage struct {
 
 	edit    manifestEdit
 	memory  memoryState
-	cmp     compareState
 	exp     exportState
 	audit   *skillpage.Audit
 	hist    historyState
@@ -419,7 +418,7 @@ func (p *skillPage) renderTabs() app.UI {
 	case "memory":
 		panel = p.renderMemory()
 	case "compare":
-		panel = p.renderCompare()
+		panel = &compareTab{env: p.env, Bundle: p.bundle, Newest: p.newest(), OnSaved: p.onCompareSaved}
 	case "audit":
 		panel = p.renderAudit()
 	case "history":
@@ -431,6 +430,13 @@ func (p *skillPage) renderTabs() app.UI {
 		app.Div().Role("tablist").Class("tablist").Aria("label", "Skill details").OnKeyDown(p.onTabKey).Body(tabs...),
 		app.Div().Role("tabpanel").ID("panel-"+p.tab).Class("tabpanel").Aria("labelledby", "tab-"+p.tab).TabIndex(0).Body(panel),
 	)
+}
+
+// onCompareSaved re-reads the skill after the Compare tab saved a
+// version. The tab calls it from its own context; the page's own (nav)
+// re-renders the page.
+func (p *skillPage) onCompareSaved(_ app.Context, msg string) {
+	p.nav.Dispatch(func(ctx app.Context) { p.reload(ctx, msg) })
 }
 
 // reload re-reads the skill after a new version was stored, keeping the

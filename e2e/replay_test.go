@@ -149,8 +149,12 @@ func TestReplayHaltsWithSurprise(t *testing.T) {
 	}
 }
 
-// Acceptance criterion 13: fixture 5 replayed against two models through
-// the proxy gives two proofs side by side, with the divergence named.
+// Acceptance criterion 13, as the matrix of issue 14: fixture 5 replayed
+// against two models through the proxy, on the taught input and on an
+// input set added in the form, gives a proof per cell with its verdict,
+// fidelity, cost and latency, the divergence named per input set; the
+// matrix is kept with the skill (shown again after a reload, unsaved) and
+// saved as one next version carrying all four replays.
 func TestCompareTwoModels(t *testing.T) {
 	t.Parallel()
 	// Taught so that the click on the changelog is the model's choice.
@@ -159,13 +163,11 @@ func TestCompareTwoModels(t *testing.T) {
 		openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"}),
 		openroutertest.Answer("The newest version is 1.4.0."),
 	)
+	click := openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"})
+	wander := openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/"})
 	s := newSession(t, withOpenRouter(openroutertest.WithScript(
-		openroutertest.Script{Model: "example/a", CostPerCall: 0.002, Steps: []openroutertest.Step{
-			openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"}),
-		}},
-		openroutertest.Script{Model: "example/b", CostPerCall: 0.003, Steps: []openroutertest.Step{
-			openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/"}),
-		}},
+		openroutertest.Script{Model: "example/a", CostPerCall: 0.002, Steps: []openroutertest.Step{click, click}},
+		openroutertest.Script{Model: "example/b", CostPerCall: 0.003, Steps: []openroutertest.Step{wander, wander}},
 	)))
 	id := s.importBundle(file)
 	// The replay page says up front that this skill needs a model and a
@@ -189,39 +191,82 @@ func TestCompareTwoModels(t *testing.T) {
 	s.waitVisible("#compare-form")
 	s.setValue("#compare-model-0", "example/a", "input")
 	s.setValue("#compare-model-1", "example/b", "input")
+	// A second input set, typed as on the replay page: a value the skill
+	// refuses is said beside its field, and no model is asked.
+	s.click("#compare-add-set")
+	s.waitVisible("#compare-set-2-changelog_url")
+	s.setValue("#compare-set-2-changelog_url", "not a url", "input")
+	s.click("#compare-run")
+	s.waitVisible("#compare-set-2-changelog_url-error")
+	if got := s.text("#compare-set-2-changelog_url-error"); !strings.Contains(got, "not an absolute http or https URL") {
+		t.Errorf("the bad value's error: %q", got)
+	}
+	if len(s.OR.ChatRequests("example/a"))+len(s.OR.ChatRequests("example/b")) != 0 {
+		t.Error("a model was asked for a comparison with a bad input set")
+	}
+	s.setValue("#compare-set-2-changelog_url", "https://git.workbench.test/acme/widget/changelog?page=2", "input")
 	s.click("#compare-run")
 	s.waitVisible("#compare-result")
 
-	if n := s.countOf(".compare-card"); n != 2 {
-		t.Fatalf("%d result columns, want 2", n)
+	// The matrix: rows models, columns input sets, a proof in every cell.
+	checkMatrix := func(when string) {
+		t.Helper()
+		if n := s.countOf("#compare-matrix td.compare-cell"); n != 4 {
+			t.Fatalf("%s: %d cells, want 2 models × 2 input sets", when, n)
+		}
+		if got := s.textsOf("#compare-matrix tbody th .compare-model"); !slices.Equal(got, []string{"example/a", "example/b"}) {
+			t.Errorf("%s: rows %q", when, got)
+		}
+		statuses := eval[[]string](s, `[...document.querySelectorAll("#compare-matrix .compare-cell .compare-status")].map((e) => e.dataset.value)`)
+		if want := []string{skill.StatusSuccess, skill.StatusSuccess, skill.StatusHalted, skill.StatusHalted}; !slices.Equal(statuses, want) {
+			t.Errorf("%s: statuses %q, want %q", when, statuses, want)
+		}
+		verdicts := s.textsOf("#compare-matrix .compare-cell .compare-verdict .verdict")
+		if len(verdicts) != 4 || verdicts[2] == skill.VerdictPass || verdicts[3] == skill.VerdictPass {
+			t.Errorf("%s: verdicts %q: the halted model's proofs must not pass", when, verdicts)
+		}
+		if n := s.countOf("#compare-matrix .compare-cell .compare-fidelity"); n != 4 {
+			t.Errorf("%s: %d cells show a fidelity", when, n)
+		}
+		if got := s.textsOf("#compare-matrix .compare-cell .compare-cost"); len(got) != 4 || got[0] != "cost $0.002" || got[2] != "cost $0.003" {
+			t.Errorf("%s: costs %q", when, got)
+		}
+		if ok := eval[bool](s, `[...document.querySelectorAll("#compare-matrix .compare-latency")].every((e) => /^\d+$/.test(e.dataset.ms))`); !ok || s.countOf("#compare-matrix .compare-latency") != 4 {
+			t.Errorf("%s: a cell without its latency", when)
+		}
+		summary := s.text("#compare-summary")
+		for _, want := range []string{"Input set 1: example/a and example/b diverge", "Input set 2: example/a and example/b diverge"} {
+			if !strings.Contains(summary, want) {
+				t.Errorf("%s: summary %q does not say %q", when, summary, want)
+			}
+		}
 	}
-	if got := s.textsOf(".compare-card .compare-model"); !slices.Equal(got, []string{"example/a", "example/b"}) {
-		t.Errorf("models %q", got)
+	checkMatrix("after the run")
+	if n := len(s.OR.ChatRequests("example/a")) + len(s.OR.ChatRequests("example/b")); n != 4 {
+		t.Errorf("%d model calls through the proxy, want one per cell", n)
 	}
-	verdicts := s.textsOf(".compare-card .compare-verdict .verdict")
-	statuses := eval[[]string](s, `[...document.querySelectorAll(".compare-card .compare-status")].map((e) => e.dataset.value)`)
-	if len(verdicts) != 2 || len(statuses) != 2 {
-		t.Fatalf("verdicts %q, statuses %q: want two complete proofs", verdicts, statuses)
+	// Readable on a phone: the matrix scrolls in its box, the page does not.
+	s.resize(viewports[0])
+	if w := eval[int](s, `document.documentElement.scrollWidth - window.innerWidth`); w > 0 {
+		t.Errorf("at 390 px the page scrolls sideways by %d px", w)
 	}
-	if statuses[0] != skill.StatusSuccess || statuses[1] != skill.StatusHalted {
-		t.Errorf("statuses %q", statuses)
+	s.resize(viewports[2])
+
+	// Kept with the skill: a reload shows the same matrix, not saved.
+	s.openSkill(id)
+	s.click("#tab-compare")
+	s.waitVisible("#compare-result")
+	checkMatrix("after a reload")
+	if got := s.text("#compare-kept"); !strings.Contains(got, "Not saved as a version") {
+		t.Errorf("kept note %q", got)
 	}
-	if verdicts[1] == skill.VerdictPass {
-		t.Errorf("the halted model's proof shows pass")
-	}
-	if n := s.countOf(".compare-card .compare-gates tr"); n != 12 {
-		t.Errorf("%d gate rows, want six per proof", n)
-	}
-	summary := s.text("#compare-summary")
-	if !strings.Contains(summary, "example/a and example/b diverge") {
-		t.Errorf("summary %q does not name the divergence", summary)
-	}
-	if len(s.OR.ChatRequests("example/a")) == 0 || len(s.OR.ChatRequests("example/b")) == 0 {
-		t.Error("a model was not asked through the proxy")
+	if got := s.text("#skill-version"); got != "1" {
+		t.Errorf("version %q after a comparison that was not saved, want 1", got)
 	}
 
-	// One version carries both replays, the next after the one compared:
-	// saved, it is the skill's newest, and no version number is skipped.
+	// One version carries all four replays, the next after the one
+	// compared: saved, it is the skill's newest, no version number is
+	// skipped, and the matrix is still shown, as saved.
 	if got := s.text("#compare-save"); got != "Save as new version v2" {
 		t.Errorf("save button %q, want the next version, v2", got)
 	}
@@ -233,13 +278,18 @@ func TestCompareTwoModels(t *testing.T) {
 	if got := s.textsOf("#skill-versions a"); !slices.Equal(got, []string{"v1", "v2 (newest)"}) {
 		t.Errorf("versions %q, want v1 and v2", got)
 	}
+	s.waitText("#compare-saved-as", "Saved as v2.")
+	checkMatrix("after saving")
+	if s.countOf("#compare-save") != 0 {
+		t.Error("a saved comparison is offered for saving again")
+	}
 	s.click("#tab-audit")
 	s.click("#audit-view-events")
 	s.waitVisible("#audit-events")
 	if n := s.countOf("#audit-events tbody tr td:nth-child(2)"); n == 0 {
 		t.Error("no events in the saved comparison")
 	}
-	if got := eval[int](s, `[...document.querySelectorAll("#audit-events tbody tr td:nth-child(2)")].filter((e) => e.textContent === "`+skill.EventReplayExecuted+`").length`); got != 2 {
-		t.Errorf("%d ReplayExecuted events in the saved comparison, want one per model", got)
+	if got := eval[int](s, `[...document.querySelectorAll("#audit-events tbody tr td:nth-child(2)")].filter((e) => e.textContent === "`+skill.EventReplayExecuted+`").length`); got != 4 {
+		t.Errorf("%d ReplayExecuted events in the saved comparison, want one per cell", got)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/openrouter/openroutertest"
+	"workbench/pkg/skill"
 )
 
 // The model-comparison scenario taught so that the click on the changelog
@@ -171,5 +173,54 @@ func TestTerminalWalkthrough(t *testing.T) {
 	if files, _ := filepath.Glob("*.v3.skill.json"); len(files) != 1 {
 		all, _ := filepath.Glob("*")
 		t.Errorf("no v3 bundle; the directory holds %v", all)
+	}
+}
+
+// Two models by two input sets: the taught inputs and one --input-set.
+// Each set has its own table and summary, every cell ran, and the one
+// version written carries all four replays.
+func TestCompareInputSets(t *testing.T) {
+	or := stand(t, openroutertest.WithScript(teacher(comparisonDemo...),
+		model("example/a", clickChangelog, clickChangelog), model("example/b", clickChangelog, clickChangelog)))
+	taught := teachFile(t, or, fixtures.ModelComparison)
+	out := filepath.Join(t.TempDir(), "compared.skill.json")
+	code, stdout, stderr := pipeline(t, or, "compare", taught, "--model", "example/a", "--model", "example/b",
+		"--input-set", `{"changelog_url":"https://git.workbench.test/acme/widget/changelog?page=2"}`, "--out", out)
+	wantCode(t, code, exitProven, stdout, stderr)
+	for _, s := range []string{
+		`INPUT SET 1 {"changelog_url":"https://git.workbench.test/acme/widget/changelog"}`,
+		`INPUT SET 2 {"changelog_url":"https://git.workbench.test/acme/widget/changelog?page=2"}`,
+		"LATENCY", "wrote " + out + " (v2,",
+	} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, stdout)
+		}
+	}
+	if n := strings.Count(stdout, "example/a and example/b agree"); n != 2 {
+		t.Errorf("%d agreeing sets, want 2:\n%s", n, stdout)
+	}
+	if !strings.Contains(stderr, "with 2 models and 2 input sets") || !strings.Contains(stderr, "example/b on input set 2: edge 1 browser_click: exact, committed") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := skill.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(b.ReplayRecords()); n != 4 {
+		t.Errorf("the written version carries %d replays, want 4", n)
+	}
+	for _, tc := range []struct{ set, want string }{
+		{`not json`, `"not json" is not a JSON object of input values`},
+		{`{"changelog_url":"ftp://nowhere"}`, `--input-set 1: changelog_url: "ftp://nowhere" is not an absolute http or https URL`},
+	} {
+		code, stdout, stderr := pipeline(t, or, "compare", taught, "--model", "example/a", "--model", "example/b", "--input-set", tc.set)
+		wantCode(t, code, exitInvalid, stdout, stderr)
+		if !strings.Contains(stderr, tc.want) {
+			t.Errorf("--input-set %s: stderr %q, want %q", tc.set, stderr, tc.want)
+		}
 	}
 }

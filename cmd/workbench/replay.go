@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
-	"workbench/pkg/compare"
-	"workbench/pkg/policy"
-	"workbench/pkg/replay"
 	"workbench/pkg/skill"
-	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 func replayHelp(w io.Writer) {
@@ -52,77 +50,86 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err := bf.check(); err != nil {
 		return c.fail(err)
 	}
-	var rs *replaySetup
-	var err error
-	if bf.set() {
-		rs, err = prepareMCPReplay(pos[0], stdin, inputs, *worldName, *destructive)
-	} else {
-		rs, err = prepareReplay(pos[0], stdin, inputs, *worldName, *destructive)
-	}
+	b, err := readBundle(pos[0], stdin)
 	if err != nil {
 		return c.fail(err)
 	}
-	b, input, wname, wdata, auth := rs.bundle, rs.input, rs.world, rs.worldData, rs.auth
-	var bd body.Body
-	where := "the simulator world " + wname
-	if bf.set() {
-		kind := bf.kindOr(b.Manifest.BodyChoice)
-		if kind != b.Manifest.BodyChoice {
-			return c.fail(usagef("--body-kind %s: the skill was taught on a %s body", kind, b.Manifest.BodyChoice))
-		}
-		mb, err := bf.dial(ctx, kind)
-		if err != nil {
-			return c.fail(err)
-		}
-		defer mb.Close(context.WithoutCancel(ctx))
-		auth.BodyKind, auth.TrustedServer = kind, mb.Trusted()
-		bd, where = mb, bf.where(mb)
+	kind := b.Manifest.BodyChoice
+	switch {
+	case bf.set() && *worldName != "":
+		return c.fail(usagef("--world is the simulator's; not with --body"))
+	case bf.set() && kind != body.KindBrowser && kind != body.KindHost:
+		return c.fail(usagef("%s: the skill was taught on the %s, not on an MCP body; replay it without --body", pos[0], kind))
+	case bf.set() && bf.kindOr(kind) != kind:
+		return c.fail(usagef("--body-kind %s: the skill was taught on a %s body", bf.kindOr(kind), kind))
+	case !bf.set() && kind != skill.BodySimulator:
+		return c.fail(usagef("%s: the skill was taught on a %s body; replay it with --body URL", pos[0], kind))
 	}
 	v, err := verify.Standard()
 	if err != nil {
 		return c.fail(err)
 	}
-	opt := compare.Options{
-		// Only the simulator answers the same actions with the same
-		// states by construction; a real body is held to shapes.
-		Input: input, Deterministic: !bf.set(), Authorizer: auth,
-		Progress: func(_ string, e skill.ReplayEdge) { c.progressf("%s", edgeLine(b, e)) },
+	req := workbench.ReplayRequest{Bundle: b, Values: inputs.list(), World: *worldName, Model: *model, Destructive: *destructive,
+		// A terminal run has no delegatic-mcp (spec OQ-2): giving --body
+		// is the user's say-so for the local engine, which every block
+		// then names.
+		AcceptLocalPolicy: true,
+		Progress:          func(e skill.ReplayEdge) { c.progressf("%s", edgeLine(b, e)) },
 	}
-	useModel := ""
-	if modelBound(b) {
-		useModel = *model
-		if useModel == "" {
+	w := &workbench.Workbench{Verifier: v,
+		Models: func(ctx context.Context) (workbench.Model, error) {
+			cl, err := mf.client(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return cl, nil
+		},
+	}
+	// The body is opened when the flow runs; the line says where.
+	var where, useModel string
+	w.Bodies = func(ctx context.Context, kind string, world []byte) (body.Body, bool, error) {
+		if !bf.set() {
+			bd, err := sim.New(world)
+			if err != nil {
+				return nil, false, err
+			}
+			c.progressf("replaying %q v%d on %s with %s", b.Manifest.Name, b.SkillVersion, where, orNoModel(useModel))
+			return bd, true, nil
+		}
+		mb, err := bf.dial(ctx, kind)
+		if err != nil {
+			return nil, false, err
+		}
+		c.progressf("replaying %q v%d on %s with %s", b.Manifest.Name, b.SkillVersion, bf.where(mb), orNoModel(useModel))
+		return mb, mb.Trusted(), nil
+	}
+	s, err := w.PrepareReplay(req)
+	if err != nil {
+		return c.fail(replayError(err))
+	}
+	where = "the simulator world " + s.World
+	if s.ModelBound {
+		if useModel = *model; useModel == "" {
 			useModel = b.Evidence.System.Model
 		}
-		if useModel == "" {
-			return c.fail(usagef("the skill has parameters a model chooses on replay; name one with --model"))
-		}
-		cl, err := mf.client(ctx)
-		if err != nil {
-			return c.fail(err)
-		}
-		opt.Model = cl
 	} else if *model != "" {
 		c.progressf("every parameter of this skill is literal or bound to an input: replay makes no model call, so --model %s is not used", *model)
 	}
-	if bd == nil {
-		if bd, err = sim.New(wdata); err != nil {
-			return c.fail(fmt.Errorf("world %s: %w", wname, err))
-		}
-	}
-	c.progressf("replaying %q v%d on %s with %s", b.Manifest.Name, b.SkillVersion, where, orNoModel(useModel))
-	r, err := compare.Replay(ctx, v, b, bd, useModel, opt)
+	r, err := w.Replay(ctx, req)
 	if err != nil {
-		return c.fail(err)
+		return c.fail(replayError(err))
 	}
 	if r.Err != nil {
 		return c.fail(fmt.Errorf("nothing saved: %w", r.Err))
+	}
+	if r.Fallback {
+		c.progressf("delegatic-mcp is not configured here; the local policy engine (%s) authorized every action", r.Authority)
 	}
 	file, err := writeBundle(r.Bundle, *out)
 	if err != nil {
 		return c.fail(err)
 	}
-	printReplay(stdout, &r)
+	printReplay(stdout, r)
 	fmt.Fprintf(stdout, "wrote %s (v%d)\n\n", file, r.Bundle.SkillVersion)
 	printReport(stdout, file, r.Report)
 	if r.Report.Verdict != skill.VerdictPass {
@@ -131,69 +138,23 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	return exitProven
 }
 
-// authorizer re-authorizes a replay under the policy the skill was taught
-// with and the capabilities its manifest declares.
-// replaySetup is what replay and compare both take from their arguments:
-// the bundle, its new input, the simulator world to replay on and the
-// authorizer, under the policy the skill names.
-type replaySetup struct {
-	bundle    *skill.Bundle
-	input     map[string]any
-	world     string
-	worldData []byte
-	auth      replay.PolicyAuthorizer
-}
-
-func prepareReplay(file string, stdin io.Reader, inputs inputFlag, worldName string, destructive bool) (*replaySetup, error) {
-	b, err := readBundle(file, stdin)
-	if err != nil {
-		return nil, err
+// replayError is err of the replay flow as the command line says it: what
+// the user gave that cannot be used is a usage error naming the flag.
+func replayError(err error) error {
+	var (
+		pe *workbench.PolicyError
+		me *workbench.MissingModelError
+		be *workbench.BodyUnavailableError
+	)
+	switch {
+	case errors.As(err, &pe):
+		return usagef("%v", pe)
+	case errors.As(err, &me):
+		return usagef("the skill has parameters a model chooses on replay; name one with --model")
+	case errors.As(err, &be):
+		return usagef("%v", be)
 	}
-	input, err := teach.ReplayInputs(b, inputs.list())
-	if err != nil {
-		return nil, flagError(err)
-	}
-	wname, wdata, err := teach.WorldOf(b, worldName)
-	if err != nil {
-		return nil, flagError(err)
-	}
-	auth, err := authorizer(b, destructive)
-	if err != nil {
-		return nil, err
-	}
-	return &replaySetup{bundle: b, input: input, world: wname, worldData: wdata, auth: auth}, nil
-}
-
-func authorizer(b *skill.Bundle, destructive bool) (replay.PolicyAuthorizer, error) {
-	if id := b.Manifest.DelegaticPolicyID; id != skill.DefaultPolicyID {
-		return replay.PolicyAuthorizer{}, usagef("the skill names the policy %q; only %s is available here", id, skill.DefaultPolicyID)
-	}
-	return replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired,
-		BodyKind: skill.BodySimulator, TrustedServer: true, DestructiveMode: destructive}, nil
-}
-
-// prepareMCPReplay is prepareReplay for a replay on an MCP body: no
-// simulator world, and a skill taught on a browser or a host.
-func prepareMCPReplay(file string, stdin io.Reader, inputs inputFlag, worldName string, destructive bool) (*replaySetup, error) {
-	if worldName != "" {
-		return nil, usagef("--world is the simulator's; not with --body")
-	}
-	b, err := readBundle(file, stdin)
-	if err != nil {
-		return nil, err
-	}
-	if c := b.Manifest.BodyChoice; c != body.KindBrowser && c != body.KindHost {
-		return nil, usagef("%s: the skill was taught on the %s, not on an MCP body; replay it without --body", file, c)
-	}
-	input, err := teach.ReplayInputs(b, inputs.list())
-	if err != nil {
-		return nil, flagError(err)
-	}
-	auth, err := authorizer(b, destructive)
-	if err != nil {
-		return nil, err
-	}
-	return &replaySetup{bundle: b, input: input, auth: auth}, nil
+	return flagError(err)
 }
 
 func orNoModel(m string) string {

@@ -16,12 +16,12 @@ import (
 	"strings"
 	"time"
 
-	"workbench/pkg/compare"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/redact"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 // keyEnv is the one place the OpenRouter key is read from: a flag would
@@ -312,18 +312,6 @@ func writeBundle(b *skill.Bundle, out string) (string, error) {
 	return out, nil
 }
 
-// modelBound reports whether replaying b asks a model for any parameter.
-func modelBound(b *skill.Bundle) bool {
-	for _, e := range b.Trace.Edges {
-		for _, s := range e.ParamSources {
-			if s == skill.SourceLLM {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // cost formats a cost and says when some reply did not report its own.
 func cost(usd float64, known bool) string {
 	s := fmt.Sprintf("$%.4f", usd)
@@ -349,7 +337,7 @@ func edgeLine(b *skill.Bundle, e skill.ReplayEdge) string {
 }
 
 // printReplay prints what one replay did.
-func printReplay(w io.Writer, r *compare.Result) {
+func printReplay(w io.Writer, r *workbench.ReplayResult) {
 	rep := r.Record.Report
 	fmt.Fprintf(w, "replay: %s, fidelity %v (%s), %d of %d edges committed\n",
 		rep.Status, rep.Fidelity, rep.FidelityLevel, rep.EdgesCommitted, len(r.Record.Edges))

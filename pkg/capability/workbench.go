@@ -10,17 +10,16 @@ import (
 	"workbench/fixtures"
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
-	"workbench/pkg/compare"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/export"
 	"workbench/pkg/library"
 	"workbench/pkg/memory"
 	"workbench/pkg/policy"
-	"workbench/pkg/replay"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 // Names of the workbench's own actions; their ids are
@@ -56,7 +55,7 @@ type Workbench struct {
 	Verifier *verify.Verifier
 	// Model answers a replay's or a comparison's model calls; nil when no
 	// OpenRouter key is set.
-	Model compare.Model
+	Model workbench.Model
 	// Memory stores traces; nil when no memory service is configured, and
 	// MemoryProblem then says why (a *services.NotConfiguredError, an
 	// unreachable server, …).
@@ -65,7 +64,25 @@ type Workbench struct {
 	// DestructiveMode reads the user's destructive-mode toggle for the
 	// replayed edges' authorization; nil means off.
 	DestructiveMode func() bool
+	// Bodies opens the body a replay runs on; nil means the simulator
+	// only, and a skill taught on a browser or a host says so.
+	Bodies workbench.BodyFactory
+	// Authorizers applies spec OQ-2's choice of authorizer; nil means no
+	// delegatic-mcp.
+	Authorizers workbench.AuthorizerChooser
 }
+
+// flows is the flow layer with w's dependencies.
+func (w *Workbench) flows() *workbench.Workbench {
+	f := &workbench.Workbench{Verifier: w.Verifier, Store: w.Store, Bodies: w.Bodies, Authorizers: w.Authorizers}
+	if w.Model != nil {
+		m := w.Model
+		f.Models = func(context.Context) (workbench.Model, error) { return m, nil }
+	}
+	return f
+}
+
+func (w *Workbench) destructive() bool { return w.DestructiveMode != nil && w.DestructiveMode() }
 
 // action is one workbench action's static description.
 type action struct {
@@ -100,15 +117,17 @@ func workbenchActions() []action {
 "profile":{"enum":["transcript_pii","full","none"],"default":"transcript_pii","title":"Redaction profile"},
 "secrets_confirmed":{"type":"boolean","default":false,"title":"Export secrets under \"none\"","description":"Required to export a bundle holding secrets without redaction."}}}`},
 		{name: ActionReplay, title: "Replay skill", capability: "ambient", hint: HintEvidence, needSkill: true, needModel: true,
-			desc: "Replay a stored simulator skill on a fresh simulator, verify the replay and save it as the skill's next version.",
+			desc: "Replay a stored skill on a fresh body of the kind it was taught on, verify the replay and save it as the skill's next version.",
 			schema: `{"type":"object","required":["skill_id"],"additionalProperties":false,"properties":{` + skillProps + `,
 "inputs":{"type":"object","title":"Inputs","description":"The skill's inputs; the taught ones when absent."},
-"model":{"type":"string","title":"Model","description":"The OpenRouter model that re-chooses model-chosen parameters; the teaching model when absent."}}}`},
+"model":{"type":"string","title":"Model","description":"The OpenRouter model that re-chooses model-chosen parameters; the teaching model when absent."},
+"accept_local_policy":{"type":"boolean","default":false,"title":"Use the local policy engine","description":"When delegatic-mcp cannot authorize a browser or host body, let the local policy engine decide this run; every authorization block names it."}}}`},
 		{name: ActionCompare, title: "Compare models", capability: "ambient", hint: HintTable, needSkill: true, needModel: true,
-			desc: "Replay a stored simulator skill once per model, verify each replay and set the results side by side; saves the version carrying every replay.",
+			desc: "Replay a stored skill once per model and input set, verify each replay and set the results side by side; saves the version carrying every replay.",
 			schema: `{"type":"object","required":["skill_id","models"],"additionalProperties":false,"properties":{` + skillProps + `,
 "models":{"type":"array","items":{"type":"string","minLength":1},"minItems":2,"uniqueItems":true,"title":"Models"},
-"inputs":{"type":"object","title":"Inputs"}}}`},
+"inputs":{"title":"Inputs","description":"One input set, or a list of them; the taught inputs when absent.",
+"oneOf":[{"type":"object","title":"One input set"},{"type":"array","items":{"type":"object"},"minItems":1,"title":"Several input sets"}]}}}`},
 		{name: ActionImport, title: "Import bundle", capability: "ambient", hint: HintEvidence,
 			desc: "Read a skill bundle file into the local library: strict parsing, schema validation and a re-derived proof.",
 			schema: `{"type":"object","required":["filename","bundle"],"additionalProperties":false,"properties":{
@@ -348,140 +367,130 @@ func (w *Workbench) export(ctx context.Context, input json.RawMessage) (any, err
 	}, nil
 }
 
-// replaySetup is what a replay or a comparison of a stored simulator
-// skill needs.
-func (w *Workbench) replaySetup(ctx context.Context, in skillInput, inputs map[string]any) (*skill.Bundle, []byte, compare.Options, error) {
-	b, _, err := w.bundle(ctx, in)
-	if err != nil {
-		return nil, nil, compare.Options{}, err
-	}
-	if b.Manifest.BodyChoice != skill.BodySimulator {
-		return nil, nil, compare.Options{}, fmt.Errorf("skill %s was taught on a %s body; this action replays simulator skills (use the skill's replay page)", in.SkillID, b.Manifest.BodyChoice)
-	}
-	if id := b.Manifest.DelegaticPolicyID; id != skill.DefaultPolicyID {
-		return nil, nil, compare.Options{}, fmt.Errorf("skill %s names the policy %q; only %s is available here", in.SkillID, id, skill.DefaultPolicyID)
-	}
-	_, world, err := teach.WorldOf(b, "")
-	if err != nil {
-		return nil, nil, compare.Options{}, err
-	}
-	destructive := w.DestructiveMode != nil && w.DestructiveMode()
-	opt := compare.Options{
-		Input: inputs, Deterministic: true,
-		Progress: func(model string, e skill.ReplayEdge) {
-			ReportProgress(ctx, map[string]any{"model": model, "edge": e})
-		},
-		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired,
-			BodyKind: skill.BodySimulator, TrustedServer: true, DestructiveMode: destructive},
-	}
-	if w.Model != nil {
-		opt.Model = w.Model
-	}
-	return b, world, opt, nil
-}
-
+// replay runs the replay flow on a stored skill and saves the new version.
+// delegatic-mcp unavailable for the skill's body is an error saying so;
+// the user answers it by asking again with accept_local_policy.
 func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, error) {
 	var in struct {
 		skillInput
-		Inputs map[string]any `json:"inputs"`
-		Model  string         `json:"model"`
+		Inputs      map[string]any `json:"inputs"`
+		Model       string         `json:"model"`
+		AcceptLocal bool           `json:"accept_local_policy"`
 	}
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	b, world, opt, err := w.replaySetup(ctx, in.skillInput, in.Inputs)
+	b, _, err := w.bundle(ctx, in.skillInput)
 	if err != nil {
 		return nil, err
 	}
-	model := ""
-	if needsModel(b) {
-		if model = in.Model; model == "" {
-			model = b.Evidence.System.Model
-		}
-		if w.Model == nil {
-			return nil, errors.New("the skill has parameters a model chooses on replay, and no OpenRouter key is set")
-		}
+	f := w.flows()
+	r, err := f.Replay(ctx, workbench.ReplayRequest{Bundle: b, Input: in.Inputs, Model: in.Model,
+		Destructive: w.destructive(), AcceptLocalPolicy: in.AcceptLocal,
+		Progress: func(e skill.ReplayEdge) { ReportProgress(ctx, map[string]any{"model": in.Model, "edge": e}) },
+	})
+	var ae *workbench.AuthorizerUnavailableError
+	if errors.As(err, &ae) {
+		return nil, fmt.Errorf("%w; nothing ran: to replay under the local policy engine (%s), ask again with accept_local_policy", err, ae.Local)
 	}
-	bd, err := sim.New(world)
-	if err != nil {
-		return nil, fmt.Errorf("simulator world: %w", err)
-	}
-	r, err := compare.Replay(ctx, w.Verifier, b, bd, model, opt)
 	if err != nil {
 		return nil, err
 	}
 	if r.Err != nil {
 		return nil, fmt.Errorf("nothing saved: %w", r.Err)
 	}
-	f, err := store.EncodeBundle(r.Bundle)
-	if err != nil {
+	if _, err := f.SaveReplay(ctx, r); err != nil {
 		return nil, err
-	}
-	if _, err := w.Store.SaveReplay(ctx, store.Replay{Record: *r.Record}, &f); err != nil {
-		return nil, fmt.Errorf("save the replay: %w", err)
 	}
 	return map[string]any{
 		"replay": r.Record.Report, "saved_version": r.Bundle.SkillVersion,
 		"content_hash": r.Bundle.ContentHash, "verdict": r.Report.Verdict,
-		"re_verified": r.Report.Derived, "model_calls": r.ModelCalls,
+		"re_verified": r.Report.Derived, "model_calls": r.ModelCalls, "authorizer": r.Authority,
 	}, nil
-}
-
-func needsModel(b *skill.Bundle) bool {
-	for _, e := range b.Trace.Edges {
-		for _, src := range e.ParamSources {
-			if src == skill.SourceLLM {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (w *Workbench) compare(ctx context.Context, input json.RawMessage) (any, error) {
 	var in struct {
 		skillInput
-		Models []string       `json:"models"`
-		Inputs map[string]any `json:"inputs"`
+		Models []string        `json:"models"`
+		Inputs json.RawMessage `json:"inputs"`
 	}
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	b, world, opt, err := w.replaySetup(ctx, in.skillInput, in.Inputs)
+	sets, err := inputSets(in.Inputs)
 	if err != nil {
 		return nil, err
 	}
-	c, err := compare.Run(ctx, w.Verifier, b, func() (body.Body, error) { return sim.New(world) }, in.Models, opt)
+	b, _, err := w.bundle(ctx, in.skillInput)
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]map[string]any, len(c.Results))
-	for i, r := range c.Results {
-		row := map[string]any{"model": r.Model, "verdict": r.Verdict(), "model_calls": r.ModelCalls}
-		if r.CostKnown {
-			row["cost_usd"] = r.CostUSD
-		}
-		if r.Record != nil {
-			row["status"] = r.Record.Report.Status
-			row["fidelity_level"] = r.Record.Report.FidelityLevel
-		}
-		if r.Err != nil {
-			row["error"] = r.Err.Error()
-		}
-		rows[i] = row
+	c, err := w.flows().Compare(ctx, workbench.CompareRequest{
+		Bundle: b, Models: in.Models, Sets: sets, Save: true, Destructive: w.destructive(),
+		Progress: func(p workbench.CompareProgress) {
+			if p.Edge != nil {
+				ReportProgress(ctx, map[string]any{"model": p.Model, "input_set": p.Set + 1, "edge": *p.Edge})
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
-	out := map[string]any{"rows": rows, "summary": c.Summary(), "models_exercised": c.ModelsExercised}
-	if c.Final != nil {
-		f, err := store.EncodeBundle(c.Final)
-		if err != nil {
-			return nil, err
+	k := c.Kept
+	rows := make([]map[string]any, 0, len(k.Cells))
+	for _, cell := range k.Cells {
+		row := map[string]any{"model": cell.Model, "input_set": cell.Input + 1, "verdict": cell.Verdict,
+			"model_calls": cell.ModelCalls, "latency_ms": cell.LatencyMS}
+		if cell.CostKnown {
+			row["cost_usd"] = cell.CostUSD
 		}
-		if _, err := w.Store.AddBundle(ctx, f); err != nil {
-			return nil, fmt.Errorf("save the comparison: %w", err)
+		if cell.Record != nil {
+			row["status"], row["fidelity"], row["fidelity_level"] = cell.Status, cell.Fidelity, cell.FidelityLevel
 		}
-		out["saved_version"] = c.Final.SkillVersion
+		if cell.Error != "" {
+			row["error"] = cell.Error
+		}
+		rows = append(rows, row)
+	}
+	exercised := false
+	var summary []string
+	for j, set := range c.BySet {
+		exercised = exercised || set.ModelsExercised
+		for _, line := range set.Summary() {
+			if len(c.BySet) > 1 {
+				line = fmt.Sprintf("Input set %d: %s", j+1, line)
+			}
+			summary = append(summary, line)
+		}
+	}
+	out := map[string]any{"rows": rows, "summary": summary, "models_exercised": exercised,
+		"input_sets": c.Inputs, "saved_version": k.SavedVersion}
+	if c.KeepErr != nil {
+		out["kept"] = c.KeepErr.Error()
 	}
 	return out, nil
+}
+
+// inputSets reads the compare action's inputs: absent, one set (an
+// object, as before sets were offered) or a list of sets.
+func inputSets(raw json.RawMessage) ([]workbench.InputSet, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var one map[string]any
+	if err := json.Unmarshal(raw, &one); err == nil {
+		return []workbench.InputSet{{Input: one}}, nil
+	}
+	var many []map[string]any
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, fmt.Errorf("inputs: an object of input values, or a list of them: %w", err)
+	}
+	sets := make([]workbench.InputSet, len(many))
+	for i, m := range many {
+		sets[i] = workbench.InputSet{Input: m}
+	}
+	return sets, nil
 }
 
 func (w *Workbench) importBundle(ctx context.Context, input json.RawMessage) (any, error) {
@@ -566,7 +575,7 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	}
 	res, err := teach.Demonstrate(ctx, plan, teach.Options{
 		Model: w.Model, ModelID: in.Model, Body: bd, Authorizer: policy.Default(),
-		DestructiveMode: w.DestructiveMode != nil && w.DestructiveMode(), TrustedServer: true,
+		DestructiveMode: w.destructive(), TrustedServer: true,
 		MaxSteps: in.MaxSteps,
 		Progress: func(p demonstrate.Progress) {
 			ReportProgress(ctx, map[string]any{"step": p.Step, "phase": p.Phase, "detail": p.Detail})

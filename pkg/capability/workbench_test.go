@@ -145,8 +145,19 @@ func TestWorkbenchActions(t *testing.T) {
 	if cv.Table == nil || len(cv.Table.Rows) != 2 || !slices.Contains(cv.Table.Columns, "model") {
 		t.Errorf("compare view: %+v fallback %q", cv.Table, cv.Fallback)
 	}
-	if out := res["result"].(map[string]any); out["models_exercised"] != false {
+	if out := res["result"].(map[string]any); out["models_exercised"] != false || out["saved_version"] != float64(before.Version+2) {
 		t.Errorf("compare: %v", out)
+	}
+	// Several input sets (a list where one object was taken before): a
+	// row per model and set, one version saved, the matrix kept.
+	cin, _ = json.Marshal(map[string]any{"skill_id": skillID, "models": []string{"example/a", "example/b"}, "inputs": []map[string]any{{}, {}}})
+	res = r.run(t, Proposal{CapabilityID: "workbench:compare", Input: cin, Confirmed: true})
+	out, _ = res["result"].(map[string]any)
+	if rows, _ := out["rows"].([]any); res["status"] != "ok" || len(rows) != 4 || out["saved_version"] != float64(before.Version+3) {
+		t.Fatalf("compare of two input sets: %v", res)
+	}
+	if kept, err := r.wb.Store.Comparisons(ctx, skillID); err != nil || len(kept) != 2 || kept[0].SavedVersion != before.Version+3 {
+		t.Errorf("kept comparisons %d, %v", len(kept), err)
 	}
 }
 
@@ -236,5 +247,27 @@ func TestDemonstrate(t *testing.T) {
 	bad := json.RawMessage(`{"scenario":"` + fixtures.ModelComparison + `","task":"x","world":"weather","model":"m"}`)
 	if _, err := r.gov.Invoke(context.Background(), Proposal{CapabilityID: "workbench:demonstrate", Input: bad, Confirmed: true}); !isRefusal(err, RefusedInvalid) {
 		t.Errorf("scenario and task: %v", err)
+	}
+}
+
+// The compare action's inputs: absent, one set as an object (the schema
+// before sets), or a list of sets.
+func TestCompareInputSets(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		sets int
+		bad  bool
+	}{
+		{"", 0, false},
+		{"null", 0, false},
+		{`{"url": "https://example.test/"}`, 1, false},
+		{`[{}, {"url": "https://example.test/"}]`, 2, false},
+		{`"a string"`, 0, true},
+		{`[1, 2]`, 0, true},
+	} {
+		sets, err := inputSets(json.RawMessage(tc.raw))
+		if (err != nil) != tc.bad || len(sets) != tc.sets {
+			t.Errorf("inputs %s: %d sets, err %v", tc.raw, len(sets), err)
+		}
 	}
 }

@@ -1,23 +1,21 @@
-// Package compare replays one skill, with one input, against several chat
-// models and sets the results side by side (spec §8.4, fixture
-// skill.model_comparison): for each model a replay record, the bundle
-// version that carries it, the proof the verifier derives from that
-// version, and what the model's calls cost; and for each pair of models,
+// Package compare is the engine of a model comparison (spec §8.4, fixture
+// skill.model_comparison): Replay replays one skill once, with one model,
+// and proves the replay as the skill's next version (the replay record,
+// that version, the proof the verifier derives from it, what the model's
+// calls cost and how long the replay took); Of sets several models'
+// results for one input side by side, and for each pair of models says
 // where their results differ.
 //
-// Each model gets a fresh body, the same input and the same authorizer, so
-// the model is the only thing that changes between runs. The replays are
-// saved one after another as new versions of the skill (the first model's
-// replay in version n+1, the next in n+2, …), so the last version carries
-// every model's ReplayExecuted event while each result's proof is the one
-// derived from its own replay. Replay is one model's share on its own, for
-// a caller that replays a skill once.
+// Which models and which inputs are compared, on which bodies and under
+// which authorizer, and which version is saved, is the compare flow's
+// business (workbench.Workbench.Compare): it gives every model a fresh
+// body, the same input and the same authorizer, so the model is the only
+// thing that changes between the results Of compares.
 //
 // Guarantees:
 //   - A model whose call fails (a 401, a 402, a rate limit, an upstream
 //     error, a malformed reply) has that failure as its result, with no
-//     replay record, bundle or proof made up for it; the other models still
-//     run.
+//     replay record, bundle or proof made up for it.
 //   - A skill whose parameters are all literal or bound to an input makes
 //     no model call on replay, so its results cannot tell models apart. The
 //     comparison says so (ModelsExercised is false, pairs are
@@ -48,25 +46,24 @@ type Model interface {
 	Chat(ctx context.Context, req openrouter.Request) (*openrouter.Response, error)
 }
 
-// Options configure a comparison.
+// Options configure a replay.
 type Options struct {
-	// Model answers every model's chat calls. It may be nil only when the
+	// Model answers the model's chat calls. It may be nil only when the
 	// skill has no parameter a model chooses.
 	Model Model
-	// Authorizer decides every replayed action; the same one for every
-	// model.
+	// Authorizer decides every replayed action.
 	Authorizer replay.Authorizer
-	// Input is what every model replays with; nil means the inputs the
+	// Input is what the skill replays with; nil means the inputs the
 	// demonstration ran with (evidence.scenario.inputs).
 	Input map[string]any
-	// Deterministic says the bodies newBody makes answer the same actions
-	// with the same states (the simulator); see replay.Options.
+	// Deterministic says the body answers the same actions with the same
+	// states (the simulator); see replay.Options.
 	Deterministic bool
 	Now           func() time.Time
 	NewID         func() string
-	// Progress, when set, is called after each replayed edge of each model.
+	// Progress, when set, is called after each replayed edge.
 	Progress func(model string, edge skill.ReplayEdge)
-	// Finished, when set, is called when a model's result is complete.
+	// Finished, when set, is called when the result is complete.
 	Finished func(r *Result)
 }
 
@@ -93,6 +90,9 @@ type Result struct {
 	// (and every failed call) that cost something said so.
 	CostUSD   float64
 	CostKnown bool
+	// Latency is how long the replay took, from its first action to its
+	// end, by Options.Now; proving it is not counted.
+	Latency time.Duration
 	// Err is why this model has no replay record: a *ModelError when its
 	// call failed.
 	Err error
@@ -154,7 +154,7 @@ type Difference struct {
 	A, B string
 }
 
-// Comparison is the outcome of Run.
+// Comparison is the models' results for one input, side by side (Of).
 type Comparison struct {
 	SkillID      string
 	SkillVersion int // the version that was replayed
@@ -166,94 +166,30 @@ type Comparison struct {
 	// ModelBound reports whether the skill has any parameter a model
 	// chooses on replay.
 	ModelBound bool
-	// Final is the version to save: the next version of the replayed
-	// bundle, carrying the replay of every model that has one; nil when
-	// none has. Each Result's Bundle is that same version number with
-	// only its own replay, for its own proof; only Final is meant to be
-	// stored, so version numbers have no gaps.
-	Final *skill.Bundle
-	// FinalReport is Final's verification, read from its encoded bytes.
-	FinalReport *verify.Report
 }
 
-// Run replays b once per model, saves and verifies each replay, and
-// compares the results. It returns an error only when the comparison
-// cannot run at all: bad arguments, an input the skill rejects, a body that
-// cannot be made, a bundle that cannot be saved, or ctx ending. A model
-// that fails is reported in its Result.
-func Run(ctx context.Context, v *verify.Verifier, b *skill.Bundle, newBody func() (body.Body, error), models []string, opt Options) (*Comparison, error) {
-	if v == nil || b == nil || newBody == nil {
-		return nil, errors.New("compare: a verifier, a bundle and a body factory are required")
-	}
-	if len(models) < 2 {
-		return nil, fmt.Errorf("compare: %d model(s) given; a comparison needs at least two", len(models))
-	}
-	for i, m := range models {
-		if m == "" {
-			return nil, fmt.Errorf("compare: model %d is empty", i+1)
-		}
-		if slices.Contains(models[:i], m) {
-			return nil, fmt.Errorf("compare: model %s is given twice", m)
-		}
-	}
-	opt = defaults(b, opt)
-	bound := b.Trace.ModelBound()
-	if bound && opt.Model == nil {
-		return nil, errors.New("compare: the skill has parameters a model chooses, and no model client is configured")
-	}
-	c := &Comparison{SkillID: b.SkillID, SkillVersion: b.SkillVersion, Input: opt.Input, ModelBound: bound}
-	var recs []skill.ReplayRecord
-	for _, m := range models {
-		bd, err := newBody()
-		if err != nil {
-			return nil, fmt.Errorf("compare: a body for %s: %w", m, err)
-		}
-		r, err := replayOne(ctx, b, bd, m, opt)
-		if err != nil {
-			return nil, err
-		}
-		if r.Record != nil {
-			// Each model's replay is proved on its own, as the next
-			// version of b.
-			if err := r.save(v, b, opt); err != nil {
-				return nil, err
-			}
-			recs = append(recs, *r.Record)
-		}
-		if r.ModelCalls > 0 {
+// Of sets the results of the models that replayed b with input side by
+// side: every pair of them (i < j, in the order given) and whether any
+// model was exercised at all. It replays nothing; the results come from
+// Replay, one per model, each on a fresh body.
+func Of(b *skill.Bundle, input map[string]any, results []Result) *Comparison {
+	c := &Comparison{SkillID: b.SkillID, SkillVersion: b.SkillVersion, Input: input, Results: results, ModelBound: b.Trace.ModelBound()}
+	for i := range c.Results {
+		if c.Results[i].ModelCalls > 0 {
 			c.ModelsExercised = true
 		}
-		c.Results = append(c.Results, r)
-		if opt.Finished != nil {
-			opt.Finished(&c.Results[len(c.Results)-1])
-		}
-	}
-	if len(recs) > 0 {
-		final, err := assemble.WithReplays(v, b, recs, opt.Now(), opt.NewID)
-		if err != nil {
-			return nil, fmt.Errorf("compare: save the comparison: %w", err)
-		}
-		data, err := final.Encode()
-		if err != nil {
-			return nil, fmt.Errorf("compare: save the comparison: %w", err)
-		}
-		if c.FinalReport, err = v.Bytes(data); err != nil {
-			return nil, fmt.Errorf("compare: the saved comparison does not verify: %w", err)
-		}
-		c.Final = final
-	}
-	for i := range c.Results {
 		for j := i + 1; j < len(c.Results); j++ {
 			c.Pairs = append(c.Pairs, pair(&c.Results[i], &c.Results[j]))
 		}
 	}
-	return c, nil
+	return c
 }
 
 // Replay replays b once on bd with model (or with no model when model is
-// ""), saves the replay as a new version of b and verifies it: one
-// model's share of Run, for a caller that replays a single skill. The
-// error cases are Run's; a failed model call is in the Result.
+// ""), saves the replay as a new version of b and verifies it. It returns
+// an error only when the replay cannot run at all: bad arguments, an
+// input the skill rejects, a bundle that cannot be saved, or ctx ending.
+// A failed model call is in the Result.
 func Replay(ctx context.Context, v *verify.Verifier, b *skill.Bundle, bd body.Body, model string, opt Options) (Result, error) {
 	if v == nil || b == nil || bd == nil {
 		return Result{}, errors.New("compare: a verifier, a bundle and a body are required")
@@ -309,10 +245,12 @@ func replayOne(ctx context.Context, b *skill.Bundle, bd body.Body, model string,
 	if opt.Progress != nil {
 		ro.Progress = func(e skill.ReplayEdge) { opt.Progress(model, e) }
 	}
+	start := opt.Now()
 	rec, err := replay.Run(ctx, b, bd, ro)
 	if err != nil {
 		return r, fmt.Errorf("compare: %w", err)
 	}
+	r.Latency = opt.Now().Sub(start)
 	if err := ctx.Err(); err != nil {
 		return r, fmt.Errorf("compare: %w", err)
 	}

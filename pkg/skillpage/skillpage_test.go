@@ -1,7 +1,6 @@
 package skillpage_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,7 +9,6 @@ import (
 
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
-	"workbench/pkg/teach"
 	"workbench/pkg/verify"
 )
 
@@ -172,44 +170,6 @@ func TestEdgeRows(t *testing.T) {
 	}
 }
 
-func TestPrepare(t *testing.T) {
-	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
-	s, err := skillpage.Prepare(b, []teach.Value{{Name: "repo_url", Raw: "https://git.workbench.test/acme/other"}}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.World == "" || len(s.WorldData) == 0 || s.Input["repo_url"] != "https://git.workbench.test/acme/other" {
-		t.Errorf("setup %+v", s)
-	}
-	if s.ModelBound != skillpage.ModelBound(b) {
-		t.Error("ModelBound differs")
-	}
-	for _, tc := range []struct {
-		name  string
-		given []teach.Value
-		field string
-	}{
-		{"unknown input", []teach.Value{{Name: "city", Raw: "Paris"}}, "city"},
-		{"given twice", []teach.Value{{Name: "repo_url", Raw: "a"}, {Name: "repo_url", Raw: "b"}}, "repo_url"},
-		{"not a URL", []teach.Value{{Name: "repo_url", Raw: "git.workbench.test/acme"}}, "repo_url"},
-		{"not http", []teach.Value{{Name: "repo_url", Raw: "javascript:alert(1)"}}, "repo_url"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := skillpage.Prepare(b, tc.given, false)
-			var ie *teach.InputError
-			if !errors.As(err, &ie) || ie.Name != tc.field {
-				t.Errorf("err = %v, want an InputError naming %q", err, tc.field)
-			}
-		})
-	}
-	other := *b
-	other.Manifest.DelegaticPolicyID = "another-policy"
-	var pe *skillpage.PolicyError
-	if _, err := skillpage.Prepare(&other, nil, false); !errors.As(err, &pe) {
-		t.Errorf("err = %v, want a PolicyError", err)
-	}
-}
-
 func TestNeedsOf(t *testing.T) {
 	b := decode(t, fixture(t, "valid-skill-bundle.v0.json"))
 	n := skillpage.NeedsOf(b)
@@ -232,7 +192,7 @@ func TestNeedsOf(t *testing.T) {
 			t.Errorf("choice %d: %+v, want %+v", i, n.ModelChoices[i], want[i])
 		}
 	}
-	if n.ModelBound() != skillpage.ModelBound(b) {
+	if n.ModelBound() != b.Trace.ModelBound() {
 		t.Error("NeedsOf and ModelBound disagree")
 	}
 }

@@ -10,8 +10,9 @@ import (
 const DatabaseName = "workbench-v0"
 
 // SchemaVersion is the IndexedDB schema version this build creates and
-// upgrades to. Version 1 creates the five object stores and their indexes.
-const SchemaVersion = 1
+// upgrades to. Version 1 creates the five object stores of spec §4.4 and
+// their indexes; version 2 adds the comparisons.
+const SchemaVersion = 2
 
 // The object stores of spec §4.4. Keys holds the browser's signing key and
 // its trusted signers (package store/idb).
@@ -21,11 +22,14 @@ const (
 	StoreBundles = "bundles"
 	StoreReplays = "replays"
 	StoreKeys    = "keys"
+	// StoreComparisons keeps the compare flow's results (Comparison),
+	// saved as a version or not.
+	StoreComparisons = "comparisons"
 )
 
 // ObjectStores lists every object store, in the order they are created.
 func ObjectStores() []string {
-	return []string{StoreSkills, StoreTraces, StoreBundles, StoreReplays, StoreKeys}
+	return []string{StoreSkills, StoreTraces, StoreBundles, StoreReplays, StoreKeys, StoreComparisons}
 }
 
 // Store is the workbench's local library. Each method that writes runs as
@@ -87,8 +91,17 @@ type Store interface {
 	// UUIDv7 replay id, descending; an empty list if there are none).
 	Replays(ctx context.Context, skillID string) ([]Replay, error)
 
+	// SaveComparison stores a comparison of a stored skill, or replaces
+	// the one stored under the same id (when it is saved as a version,
+	// say). A skill that is not stored fails with ErrNotFound.
+	SaveComparison(ctx context.Context, c Comparison) error
+
+	// Comparisons returns every stored comparison of a skill, newest
+	// first (by UUIDv7 id, descending; an empty list if there are none).
+	Comparisons(ctx context.Context, skillID string) ([]Comparison, error)
+
 	// DeleteSkill deletes one skill: its record and every version's
-	// bundle, trace and replay, in one transaction. A skill that is not
+	// bundle, trace, replay and comparison, in one transaction. A skill that is not
 	// stored fails with ErrNotFound; a failed delete leaves everything as
 	// it was.
 	DeleteSkill(ctx context.Context, id string) error

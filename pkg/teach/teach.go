@@ -11,8 +11,7 @@
 //  4. Seal assembles, seals and verifies the bundle with the manifest as
 //     the user left it.
 //
-// It also says what a taught skill needs to run again (ReplayInputs,
-// WorldOf). Every mistake in what the user gave comes back as an
+// Every mistake in what the user gave comes back as an
 // *InputError naming the field, so a form can show it beside that field
 // and the command line beside its flag.
 package teach
@@ -389,73 +388,6 @@ func Ready(r *verify.Report) bool {
 		}
 	}
 	return true
-}
-
-// ReplayInputs is the input a replay of b runs with: the inputs it was
-// taught with, overridden by the values given, each typed as the manifest
-// declares; a required input left without a value is an error.
-func ReplayInputs(b *skill.Bundle, given []Value) (map[string]any, error) {
-	if err := distinct(given); err != nil {
-		return nil, err
-	}
-	out := map[string]any{}
-	for k, v := range b.Evidence.Scenario.Inputs {
-		out[k] = v
-	}
-	declared := map[string]string{}
-	var names []string
-	for _, s := range b.Manifest.Inputs {
-		declared[s.Name] = s.Type
-		names = append(names, s.Name)
-	}
-	for _, g := range given {
-		typ, ok := declared[g.Name]
-		if !ok {
-			return nil, inputErrorf(FieldInput, g.Name, "the skill has no input %q (its inputs: %s)", g.Name, listOrNone(names))
-		}
-		v, err := Typed(g.Name, typ, g.Raw)
-		if err != nil {
-			return nil, err
-		}
-		out[g.Name] = v
-	}
-	for _, s := range b.Manifest.Inputs {
-		if _, ok := out[s.Name]; !ok && s.Required {
-			return nil, inputErrorf(FieldInput, s.Name, "required, and no value was given")
-		}
-	}
-	return out, nil
-}
-
-// WorldOf finds the simulator world b was taught in: the world named, else
-// the world of its fixture scenario, else the world whose initial state is
-// the state its recording starts from.
-func WorldOf(b *skill.Bundle, named string) (string, []byte, error) {
-	if named != "" {
-		data, err := World(named)
-		return named, data, err
-	}
-	if name, err := fixtures.WorldFor(b.Evidence.Scenario.ScenarioID); err == nil {
-		data, err := World(name)
-		return name, data, err
-	}
-	if len(b.Trace.Edges) > 0 {
-		for _, name := range fixtures.Worlds() {
-			data, err := fixtures.World(name)
-			if err != nil {
-				continue
-			}
-			s, err := sim.New(data)
-			if err != nil {
-				continue
-			}
-			if h, err := s.StateHash(); err == nil && h == b.Trace.Edges[0].StateBefore {
-				return name, data, nil
-			}
-		}
-	}
-	return "", nil, inputErrorf(FieldWorld, "", "no simulator world starts where this skill's recording starts (worlds: %s)",
-		strings.Join(fixtures.Worlds(), ", "))
 }
 
 func listOrNone(s []string) string {

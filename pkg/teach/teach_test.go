@@ -19,6 +19,7 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 func TestPlanErrorsNameTheField(t *testing.T) {
@@ -164,15 +165,14 @@ func TestTeachFlow(t *testing.T) {
 	if !teach.Ready(rep) {
 		t.Errorf("a clean teaching is not ready: %+v", rep.Derived.ProofGates)
 	}
-	in, err := teach.ReplayInputs(b, []teach.Value{{Name: "page_url", Raw: "https://docs.workbench.test/install"}})
-	if err != nil || in["page_url"] != "https://docs.workbench.test/install" {
-		t.Errorf("ReplayInputs = %v, %v", in, err)
+	// The sealed skill replays: its inputs and its world are found again.
+	wb := &workbench.Workbench{}
+	s, err := wb.PrepareReplay(workbench.ReplayRequest{Bundle: b, Values: []teach.Value{{Name: "page_url", Raw: "https://docs.workbench.test/install"}}})
+	if err != nil || s.Input["page_url"] != "https://docs.workbench.test/install" || s.World != "docs-and-git" {
+		t.Errorf("PrepareReplay = %+v, %v", s, err)
 	}
-	if _, err := teach.ReplayInputs(b, []teach.Value{{Name: "city", Raw: "x"}}); err == nil {
-		t.Error("ReplayInputs took an input the skill does not declare")
-	}
-	if name, _, err := teach.WorldOf(b, ""); err != nil || name != "docs-and-git" {
-		t.Errorf("WorldOf = %q, %v", name, err)
+	if _, err := wb.PrepareReplay(workbench.ReplayRequest{Bundle: b, Values: []teach.Value{{Name: "city", Raw: "x"}}}); err == nil {
+		t.Error("PrepareReplay took an input the skill does not declare")
 	}
 }
 

@@ -35,4 +35,12 @@ type Workbench struct {
 	Store store.Store
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// Replay (replay.go): the bodies a replay runs on (nil: the simulator
+	// only), spec OQ-2's authorizer choice (nil: no delegatic-mcp), the
+	// model client (nil: no key) and the judge (nil: none configured).
+	Bodies      BodyFactory
+	Authorizers AuthorizerChooser
+	Models      ModelFactory
+	Judges      JudgeFactory
 }

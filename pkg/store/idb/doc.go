@@ -1,6 +1,7 @@
 // Package idb is store.Store over the browser's IndexedDB: the database
 // "workbench-v0" of spec §4.4 with the object stores skills, traces,
-// bundles, replays and keys (the signing key and trusted signers, keys.go).
+// bundles, replays and keys (the signing key and trusted signers, keys.go),
+// and the compare flow's comparisons.
 // It builds only for GOOS=js GOARCH=wasm; the error mapping in this file's
 // package builds everywhere so it can be tested natively too.
 //
@@ -37,7 +38,13 @@
 //	keys     out-of-line keys: signing_key (a non-extractable CryptoKey
 //	         and its public key) and pin:<key id> (a trusted signer's JSON)
 //
-// For replays json is the encoding/json text of store.Replay; for traces it
+// Version 2 adds:
+//
+//	comparisons  key comparison_id;       value {comparison_id, skill_id, json}
+//	             index skill_id
+//
+// For replays json is the encoding/json text of store.Replay, for
+// comparisons that of store.Comparison; for traces it
 // is a Uint8Array holding the trace's bytes from the bundle file; data is a
 // Uint8Array holding the bundle file's exact bytes. A later version appends a migration; it
 // must not change what an earlier one did.

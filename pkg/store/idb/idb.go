@@ -637,6 +637,57 @@ func (d *DB) Replays(ctx context.Context, skillID string) ([]store.Replay, error
 	return out, nil
 }
 
+// SaveComparison implements store.Store.
+func (d *DB) SaveComparison(ctx context.Context, c store.Comparison) error {
+	const op = "save comparison"
+	if err := c.Check(op); err != nil {
+		return err
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return &store.Error{Op: op, Store: store.StoreComparisons, Key: c.ID, Kind: store.ErrInvalid, Err: err}
+	}
+	t, err := d.begin(ctx, op, "readwrite", store.StoreSkills, store.StoreComparisons)
+	if err != nil {
+		return err
+	}
+	sk, err := t.skill(ctx, c.SkillID)
+	if err != nil {
+		return err
+	}
+	if sk == nil {
+		return t.abort(&store.Error{Op: op, Store: store.StoreSkills, Key: c.SkillID, Kind: store.ErrNotFound})
+	}
+	// Like replays, the record is JSON beside the members it is found by.
+	if err := t.call(store.StoreComparisons, c.ID, "put", map[string]any{
+		"comparison_id": c.ID, "skill_id": c.SkillID, "json": string(data),
+	}); err != nil {
+		return err
+	}
+	return t.wait(ctx)
+}
+
+// Comparisons implements store.Store.
+func (d *DB) Comparisons(ctx context.Context, skillID string) ([]store.Comparison, error) {
+	const op = "list comparisons"
+	all, err := d.getAll(ctx, op, store.StoreComparisons, "skill_id", skillID)
+	if err != nil {
+		return nil, err
+	}
+	out := []store.Comparison{}
+	err = each(all, func(v safejs.Value) error {
+		var c store.Comparison
+		err := decodeJSON(v, &c)
+		out = append(out, c)
+		return err
+	})
+	if err != nil {
+		return nil, readErr(op, store.StoreComparisons, err)
+	}
+	slices.SortFunc(out, func(a, b store.Comparison) int { return cmp.Compare(b.ID, a.ID) })
+	return out, nil
+}
+
 // DeleteSkill implements store.Store.
 func (d *DB) DeleteSkill(ctx context.Context, id string) error {
 	return d.deleteSkill(ctx, id, nil)
@@ -648,7 +699,7 @@ func (d *DB) DeleteSkill(ctx context.Context, id string) error {
 // leaves everything" uses it to fail at the last moment).
 func (d *DB) deleteSkill(ctx context.Context, id string, beforeCommit func() error) error {
 	const op = "delete skill"
-	t, err := d.begin(ctx, op, "readwrite", store.StoreSkills, store.StoreTraces, store.StoreBundles, store.StoreReplays)
+	t, err := d.begin(ctx, op, "readwrite", store.StoreSkills, store.StoreTraces, store.StoreBundles, store.StoreReplays, store.StoreComparisons)
 	if err != nil {
 		return err
 	}
@@ -663,9 +714,9 @@ func (d *DB) deleteSkill(ctx context.Context, id string, beforeCommit func() err
 	if key.IsUndefined() {
 		return t.abort(&store.Error{Op: op, Store: store.StoreSkills, Key: id, Kind: store.ErrNotFound})
 	}
-	// Bundles and replays are found through their skill_id index; each
-	// is deleted by its own key.
-	for _, name := range []string{store.StoreBundles, store.StoreReplays} {
+	// Bundles, replays and comparisons are found through their skill_id
+	// index; each is deleted by its own key.
+	for _, name := range []string{store.StoreBundles, store.StoreReplays, store.StoreComparisons} {
 		os, err := t.objectStore(name)
 		if err != nil {
 			return t.abort(err)

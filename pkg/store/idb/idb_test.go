@@ -42,9 +42,9 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// TestSchemaV1 checks the object stores and indexes version 1 creates,
+// TestSchema checks the object stores and indexes the migrations create,
 // under the names spec §4.4 gives them.
-func TestSchemaV1(t *testing.T) {
+func TestSchema(t *testing.T) {
 	d := openT(t, testName(t), migrations())
 	defer d.Close()
 	if v := jsIntT(t, d.db, "version"); v != store.SchemaVersion {
@@ -62,7 +62,7 @@ func TestSchemaV1(t *testing.T) {
 	if n := jsIntT(t, names, "length"); n != len(store.ObjectStores()) {
 		t.Errorf("%d object stores, want %d", n, len(store.ObjectStores()))
 	}
-	tx, err := d.db.Call("transaction", []any{store.StoreBundles, store.StoreReplays}, "readonly")
+	tx, err := d.db.Call("transaction", []any{store.StoreBundles, store.StoreReplays, store.StoreComparisons}, "readonly")
 	must(t, err)
 	for _, ix := range []struct {
 		store, index string
@@ -71,6 +71,7 @@ func TestSchemaV1(t *testing.T) {
 		{store.StoreBundles, "skill_id", false},
 		{store.StoreBundles, "skill_version", true},
 		{store.StoreReplays, "skill_id", false},
+		{store.StoreComparisons, "skill_id", false},
 	} {
 		os, err := tx.Call("objectStore", ix.store)
 		must(t, err)
@@ -87,9 +88,10 @@ func TestSchemaV1(t *testing.T) {
 	}
 }
 
-// TestUpgradeKeepsData writes at version 1, reopens with a version 2
-// migration (test-only: a new object store, and a rewrite of every skill
-// record through the upgrade transaction), and reads everything back.
+// TestUpgradeKeepsData writes at this build's version, reopens with one
+// more migration (test-only: a new object store, and a read of every
+// skill record through the upgrade transaction), and reads everything
+// back.
 func TestUpgradeKeepsData(t *testing.T) {
 	ctx := context.Background()
 	name := testName(t)
@@ -133,11 +135,11 @@ func TestUpgradeKeepsData(t *testing.T) {
 	}
 	d := openT(t, name, append(migrations(), v2))
 	defer d.Close()
-	if got := jsIntT(t, d.db, "version"); got != 2 {
-		t.Fatalf("version after upgrade %d, want 2", got)
+	if got := jsIntT(t, d.db, "version"); got != store.SchemaVersion+1 {
+		t.Fatalf("version after upgrade %d, want %d", got, store.SchemaVersion+1)
 	}
 	if sawOld != 1 {
-		t.Errorf("the v2 migration saw %d skill records, want 1", sawOld)
+		t.Errorf("the added migration saw %d skill records, want 1", sawOld)
 	}
 	sk, err := d.Skill(ctx, id)
 	if err != nil {
@@ -155,7 +157,49 @@ func TestUpgradeKeepsData(t *testing.T) {
 	}
 	// The upgraded store keeps working.
 	if _, err := d.AddBundle(ctx, storetest.Bundle(t, id, 2, "Survives upgrades")); err != nil {
-		t.Errorf("add bundle at v2: %v", err)
+		t.Errorf("add bundle after the upgrade: %v", err)
+	}
+}
+
+// TestUpgradeToComparisons opens a database written at version 1 (before
+// comparisons were kept) with this build: its skills, bundles and replays
+// are still there, the comparisons store is new and empty, and a
+// comparison of the old skill is kept and listed.
+func TestUpgradeToComparisons(t *testing.T) {
+	ctx := context.Background()
+	name := testName(t)
+	v1 := openT(t, name, migrations()[:1])
+	id := skill.NewID()
+	f := storetest.Bundle(t, id, 1, "Taught before comparisons were kept")
+	if _, err := v1.AddBundle(ctx, f); err != nil {
+		t.Fatalf("add bundle at v1: %v", err)
+	}
+	if _, err := v1.SaveReplay(ctx, storetest.NewReplay(id, 1, 1), nil); err != nil {
+		t.Fatalf("save replay at v1: %v", err)
+	}
+	v1.Close()
+
+	d := openT(t, name, migrations())
+	defer d.Close()
+	if got := jsIntT(t, d.db, "version"); got != store.SchemaVersion {
+		t.Fatalf("version after upgrade %d, want %d", got, store.SchemaVersion)
+	}
+	sk, err := d.Skill(ctx, id)
+	if err != nil || sk.Name != "Taught before comparisons were kept" || sk.ReplayCount != 1 {
+		t.Fatalf("skill after upgrade: %+v, %v", sk, err)
+	}
+	if b, err := d.Bundle(ctx, f.Bundle.ContentHash); err != nil || string(b.Data) != string(f.Data) {
+		t.Errorf("bundle after upgrade: %v", err)
+	}
+	if cs, err := d.Comparisons(ctx, id); err != nil || len(cs) != 0 {
+		t.Fatalf("comparisons after upgrade: %v, %v; want none", cs, err)
+	}
+	c := storetest.NewComparison(id, 1)
+	if err := d.SaveComparison(ctx, c); err != nil {
+		t.Fatalf("save comparison after upgrade: %v", err)
+	}
+	if cs, err := d.Comparisons(ctx, id); err != nil || len(cs) != 1 || cs[0].ID != c.ID {
+		t.Errorf("comparisons: %+v, %v", cs, err)
 	}
 }
 
@@ -174,7 +218,7 @@ func TestFailedUpgradeKeepsVersion(t *testing.T) {
 		if _, err := db.Call("createObjectStore", "half-done"); err != nil {
 			return err
 		}
-		return errors.New("the v2 migration found something it cannot convert")
+		return errors.New("the new migration found something it cannot convert")
 	}
 	_, err := open(ctx, name, append(migrations(), broken), nil)
 	if !errors.Is(err, store.ErrVersion) {
@@ -183,8 +227,8 @@ func TestFailedUpgradeKeepsVersion(t *testing.T) {
 	t.Logf("failed upgrade: %v", err)
 	d := openT(t, name, migrations())
 	defer d.Close()
-	if v := jsIntT(t, d.db, "version"); v != 1 {
-		t.Errorf("version after a failed upgrade %d, want 1", v)
+	if v := jsIntT(t, d.db, "version"); v != store.SchemaVersion {
+		t.Errorf("version after a failed upgrade %d, want %d", v, store.SchemaVersion)
 	}
 	if _, err := d.Skill(ctx, id); err != nil {
 		t.Errorf("data after a failed upgrade: %v", err)
@@ -236,8 +280,8 @@ func TestBlockedUpgrade(t *testing.T) {
 	must(t, err)
 	d := openT(t, name, append(migrations(), noop))
 	defer d.Close()
-	if v := jsIntT(t, d.db, "version"); v != 2 {
-		t.Errorf("version %d after the other connection closed, want 2", v)
+	if v := jsIntT(t, d.db, "version"); v != store.SchemaVersion+1 {
+		t.Errorf("version %d after the other connection closed, want %d", v, store.SchemaVersion+1)
 	}
 }
 

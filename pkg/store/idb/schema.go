@@ -16,7 +16,7 @@ type migration func(db, tx safejs.Value) error
 // migrations returns the schema's migrations: element i upgrades version i
 // to version i+1. Their number is store.SchemaVersion.
 func migrations() []migration {
-	return []migration{createV1}
+	return []migration{createV1, addComparisons}
 }
 
 // createV1 creates the five object stores of spec §4.4 and their indexes.
@@ -53,6 +53,19 @@ func createV1(db, tx safejs.Value) error {
 	// The signing key and the trusted signers (keys.go), under
 	// out-of-line keys.
 	_, err = db.Call("createObjectStore", store.StoreKeys)
+	return err
+}
+
+// addComparisons (version 2) creates the object store of the compare
+// flow's results, keyed by comparison id, with the skill_id index that
+// lists and deletes a skill's comparisons. Nothing older changes, so the
+// data of version 1 stays as it is.
+func addComparisons(db, tx safejs.Value) error {
+	comparisons, err := createStore(db, store.StoreComparisons, "comparison_id")
+	if err != nil {
+		return err
+	}
+	_, err = comparisons.Call("createIndex", "skill_id", "skill_id")
 	return err
 }
 

@@ -28,6 +28,8 @@ type Store struct {
 	traces  map[traceKey][]byte
 	bundles map[string]store.StoredBundle // content hash → bundle
 	replays map[string][]byte             // replay id → JSON of store.Replay
+	// comparisons: comparison id → JSON of store.Comparison
+	comparisons map[string][]byte
 }
 
 type traceKey struct{ skillID, traceID string }
@@ -46,6 +48,7 @@ func (s *Store) reset() {
 	s.traces = map[traceKey][]byte{}
 	s.bundles = map[string]store.StoredBundle{}
 	s.replays = map[string][]byte{}
+	s.comparisons = map[string][]byte{}
 }
 
 // begin locks the store for one operation, or reports why it cannot run.
@@ -334,6 +337,48 @@ func (s *Store) Replays(ctx context.Context, skillID string) ([]store.Replay, er
 	return out, nil
 }
 
+// SaveComparison implements store.Store.
+func (s *Store) SaveComparison(ctx context.Context, c store.Comparison) error {
+	const op = "save comparison"
+	if err := c.Check(op); err != nil {
+		return err
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return &store.Error{Op: op, Store: store.StoreComparisons, Key: c.ID, Kind: store.ErrInvalid, Err: err}
+	}
+	if err := s.begin(ctx, op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if _, err := s.skill(op, c.SkillID, true); err != nil {
+		return err
+	}
+	s.comparisons[c.ID] = data
+	return nil
+}
+
+// Comparisons implements store.Store.
+func (s *Store) Comparisons(ctx context.Context, skillID string) ([]store.Comparison, error) {
+	const op = "list comparisons"
+	if err := s.begin(ctx, op); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	out := []store.Comparison{}
+	for id, data := range s.comparisons {
+		var c store.Comparison
+		if err := json.Unmarshal(data, &c); err != nil {
+			return nil, &store.Error{Op: op, Store: store.StoreComparisons, Key: id, Kind: store.ErrInvalid, Err: err}
+		}
+		if c.SkillID == skillID {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Comparison) int { return cmp.Compare(b.ID, a.ID) })
+	return out, nil
+}
+
 // DeleteSkill implements store.Store.
 func (s *Store) DeleteSkill(ctx context.Context, id string) error {
 	const op = "delete skill"
@@ -356,8 +401,21 @@ func (s *Store) DeleteSkill(ctx context.Context, id string) error {
 			replays = append(replays, rid)
 		}
 	}
+	var comparisons []string
+	for cid, data := range s.comparisons {
+		var c store.Comparison
+		if err := json.Unmarshal(data, &c); err != nil {
+			return &store.Error{Op: op, Store: store.StoreComparisons, Key: cid, Kind: store.ErrInvalid, Err: err}
+		}
+		if c.SkillID == id {
+			comparisons = append(comparisons, cid)
+		}
+	}
 	for _, rid := range replays {
 		delete(s.replays, rid)
+	}
+	for _, cid := range comparisons {
+		delete(s.comparisons, cid)
 	}
 	for h, b := range s.bundles {
 		if b.SkillID == id {

@@ -14,7 +14,7 @@ import (
 
 // Snapshot describes everything s holds of skill id — its record, its
 // bundles (hash and version), whether its trace is there, its replays and
-// the bundles they link to — as one string, so a test can check that a
+// the bundles they link to, its comparisons — as one string, so a test can check that a
 // failed write left the skill exactly as it was.
 func Snapshot(t *testing.T, s store.Store, id, traceID string) string {
 	t.Helper()
@@ -43,11 +43,17 @@ func Snapshot(t *testing.T, s store.Store, id, traceID string) string {
 	for _, r := range rs {
 		fmt.Fprintf(&b, "replay %s → %q\n", r.ID(), r.BundleHash)
 	}
+	cs, err := s.Comparisons(ctx(), id)
+	must(t, "list comparisons", err)
+	for _, c := range cs {
+		fmt.Fprintf(&b, "comparison %s of v%d, saved as v%d\n", c.ID, c.SkillVersion, c.SavedVersion)
+	}
 	return b.String()
 }
 
 // seedDeletable stores two versions of a new skill, a replay saved with
-// no bundle and one carried by the second version, and returns the
+// no bundle and one carried by the second version, a comparison of the
+// second version, and returns the
 // skill's id and trace id.
 func seedDeletable(t *testing.T, s store.Store, name string) (id, traceID string) {
 	t.Helper()
@@ -59,6 +65,7 @@ func seedDeletable(t *testing.T, s store.Store, name string) (id, traceID string
 	must(t, "save replay", err)
 	_, err = s.AddBundle(ctx(), BundleCarrying(t, id, 2, name, NewReplay(id, 1, 0.5)))
 	must(t, "add v2", err)
+	must(t, "save comparison", s.SaveComparison(ctx(), NewComparison(id, 2)))
 	return id, v1.Bundle.Trace.TraceID
 }
 

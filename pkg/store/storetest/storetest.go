@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"UnencodableReplayLeavesNothing", testUnencodableReplay},
 		{"NotFound", testNotFound},
 		{"Invalid", testInvalid},
+		{"SaveComparison", testSaveComparison},
 		{"Clear", testClear},
 		{"DeleteSkill", testDeleteSkill},
 		{"DeleteSkillNotFound", testDeleteSkillNotFound},
@@ -135,6 +136,30 @@ func NewReplay(skillID string, version int, fidelity float64) store.Replay {
 		ExpectedLevel: skill.LevelExact,
 		Edges:         []skill.ReplayEdge{{Index: 0, EdgeID: "edge-0", Committed: true, Match: skill.MatchExact}},
 	}}
+}
+
+// NewComparison returns a comparison of the given skill version: two
+// models by two input sets, one cell with a replay record, one whose
+// model failed, and two that replayed without a model.
+func NewComparison(skillID string, version int) store.Comparison {
+	rec := NewReplay(skillID, version, 1).Record
+	halted := 0
+	inputs := []map[string]any{{"query": "x"}, {"query": "y"}}
+	return store.Comparison{
+		ID: skill.NewID(), SkillID: skillID, SkillVersion: version,
+		BundleHash: "sha256:" + strings.Repeat("c", 64), CreatedAt: "2026-01-02T03:05:02Z",
+		Models: []string{"example/a", "example/b"}, Inputs: inputs,
+		Cells: []store.ComparisonCell{
+			{Model: "example/a", Input: 0, Verdict: skill.VerdictPass, Status: skill.StatusSuccess, Fidelity: 1, FidelityLevel: skill.LevelExact,
+				EdgesCommitted: 1, EdgesAttempted: 1, ModelUsed: "example/a", ModelCalls: 1, CostUSD: 0.002, CostKnown: true, LatencyMS: 12, Record: &rec},
+			{Model: "example/a", Input: 1, Verdict: skill.VerdictFail, Status: skill.StatusHalted, HaltedAtEdge: &halted, FidelityLevel: skill.LevelFailed,
+				EdgesAttempted: 1, ModelUsed: skill.NoModel, LatencyMS: 3},
+			{Model: "example/b", Input: 0, Verdict: "error", ModelCalls: 1, CostKnown: true, Error: "model example/b failed at edge 0: 402 Payment Required"},
+			{Model: "example/b", Input: 1, Verdict: skill.VerdictPass, Status: skill.StatusSuccess, Fidelity: 1, FidelityLevel: skill.LevelExact,
+				EdgesCommitted: 1, EdgesAttempted: 1, ModelUsed: skill.NoModel, LatencyMS: 4},
+		},
+		Summary: [][]string{{"example/a and example/b: not compared, example/b has no result."}, {"example/a and example/b diverge."}},
+	}
 }
 
 // BundleCarrying returns a sealed bundle file like Bundle's whose
@@ -758,6 +783,7 @@ func testClear(t *testing.T, s store.Store) {
 	must(t, "add bundle", err)
 	_, err = s.SaveReplay(ctx(), NewReplay(id, 1, 1), nil)
 	must(t, "save replay", err)
+	must(t, "save comparison", s.SaveComparison(ctx(), NewComparison(id, 1)))
 	must(t, "clear", s.Clear(ctx()))
 	list, err := s.Skills(ctx())
 	must(t, "list skills", err)
@@ -773,9 +799,60 @@ func testClear(t *testing.T, s store.Store) {
 	if rs, err := s.Replays(ctx(), id); err != nil || len(rs) != 0 {
 		t.Errorf("replays after Clear: %d, %v", len(rs), err)
 	}
+	if cs, err := s.Comparisons(ctx(), id); err != nil || len(cs) != 0 {
+		t.Errorf("comparisons after Clear: %d, %v", len(cs), err)
+	}
 	// The same bundle can be stored again: it is not reported as a duplicate.
 	_, err = s.AddBundle(ctx(), f)
 	must(t, "add bundle after Clear", err)
+}
+
+// testSaveComparison keeps comparisons of a stored skill as they were
+// given, newest first, each replaced by a later save under its id (the
+// comparison saved as a version); a comparison of a skill not stored, or
+// one whose cells do not fill its matrix, is refused.
+func testSaveComparison(t *testing.T, s store.Store) {
+	id, other := skill.NewID(), skill.NewID()
+	for _, sid := range []string{id, other} {
+		_, err := s.AddBundle(ctx(), Bundle(t, sid, 1, "Compared"))
+		must(t, "add bundle", err)
+	}
+	if cs, err := s.Comparisons(ctx(), id); err != nil || cs == nil || len(cs) != 0 {
+		t.Fatalf("comparisons before any: %#v, %v; want an empty list", cs, err)
+	}
+	older, newer := NewComparison(id, 1), NewComparison(id, 1)
+	must(t, "save the older", s.SaveComparison(ctx(), older))
+	must(t, "save the newer", s.SaveComparison(ctx(), newer))
+	must(t, "save the other skill's", s.SaveComparison(ctx(), NewComparison(other, 1)))
+	cs, err := s.Comparisons(ctx(), id)
+	must(t, "list comparisons", err)
+	if len(cs) != 2 || cs[0].ID != newer.ID || cs[1].ID != older.ID {
+		t.Fatalf("comparisons %s, want the newer then the older", toJSON(cs))
+	}
+	if !equalJSON(cs[1], older) {
+		t.Errorf("stored comparison\n%s\nwant\n%s", toJSON(cs[1]), toJSON(older))
+	}
+	if c, ok := cs[1].Cell(1, 0); !ok || c.Model != "example/b" || c.Error == "" {
+		t.Errorf("cell (1, 0) %+v, %v", c, ok)
+	}
+	older.SavedVersion = 2
+	must(t, "save the older as a version", s.SaveComparison(ctx(), older))
+	cs, err = s.Comparisons(ctx(), id)
+	must(t, "list comparisons", err)
+	if len(cs) != 2 || cs[1].SavedVersion != 2 {
+		t.Errorf("after saving it as a version: %s", toJSON(cs))
+	}
+
+	wantKind(t, "a skill not stored", s.SaveComparison(ctx(), NewComparison(skill.NewID(), 1)), store.ErrNotFound, "save comparison")
+	bad := NewComparison(id, 1)
+	bad.Cells = bad.Cells[:3]
+	wantKind(t, "three cells for two by two", s.SaveComparison(ctx(), bad), store.ErrInvalid, "save comparison")
+	bad = NewComparison(id, 1)
+	bad.ID = ""
+	wantKind(t, "no id", s.SaveComparison(ctx(), bad), store.ErrInvalid, "save comparison")
+	if cs, _ := s.Comparisons(ctx(), id); len(cs) != 2 {
+		t.Errorf("refused comparisons were stored: %d", len(cs))
+	}
 }
 
 // testConcurrent runs writes from several goroutines at once: distinct

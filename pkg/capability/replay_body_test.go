@@ -1,0 +1,89 @@
+package capability
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"workbench/pkg/body"
+	"workbench/pkg/body/sim"
+	"workbench/pkg/skill"
+	"workbench/pkg/store"
+	"workbench/pkg/store/mem"
+	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
+)
+
+// TestReplayOnAnMCPBody: the palette replays a skill taught on a browser
+// through its body factory, asks before the local engine stands in for
+// delegatic-mcp, and says what is missing without a factory.
+func TestReplayOnAnMCPBody(t *testing.T) {
+	ctx := context.Background()
+	data, err := os.ReadFile("../../fixtures/valid-skill-bundle.v0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := skill.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verify.Standard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := s.WorldData
+	b.Manifest.BodyChoice = skill.BodyBrowser
+	if err := v.SealWithProof(b); err != nil {
+		t.Fatal(err)
+	}
+	st := mem.New()
+	f, err := store.EncodeBundle(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AddBundle(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	browser := func(ctx context.Context, kind string, _ []byte) (body.Body, bool, error) {
+		bd, err := sim.New(world) // a browser's stand-in
+		return bd, true, err
+	}
+	in := func(accept bool) json.RawMessage {
+		data, _ := json.Marshal(map[string]any{"skill_id": b.SkillID, "accept_local_policy": accept})
+		return data
+	}
+	for _, tc := range []struct {
+		name   string
+		bodies workbench.BodyFactory
+		accept bool
+		want   string // in the error; "" means it replays
+	}{
+		{"no body factory", nil, true, "no way to open one"},
+		{"delegatic-mcp missing", browser, false, "accept_local_policy"},
+		{"local engine accepted", browser, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &Workbench{Store: st, Verifier: v, Bodies: tc.bodies}
+			out, err := w.replay(ctx, in(tc.accept))
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err = %v, want one saying %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := out.(map[string]any)
+			if m["authorizer"] != "local:"+skill.DefaultPolicyID || m["saved_version"] != b.SkillVersion+1 {
+				t.Errorf("replay: %v", m)
+			}
+		})
+	}
+}
