@@ -31,9 +31,7 @@ type skillPage struct {
 	app.Compo
 	env *env
 
-	// nav is the page's own context (from OnNav): asynchronous work
-	// dispatches its results through it (see onEditSave).
-	nav     app.Context
+	ownContext
 	id      string
 	version int // the version asked for (?v=N); 0 for the newest
 	loading bool
@@ -94,13 +92,13 @@ func (p *skillPage) OnNav(ctx app.Context) {
 	if err != nil || version < 1 {
 		version = 0
 	}
-	p.nav = ctx
+	p.keep(ctx)
 	if id == p.id && version == p.version && p.bundle != nil {
 		p.publishContext()
 		return
 	}
 	// Reset the page's state, keeping go-app's own (the embedded Compo).
-	*p = skillPage{Compo: p.Compo, nav: ctx, env: p.env, id: id, version: version, tab: "manifest"}
+	*p = skillPage{Compo: p.Compo, ownContext: p.ownContext, env: p.env, id: id, version: version, tab: "manifest"}
 	p.publishContext()
 	p.load(ctx)
 }
@@ -251,7 +249,7 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 		defer p.publishContext()
 		switch id {
 		case "memory":
-			p.loadMemory(p.nav)
+			p.loadMemory(p.own())
 		case "audit":
 			if p.audit == nil && p.bundle != nil {
 				// The tab is shown at once; its steps follow in a task of
@@ -259,9 +257,9 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 				// bundle. The answer is kept only for the bundle it was
 				// made from (a save reloads the page with another).
 				b := p.bundle
-				p.nav.Async(func() {
+				p.own().Async(func() {
 					a := skillpage.AuditOf(b)
-					p.nav.Dispatch(func(app.Context) {
+					p.own().Dispatch(func(app.Context) {
 						if p.bundle == b && p.audit == nil {
 							p.audit = &a
 						}
@@ -269,7 +267,7 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 				})
 			}
 		case "history":
-			p.openHistory(p.nav)
+			p.openHistory(p.own())
 		}
 	}
 }
@@ -436,6 +434,6 @@ func (p *skillPage) renderTabs() app.UI {
 // reload re-reads the skill after a new version was stored, keeping the
 // message about it.
 func (p *skillPage) reload(ctx app.Context, msg string) {
-	*p = skillPage{Compo: p.Compo, nav: p.nav, env: p.env, id: p.id, tab: p.tab, saveMsg: msg}
+	*p = skillPage{Compo: p.Compo, ownContext: p.ownContext, env: p.env, id: p.id, tab: p.tab, saveMsg: msg}
 	p.load(ctx)
 }

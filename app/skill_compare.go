@@ -68,7 +68,7 @@ func (e *env) openRouterClient() (*openrouter.Client, error) {
 
 func (p *skillPage) onCompareRun(ctx app.Context, e app.Event) {
 	e.PreventDefault()
-	ctx = p.nav // see onEditSave
+	ctx = p.own()
 	if p.cmp.running {
 		return
 	}
@@ -126,7 +126,7 @@ func (p *skillPage) onCompareSave(ctx app.Context, e app.Event) {
 	if c == nil || c.Final == nil || p.cmp.saving {
 		return
 	}
-	ctx = p.nav // see onEditSave
+	ctx = p.own()
 	p.cmp.saving, p.cmp.saveErr = true, nil
 	final := c.Final
 	ctx.Async(func() {

@@ -53,7 +53,7 @@ func (p *skillPage) onSync(ctx app.Context, e app.Event) {
 		return
 	}
 	p.memory.syncing, p.memory.syncErr, p.memory.stored = true, nil, nil
-	b, ctx := p.bundle, p.nav
+	b, ctx := p.bundle, p.own()
 	ctx.Async(func() {
 		var st memory.Stored
 		m, err := p.connectMemory(ctx)
@@ -76,7 +76,7 @@ func (p *skillPage) onRetrieve(ctx app.Context, e app.Event) {
 		return
 	}
 	p.memory.reading, p.memory.readErr, p.memory.retrieved = true, nil, nil
-	id, ctx := p.bundle.Trace.TraceID, p.nav
+	id, ctx := p.bundle.Trace.TraceID, p.own()
 	ctx.Async(func() {
 		var got memory.Retrieved
 		m, err := p.connectMemory(ctx)
