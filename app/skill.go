@@ -51,7 +51,7 @@ type skillPage struct {
 	tab string
 
 	edit    manifestEdit
-	memory  memoryState
+	memory  *memoryTab // the Memory tab, made when the bundle is read
 	cmp     compareState
 	exp     exportState
 	audit   *skillpage.Audit
@@ -222,6 +222,7 @@ func (p *skillPage) load(ctx app.Context) {
 			p.sk, p.versions, p.stored, p.bundle, p.report, p.advice = l.sk, l.versions, l.stored, l.bundle, l.report, l.advice
 			p.panel = skillpage.Conformance(l.report)
 			p.edit = newManifestEdit(l.bundle.Manifest)
+			p.memory = &memoryTab{env: p.env, bundle: l.bundle, page: p.own()}
 			p.exp = newExportState(l.advice, l.bundle.Evidence.RedactionProfile)
 			ctx.Page().SetTitle(l.bundle.Manifest.Name + " · Skill Workbench")
 			p.publishContext()
@@ -248,8 +249,6 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 		p.tab = id
 		defer p.publishContext()
 		switch id {
-		case "memory":
-			p.loadMemory(p.own())
 		case "audit":
 			if p.audit == nil && p.bundle != nil {
 				// The tab is shown at once; its steps follow in a task of
@@ -415,7 +414,7 @@ func (p *skillPage) renderTabs() app.UI {
 	var panel app.UI
 	switch p.tab {
 	case "memory":
-		panel = p.renderMemory()
+		panel = p.memory
 	case "compare":
 		panel = p.renderCompare()
 	case "audit":
