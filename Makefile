@@ -77,9 +77,8 @@ test-fuzz:
 	$(FUZZ) -fuzz '^FuzzParse$$' ./pkg/canonjson
 	$(FUZZ) -fuzz '^FuzzCanonicalMatchesReference$$' ./pkg/canonjson
 	$(FUZZ) -fuzz '^FuzzVerify$$' ./pkg/verify
-	$(FUZZ) -fuzz '^FuzzReader$$' ./pkg/mcp/sse
+	$(FUZZ) -fuzz '^FuzzReader$$' ./pkg/sse
 	$(FUZZ) -fuzz '^FuzzReadResponse$$' ./pkg/mcp
-	$(FUZZ) -fuzz '^FuzzSSE$$' ./pkg/openrouter
 	$(FUZZ) -fuzz '^FuzzCheckPath$$' ./pkg/proxy
 	$(FUZZ) -fuzz '^FuzzCheckMCPPath$$' ./pkg/proxy
 	$(FUZZ) -fuzz '^FuzzRawMember$$' ./pkg/store

@@ -28,8 +28,7 @@ type approvalsPanel struct {
 	app.Compo
 
 	env *env
-	// mctx is the component's own context (see palette.mctx).
-	mctx      app.Context
+	ownContext
 	Nonce     int
 	Gen       int
 	OnDecided func(ctx app.Context, a capability.Approval)
@@ -45,7 +44,7 @@ type approvalsPanel struct {
 }
 
 func (a *approvalsPanel) OnMount(ctx app.Context) {
-	a.mctx = ctx
+	a.keep(ctx)
 	a.lastNonce, a.lastGen = a.Nonce, a.Gen
 	a.refresh(ctx)
 }
@@ -58,7 +57,7 @@ func (a *approvalsPanel) OnUpdate(ctx app.Context) {
 }
 
 func (a *approvalsPanel) refresh(ctx app.Context) {
-	ctx = a.mctx
+	ctx = a.own()
 	seq := a.listSeq.next()
 	ctx.Async(func() {
 		c, cancel := context.WithTimeout(context.Background(), 30e9)
@@ -90,7 +89,7 @@ func (a *approvalsPanel) onRefresh(ctx app.Context, e app.Event) { a.refresh(ctx
 
 func (a *approvalsPanel) decide(id string, grant bool) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		ctx = a.mctx
+		ctx = a.own()
 		if a.busy != "" {
 			return
 		}

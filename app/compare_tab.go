@@ -38,10 +38,8 @@ type compareTab struct {
 	Newest  bool
 	OnSaved func(ctx app.Context, msg string)
 
-	// mctx is the component's own context: asynchronous answers are
-	// dispatched through it.
-	mctx     app.Context
-	loadedOf string // the content hash of the bundle kept is read for
+	ownContext        // asynchronous answers are dispatched through it
+	loadedOf   string // the content hash of the bundle kept is read for
 
 	models   []string
 	sets     []compareSet // the sets the user added, after the taught one
@@ -65,7 +63,7 @@ type compareSet struct {
 }
 
 func (c *compareTab) OnMount(ctx app.Context) {
-	c.mctx = ctx
+	c.keep(ctx)
 	c.models = []string{"", ""}
 	c.loadKept(ctx)
 }
@@ -79,7 +77,7 @@ func (c *compareTab) OnUpdate(ctx app.Context) {
 // loadKept reads the comparison to show: the newest of this version, or
 // the one saved as this version.
 func (c *compareTab) loadKept(ctx app.Context) {
-	ctx = c.mctx
+	ctx = c.own()
 	b := c.Bundle
 	if b == nil {
 		return
@@ -149,7 +147,7 @@ func (c *compareTab) onSetField(j int, name string) app.EventHandler {
 
 func (c *compareTab) onRun(ctx app.Context, e app.Event) {
 	e.PreventDefault()
-	ctx = c.mctx
+	ctx = c.own()
 	if c.running || c.Bundle == nil {
 		return
 	}
@@ -235,7 +233,7 @@ func (c *compareTab) workbench(ctx context.Context) (*workbench.Workbench, error
 }
 
 func (c *compareTab) onSave(ctx app.Context, e app.Event) {
-	ctx = c.mctx
+	ctx = c.own()
 	if c.kept == nil || c.saving {
 		return
 	}

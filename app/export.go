@@ -104,7 +104,7 @@ func (p *skillPage) onExportDownload(ctx app.Context, e app.Event) {
 		return
 	}
 	p.exp.running, p.exp.err, p.exp.file, p.exp.signedBy = true, nil, nil, ""
-	ctx = p.nav // see onEditSave
+	ctx = p.own()
 	b := p.bundle
 	ctx.Async(func() {
 		var f *export.File

@@ -36,10 +36,7 @@ type palette struct {
 	app.Compo
 
 	env *env
-	// mctx is the component's own context, from OnMount: answers of
-	// asynchronous work dispatch through it, because an event's context
-	// dies with the element that fired it (a re-render may replace it).
-	mctx app.Context
+	ownContext
 
 	open        bool
 	panels      bool // the approvals and runs panels are mounted (after the opened dialog was painted)
@@ -119,7 +116,7 @@ func (p *palette) contextFor(path string) schemaform.Context {
 }
 
 func (p *palette) OnMount(ctx app.Context) {
-	p.mctx = ctx
+	p.keep(ctx)
 	p.path = ctx.Page().URL().Path
 	// One window listener, run synchronously by the browser, so that
 	// preventDefault takes effect: Ctrl/Cmd+K opens, and while the dialog
@@ -188,7 +185,7 @@ func focusID(id string) {
 // is handled, or onNativeClose would take that stale event for a close of
 // this opening and the state and the dialog would disagree.
 func (p *palette) show(ctx app.Context) {
-	ctx = p.mctx
+	ctx = p.own()
 	p.open = true
 	p.returnFocus = app.Window().Get("document").Get("activeElement")
 	if d := app.Window().GetElementByID("pal-dialog"); d.Truthy() && !d.Get("open").Bool() {
@@ -338,7 +335,7 @@ func (p *palette) onBackendURL(ctx app.Context, e app.Event) {
 }
 
 func (p *palette) switchBackend(ctx app.Context, raw string) {
-	ctx = p.mctx
+	ctx = p.own()
 	if err := p.env.connectBackend(raw); err != nil {
 		p.backendErr = "Not connected: " + err.Error()
 		return
@@ -373,7 +370,7 @@ func (p *palette) onLocal(ctx app.Context, e app.Event) { p.switchBackend(ctx, "
 // --- catalog -------------------------------------------------------------
 
 func (p *palette) loadCatalog(ctx app.Context) {
-	ctx = p.mctx
+	ctx = p.own()
 	gen := p.gen
 	p.catLoad = true
 	p.catVersion++
@@ -484,7 +481,7 @@ func (p *palette) clearSelection() {
 // shown; a refresh the palette makes on its own leaves the focus where
 // it is.
 func (p *palette) openCap(ctx app.Context, id string, focus bool) {
-	ctx = p.mctx
+	ctx = p.own()
 	p.clearSelection()
 	p.selID = id
 	// Called from the catalog component's handlers, which render that
@@ -557,7 +554,7 @@ func (p *palette) onFormChange(ctx app.Context, f *schemaform.Form) {
 // schedulePreflight asks for a preview after delay; an edit in between
 // makes the earlier request moot.
 func (p *palette) schedulePreflight(ctx app.Context, delay time.Duration) {
-	ctx = p.mctx
+	ctx = p.own()
 	p.previewSeq++
 	seq, gen := p.previewSeq, p.gen
 	p.preview, p.previewErr, p.proposed = nil, "", nil
@@ -646,7 +643,7 @@ func (p *palette) invokeBlocked() string {
 }
 
 func (p *palette) onInvoke(ctx app.Context, e app.Event) {
-	ctx = p.mctx
+	ctx = p.own()
 	e.PreventDefault()
 	if p.invokeBlocked() != "" {
 		return
@@ -809,7 +806,7 @@ func orWord(s, none string) string {
 // only: the change is dispatched on the palette's own, which renders the
 // button.
 func (p *palette) onDecided(_ app.Context, a capability.Approval) {
-	p.mctx.Dispatch(func(app.Context) {
+	p.own().Dispatch(func(app.Context) {
 		if p.pending != nil && p.pending.Receipt.ApprovalID == a.ID {
 			p.pendState = a.State
 		}

@@ -31,7 +31,7 @@ type replayPage struct {
 	app.Compo
 	env *env
 
-	nav     app.Context // the page's own context; see skillPage.nav
+	ownContext
 	id      string
 	loadErr error
 	missing bool
@@ -71,7 +71,7 @@ type replayField struct {
 
 func (p *replayPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Replay · Skill Workbench")
-	*p = replayPage{Compo: p.Compo, nav: ctx, env: p.env, id: skillIDOf(ctx.Page().URL().Path)}
+	*p = replayPage{Compo: p.Compo, ownContext: ownContext{ctx}, env: p.env, id: skillIDOf(ctx.Page().URL().Path)}
 	id := p.id
 	p.publishContext()
 	if st, err := p.env.sessionStorage(); err == nil {
@@ -132,7 +132,7 @@ func (p *replayPage) onModel(ctx app.Context, e app.Event) {
 
 func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 	e.PreventDefault()
-	ctx = p.nav // see skillPage.onEditSave
+	ctx = p.own()
 	if p.running {
 		return
 	}
@@ -207,7 +207,7 @@ func (p *replayPage) onSave(ctx app.Context, e app.Event) {
 		return
 	}
 	p.saving, p.saveErr = true, nil
-	ctx = p.nav // see skillPage.onEditSave
+	ctx = p.own()
 	ctx.Async(func() {
 		var sk store.Skill
 		st, err := p.env.store(ctx, nil)

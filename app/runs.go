@@ -30,10 +30,7 @@ type runsPanel struct {
 	app.Compo
 
 	env *env
-	// mctx is the component's own context, from OnMount: answers of
-	// asynchronous work dispatch through it, because an event's context
-	// dies with the element that fired it (a re-render may replace it).
-	mctx app.Context
+	ownContext
 	// Select is a run to select and follow; Gen is the backend generation.
 	Select string
 	Gen    int
@@ -68,7 +65,7 @@ type runsPanel struct {
 }
 
 func (r *runsPanel) OnMount(ctx app.Context) {
-	r.mctx = ctx
+	r.keep(ctx)
 	r.reg = capability.NewRegistry(nil)
 	r.lastGen = r.Gen
 	r.refresh(ctx)
@@ -109,7 +106,7 @@ func (r *runsPanel) stop() {
 
 // refresh reads the run list.
 func (r *runsPanel) refresh(ctx app.Context) {
-	ctx = r.mctx
+	ctx = r.own()
 	r.listing = true
 	seq := r.listSeq.next()
 	ctx.Async(func() {
@@ -146,7 +143,7 @@ func (r *runsPanel) onRefresh(ctx app.Context, e app.Event) { r.refresh(ctx) }
 // sequence the user saw of it before (after a stream_reset), 0 for none:
 // when the retained window starts later, the lost events are named.
 func (r *runsPanel) follow(ctx app.Context, run runs.RunID, seen int64) {
-	ctx = r.mctx
+	ctx = r.own()
 	r.stop()
 	chain := r.chain
 	c, cancel := context.WithCancel(context.Background())

@@ -31,9 +31,7 @@ type skillPage struct {
 	app.Compo
 	env *env
 
-	// nav is the page's own context (from OnNav): asynchronous work
-	// dispatches its results through it (see onEditSave).
-	nav     app.Context
+	ownContext
 	id      string
 	version int // the version asked for (?v=N); 0 for the newest
 	loading bool
@@ -53,7 +51,7 @@ type skillPage struct {
 	tab string
 
 	edit    manifestEdit
-	memory  memoryState
+	memory  *memoryTab // the Memory tab, made when the bundle is read
 	exp     exportState
 	audit   *skillpage.Audit
 	hist    historyState
@@ -93,13 +91,13 @@ func (p *skillPage) OnNav(ctx app.Context) {
 	if err != nil || version < 1 {
 		version = 0
 	}
-	p.nav = ctx
+	p.keep(ctx)
 	if id == p.id && version == p.version && p.bundle != nil {
 		p.publishContext()
 		return
 	}
 	// Reset the page's state, keeping go-app's own (the embedded Compo).
-	*p = skillPage{Compo: p.Compo, nav: ctx, env: p.env, id: id, version: version, tab: "manifest"}
+	*p = skillPage{Compo: p.Compo, ownContext: p.ownContext, env: p.env, id: id, version: version, tab: "manifest"}
 	p.publishContext()
 	p.load(ctx)
 }
@@ -223,6 +221,7 @@ func (p *skillPage) load(ctx app.Context) {
 			p.sk, p.versions, p.stored, p.bundle, p.report, p.advice = l.sk, l.versions, l.stored, l.bundle, l.report, l.advice
 			p.panel = skillpage.Conformance(l.report)
 			p.edit = newManifestEdit(l.bundle.Manifest)
+			p.memory = &memoryTab{env: p.env, bundle: l.bundle, page: p.own()}
 			p.exp = newExportState(l.advice, l.bundle.Evidence.RedactionProfile)
 			ctx.Page().SetTitle(l.bundle.Manifest.Name + " · Skill Workbench")
 			p.publishContext()
@@ -249,8 +248,6 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 		p.tab = id
 		defer p.publishContext()
 		switch id {
-		case "memory":
-			p.loadMemory(p.nav)
 		case "audit":
 			if p.audit == nil && p.bundle != nil {
 				// The tab is shown at once; its steps follow in a task of
@@ -258,9 +255,9 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 				// bundle. The answer is kept only for the bundle it was
 				// made from (a save reloads the page with another).
 				b := p.bundle
-				p.nav.Async(func() {
+				p.own().Async(func() {
 					a := skillpage.AuditOf(b)
-					p.nav.Dispatch(func(app.Context) {
+					p.own().Dispatch(func(app.Context) {
 						if p.bundle == b && p.audit == nil {
 							p.audit = &a
 						}
@@ -268,7 +265,7 @@ func (p *skillPage) onTab(id string) app.EventHandler {
 				})
 			}
 		case "history":
-			p.openHistory(p.nav)
+			p.openHistory(p.own())
 		}
 	}
 }
@@ -416,7 +413,7 @@ func (p *skillPage) renderTabs() app.UI {
 	var panel app.UI
 	switch p.tab {
 	case "memory":
-		panel = p.renderMemory()
+		panel = p.memory
 	case "compare":
 		panel = &compareTab{env: p.env, Bundle: p.bundle, Newest: p.newest(), OnSaved: p.onCompareSaved}
 	case "audit":
@@ -433,15 +430,15 @@ func (p *skillPage) renderTabs() app.UI {
 }
 
 // onCompareSaved re-reads the skill after the Compare tab saved a
-// version. The tab calls it from its own context; the page's own (nav)
+// version. The tab calls it from its own context; the page's own
 // re-renders the page.
 func (p *skillPage) onCompareSaved(_ app.Context, msg string) {
-	p.nav.Dispatch(func(ctx app.Context) { p.reload(ctx, msg) })
+	p.own().Dispatch(func(ctx app.Context) { p.reload(ctx, msg) })
 }
 
 // reload re-reads the skill after a new version was stored, keeping the
 // message about it.
 func (p *skillPage) reload(ctx app.Context, msg string) {
-	*p = skillPage{Compo: p.Compo, nav: p.nav, env: p.env, id: p.id, tab: p.tab, saveMsg: msg}
+	*p = skillPage{Compo: p.Compo, ownContext: p.ownContext, env: p.env, id: p.id, tab: p.tab, saveMsg: msg}
 	p.load(ctx)
 }

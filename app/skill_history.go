@@ -128,7 +128,7 @@ func (p *skillPage) onHistoryPick(which string) app.EventHandler {
 		} else {
 			to = n
 		}
-		p.compareVersions(p.nav, from, to)
+		p.compareVersions(p.own(), from, to)
 	}
 }
 
@@ -262,7 +262,7 @@ func (p *skillPage) onConfirmDelete(ctx app.Context, e app.Event) {
 	if p.del.id == "" || p.del.busy {
 		return
 	}
-	ctx = p.nav
+	ctx = p.own()
 	p.del.busy, p.del.err = true, nil
 	d := p.del
 	ctx.Async(func() {

@@ -65,10 +65,7 @@ func (p *skillPage) onEditField(field string) app.EventHandler {
 
 func (p *skillPage) onEditSave(ctx app.Context, e app.Event) {
 	e.PreventDefault()
-	// Work that outlives this event reports back through the page's own
-	// context: the element that fired the event may be gone by then, and
-	// go-app drops updates dispatched through an unmounted element.
-	ctx = p.nav
+	ctx = p.own()
 	p.checkEdit()
 	if !p.newest() || p.schemas == nil || !p.edit.problems.Valid() || p.edit.checkErr != nil || p.edit.saving {
 		return

@@ -12,14 +12,28 @@ import (
 	"workbench/pkg/memory"
 	"workbench/pkg/memory/graphonomous"
 	"workbench/pkg/services"
+	"workbench/pkg/skill"
 )
 
-// memoryState is what the Memory tab learned from the MCP relay and from
-// graphonomous-mcp. Nothing is shown as stored or retrieved that the
-// server did not report; its errors are shown as they came
-// (services.NotConfiguredError, UnreachableError, ContractError,
-// ToolError).
-type memoryState struct {
+// memoryTab is the skill page's Memory tab, a component of its own: what
+// it learned from the MCP relay and from graphonomous-mcp is in its
+// fields. Nothing is shown as stored or retrieved that the server did not
+// report; its errors are shown as they came (services.NotConfiguredError,
+// UnreachableError, ContractError, ToolError).
+//
+// The page makes one per bundle it shows and renders that same one each
+// time the tab is opened, so what was synced or read stays while another
+// tab is open.
+type memoryTab struct {
+	app.Compo
+	ownContext
+	env    *env
+	bundle *skill.Bundle
+	// page is the skill page's own context. Answers are applied through
+	// it (settle): another tab may be open when one comes, and go-app
+	// drops what is dispatched through a component no longer mounted.
+	page app.Context
+
 	loading    bool
 	loaded     bool
 	configured bool
@@ -33,79 +47,91 @@ type memoryState struct {
 	readErr   error
 }
 
-func (p *skillPage) loadMemory(ctx app.Context) {
-	if p.memory.loading || p.memory.loaded {
+// OnMount asks the relay, once, whether graphonomous-mcp is configured.
+func (m *memoryTab) OnMount(ctx app.Context) {
+	m.keep(ctx)
+	if m.loading || m.loaded {
 		return
 	}
-	p.memory.loading = true
+	m.loading = true
 	ctx.Async(func() {
-		cfg, err := p.env.services(ctx)
-		ctx.Dispatch(func(app.Context) {
-			p.memory = memoryState{loaded: true, configured: cfg.Configured(services.RoleMemory), err: err}
+		cfg, err := m.env.services(ctx)
+		m.settle(func() {
+			m.loading, m.loaded, m.configured, m.err = false, true, cfg.Configured(services.RoleMemory), err
 		})
 	})
 }
 
 // onSync stores the skill's trace in graphonomous-mcp ("Sync skill to
 // memory", spec §7.2: only when the user asks).
-func (p *skillPage) onSync(ctx app.Context, e app.Event) {
-	if p.memory.syncing || p.bundle == nil {
+func (m *memoryTab) onSync(ctx app.Context, e app.Event) {
+	if m.syncing {
 		return
 	}
-	p.memory.syncing, p.memory.syncErr, p.memory.stored = true, nil, nil
-	b, ctx := p.bundle, p.nav
+	m.syncing, m.syncErr, m.stored = true, nil, nil
+	b, ctx := m.bundle, m.own()
 	ctx.Async(func() {
 		var st memory.Stored
-		m, err := p.connectMemory(ctx)
+		g, err := m.connect(ctx)
 		if err == nil {
-			defer m.Close(context.WithoutCancel(ctx))
-			st, err = m.Sync(ctx, b)
+			defer g.Close(context.WithoutCancel(ctx))
+			st, err = g.Sync(ctx, b)
 		}
-		ctx.Dispatch(func(app.Context) {
-			p.memory.syncing, p.memory.syncErr = false, err
+		m.settle(func() {
+			m.syncing, m.syncErr = false, err
 			if err == nil {
-				p.memory.stored = &st
+				m.stored = &st
 			}
 		})
 	})
 }
 
 // onRetrieve reads what graphonomous-mcp holds for the skill's trace.
-func (p *skillPage) onRetrieve(ctx app.Context, e app.Event) {
-	if p.memory.reading || p.bundle == nil {
+func (m *memoryTab) onRetrieve(ctx app.Context, e app.Event) {
+	if m.reading {
 		return
 	}
-	p.memory.reading, p.memory.readErr, p.memory.retrieved = true, nil, nil
-	id, ctx := p.bundle.Trace.TraceID, p.nav
+	m.reading, m.readErr, m.retrieved = true, nil, nil
+	id, ctx := m.bundle.Trace.TraceID, m.own()
 	ctx.Async(func() {
 		var got memory.Retrieved
-		m, err := p.connectMemory(ctx)
+		g, err := m.connect(ctx)
 		if err == nil {
-			defer m.Close(context.WithoutCancel(ctx))
-			got, err = m.Retrieve(ctx, id)
+			defer g.Close(context.WithoutCancel(ctx))
+			got, err = g.Retrieve(ctx, id)
 		}
-		ctx.Dispatch(func(app.Context) {
-			p.memory.reading, p.memory.readErr = false, err
+		m.settle(func() {
+			m.reading, m.readErr = false, err
 			if err == nil {
-				p.memory.retrieved = &got
+				m.retrieved = &got
 			}
 		})
 	})
 }
 
-func (p *skillPage) connectMemory(ctx context.Context) (*graphonomous.Memory, error) {
-	cfg, err := p.env.services(ctx)
+// settle applies an answer to the tab's state on the UI goroutine, whether
+// or not the tab is open, and shows it when it is.
+func (m *memoryTab) settle(f func()) {
+	m.page.Dispatch(func(app.Context) {
+		f()
+		if m.Mounted() {
+			m.own().Update()
+		}
+	})
+}
+
+func (m *memoryTab) connect(ctx context.Context) (*graphonomous.Memory, error) {
+	cfg, err := m.env.services(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return graphonomous.Connect(ctx, cfg, &mcp.Options{Timeout: 60 * time.Second, Revisions: &p.env.mcpRevisions})
+	return graphonomous.Connect(ctx, cfg, &mcp.Options{Timeout: 60 * time.Second, Revisions: &m.env.mcpRevisions})
 }
 
 // renderMemory shows whether graphonomous-mcp is configured, what it
 // answered when asked, and the node references the bundle itself
 // recorded. It never shows nodes it did not read.
-func (p *skillPage) renderMemory() app.UI {
-	m := p.memory
+func (m *memoryTab) Render() app.UI {
 	var status app.UI
 	switch {
 	case !m.loaded:
@@ -121,13 +147,13 @@ func (p *skillPage) renderMemory() app.UI {
 		status = app.Div().Body(
 			app.P().Class("status").ID("memory-status").Text("An MCP server named graphonomous is configured on this workbench's relay: sync this skill's trace to it, or read what it holds for the trace."),
 			app.Div().Class("field-row").Body(
-				app.Button().Type("button").ID("memory-sync").Disabled(m.syncing).Text("Sync skill to memory").OnClick(p.onSync),
-				app.Button().Type("button").ID("memory-retrieve").Class("secondary").Disabled(m.reading).Text("Read from memory").OnClick(p.onRetrieve),
+				app.Button().Type("button").ID("memory-sync").Disabled(m.syncing).Text("Sync skill to memory").OnClick(m.onSync),
+				app.Button().Type("button").ID("memory-retrieve").Class("secondary").Disabled(m.reading).Text("Read from memory").OnClick(m.onRetrieve),
 			),
-			app.Div().ID("memory-result").Aria("live", "polite").Body(p.renderMemoryResult()),
+			app.Div().ID("memory-result").Aria("live", "polite").Body(m.renderResult()),
 		)
 	}
-	refs := p.bundle.Evidence.GraphonomousRefs
+	refs := m.bundle.Evidence.GraphonomousRefs
 	var recorded app.UI
 	if len(refs) == 0 {
 		recorded = app.P().ID("memory-refs").Text("The bundle records no Graphonomous nodes.")
@@ -149,9 +175,8 @@ func (p *skillPage) renderMemory() app.UI {
 	)
 }
 
-// renderMemoryResult is what the last sync and read answered.
-func (p *skillPage) renderMemoryResult() app.UI {
-	m := p.memory
+// renderResult is what the last sync and read answered.
+func (m *memoryTab) renderResult() app.UI {
 	var parts []app.UI
 	switch {
 	case m.syncing:

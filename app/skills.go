@@ -27,12 +27,7 @@ import (
 type skillsPage struct {
 	app.Compo
 	env *env
-	// nav is the page's own context (from OnNav): work that outlives an
-	// event reports back through it, since the element that fired the
-	// event may be replaced by then (the delete dialog's button is, when
-	// the message above the table appears) and go-app drops updates
-	// dispatched through an element no longer mounted.
-	nav app.Context
+	ownContext
 
 	loaded   bool
 	loadErr  error
@@ -71,7 +66,7 @@ type verdictCheck struct {
 
 func (p *skillsPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Skills · Skill Workbench")
-	p.nav = ctx
+	p.keep(ctx)
 	p.limit = pageSize
 	u := *ctx.Page().URL()
 	p.sort = sortOf(&u)
@@ -312,7 +307,7 @@ func (p *skillsPage) onConfirmDelete(ctx app.Context, e app.Event) {
 	if p.del.id == "" || p.del.busy {
 		return
 	}
-	ctx = p.nav
+	ctx = p.own()
 	p.del.busy, p.del.err = true, nil
 	d := p.del
 	ctx.Async(func() {

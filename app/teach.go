@@ -57,11 +57,7 @@ type teachPage struct {
 	form teachForm
 	run  *teachRun
 
-	// ui is the page's own context, from OnMount. Work started by an event
-	// handler dispatches its results through it: an event's context belongs
-	// to the element clicked, which the next render may remove, and go-app
-	// drops what is dispatched to a removed element.
-	ui app.Context
+	ownContext
 
 	// validator checks the draft manifest on every keystroke; compiled
 	// when the page opens.
@@ -129,12 +125,12 @@ const modelItem = "workbench.model"
 const defaultModel = "openai/gpt-4o-mini"
 
 func (p *teachPage) OnMount(ctx app.Context) {
-	p.ui = ctx
+	p.keep(ctx)
 	p.listenLeave()
 }
 
 func (p *teachPage) OnNav(ctx app.Context) {
-	p.ui = ctx
+	p.keep(ctx)
 	ctx.Page().SetTitle("Teach · Skill Workbench")
 	p.publishContext()
 	p.readSession(ctx)
@@ -201,7 +197,7 @@ func (p *teachPage) checkKey(ctx app.Context) {
 		return
 	}
 	p.keyChecking, p.keyErr = true, nil
-	ui, origin := p.ui, p.env.origin()
+	ui, origin := p.own(), p.env.origin()
 	ui.Async(func() {
 		_, err := checkSessionKey(ui, origin, s, key)
 		st, serr := s.KeyState()
@@ -255,7 +251,7 @@ func (p *teachPage) OnDismount() {
 // onStart plans the task from the form and starts the demonstration.
 func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 	e.PreventDefault()
-	ui := p.ui
+	ui := p.own()
 	if p.starting || p.run != nil && p.run.stage == stageRunning {
 		return
 	}
@@ -426,7 +422,7 @@ func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
 	if p.run == r {
 		p.check()
 	}
-	p.summarize(p.ui, r)
+	p.summarize(p.own(), r)
 }
 
 // onStop ends the recording at the next step; what was recorded is kept.

@@ -63,7 +63,7 @@ func (p *teachPage) listenLeave() {
 		ev.Call("preventDefault")
 		ev.Call("stopPropagation")
 		href := a.Get("href").String()
-		p.ui.Dispatch(func(ctx app.Context) { p.askLeave(href) })
+		p.own().Dispatch(func(ctx app.Context) { p.askLeave(href) })
 		return nil
 	})
 	p.unloadFn = app.FuncOf(func(this app.Value, args []app.Value) any {

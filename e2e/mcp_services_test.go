@@ -195,7 +195,8 @@ func TestMCPDelegaticUnreachable(t *testing.T) {
 // The Memory tab with graphonomous-mcp configured: reading a trace it
 // does not hold shows its refusal as it came; "Sync skill to memory"
 // stores the bundle's trace; reading it then lists what was stored. The
-// server keeps what it was sent and answers from it.
+// server keeps what it was sent and answers from it. Another tab and back
+// keeps what the tab showed.
 func TestMCPMemorySync(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
@@ -261,6 +262,17 @@ func TestMCPMemorySync(t *testing.T) {
 	nodes := s.waitText("#memory-nodes", traceID)
 	if !strings.Contains(nodes, "browser_navigate") {
 		t.Errorf("nodes %q lack the stored edge's action", nodes)
+	}
+	// The tab is a component the page keeps: another tab and back, and
+	// what was stored and read is still shown.
+	s.click("#tab-manifest")
+	s.waitVisible("#panel-manifest")
+	s.click("#tab-memory")
+	if got := s.waitText("#memory-nodes", traceID); !strings.Contains(got, "browser_navigate") {
+		t.Errorf("after another tab, nodes %q lack the stored edge's action", got)
+	}
+	if got := s.text("#memory-stored"); !strings.Contains(got, traceID) {
+		t.Errorf("after another tab, the sync's answer is %q", got)
 	}
 	// Three connections from one page; the page remembers the revision
 	// the server chose (mcp.Revisions), so only the first one probes.

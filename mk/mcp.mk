@@ -13,7 +13,7 @@
 
 test-mcp: node-deps
 	WORKBENCH_MCP_INTEROP_REQUIRED=1 $(GO) test -count=1 -tags interop ./pkg/mcp/...
-	$(WASM_TEST) -count=1 ./pkg/mcp/...
+	$(WASM_TEST) -count=1 ./pkg/mcp/... ./pkg/sse
 
 bench-mcp:
 	$(GO) test -run '^$$' -bench 'CallTool' -benchmem -count 6 ./pkg/mcp

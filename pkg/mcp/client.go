@@ -66,7 +66,7 @@ import (
 	"time"
 
 	"workbench/pkg/fetch"
-	"workbench/pkg/mcp/sse"
+	"workbench/pkg/sse"
 )
 
 // Protocol revisions the client speaks.

@@ -726,6 +726,8 @@ func TestStreamFailures(t *testing.T) {
 	}{
 		{"no [DONE]", 200, sse, "data: " + chunk(`{"role":"assistant","content":"par"}`) + "\n\n", malformedAt("stream event 2", "without data: [DONE]"), 1},
 		{"connection ends mid-event", 200, sse, "data: " + chunk(`{"content":"a"}`) + "\n\ndata: {\"id\"", malformedAt("stream event 2", "without data: [DONE]"), 1},
+		{"event over MaxEventBytes", 200, sse, "data: " + chunk(`{"content":"a"}`) + "\n\ndata: " + strings.Repeat("x", MaxEventBytes+1) + "\n\n", malformedAt("stream event 2", "over the size limit"), 1},
+		{"data over MaxEventBytes in short lines", 200, sse, "data: " + chunk(`{"content":"a"}`) + "\n\n" + strings.Repeat("data: "+strings.Repeat("x", 1<<10)+"\n", MaxEventBytes>>10) + "\n", malformedAt("stream event 2", "over the size limit"), 1},
 		{"chunk not JSON", 200, sse, sseBody(chunk(`{"content":"a"}`), `{"id":`), malformedAt("stream event 2", "not a chat completion chunk"), 1},
 		{"fragment without index", 200, sse, sseBody(chunk(`{"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`)), malformedAt("stream event 1 /choices/0/delta/tool_calls/0/index", "missing"), 0},
 		{"two ids at one index", 200, sse, sseBody(chunk(`{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f"}}]}`), chunk(`{"tool_calls":[{"index":0,"id":"c2","function":{"name":"f"}}]}`)), malformedAt("stream event 2 /choices/0/delta/tool_calls/0/id", "already belongs"), 1},

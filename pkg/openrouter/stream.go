@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"workbench/pkg/sse"
 )
 
 // ChatStream sends req with "stream": true, calls fn with each increment as
@@ -69,22 +71,23 @@ func (c *Client) ChatStream(ctx context.Context, req Request, fn func(Delta) err
 	}
 
 	var a assembly
-	sr := newSSEReader(resp.Body, MaxEventBytes)
+	sr := sse.NewReader(resp.Body)
+	sr.SetMaxEventBytes(MaxEventBytes)
 	for n := 1; ; n++ {
 		ev, err := sr.Next()
 		if err != nil {
 			if ctxErr := ctxError(rctx); ctxErr != nil {
 				return nil, c.key.transport(op+": reading the stream", ctxErr)
 			}
-			if errors.Is(err, errEventTooLarge) {
+			if errors.Is(err, sse.ErrTooLarge) {
 				return nil, c.key.malformed(&MalformedError{Where: fmt.Sprintf("stream event %d", n), Reason: err.Error(), Usage: a.usage})
 			}
-			if err == io.EOF {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				return nil, c.key.malformed(&MalformedError{Where: fmt.Sprintf("stream event %d", n), Reason: "the stream ended without data: [DONE]", Usage: a.usage, Err: io.ErrUnexpectedEOF})
 			}
 			return nil, c.key.transport(op+": reading the stream", err)
 		}
-		if ev.Type != "message" {
+		if ev.Type != "" && ev.Type != "message" {
 			continue
 		}
 		if strings.TrimSpace(ev.Data) == "[DONE]" {

@@ -54,8 +54,8 @@ import (
 
 	"workbench/pkg/capability"
 	"workbench/pkg/fetch"
-	"workbench/pkg/mcp/sse"
 	"workbench/pkg/runs"
+	"workbench/pkg/sse"
 )
 
 // Routes.

@@ -27,8 +27,8 @@ import (
 
 	"workbench/pkg/capability"
 	"workbench/pkg/capability/httpapi"
-	"workbench/pkg/mcp/sse"
 	"workbench/pkg/runs"
+	"workbench/pkg/sse"
 )
 
 // Route names a route of the contract, for fault injection.

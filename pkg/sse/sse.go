@@ -11,13 +11,20 @@
 // (but "data:" with an empty value is an event with empty Data); a leading
 // UTF-8 byte order mark is skipped; unknown fields are ignored.
 //
-// The Reader does not limit how much it buffers: wrap the source in a
-// reader that caps the stream's size when the peer is not trusted.
+// By default the Reader does not limit how much it buffers. When the peer
+// is not trusted, cap one event with SetMaxEventBytes, or the whole stream
+// by wrapping the source in a reader that caps its size.
+//
+// The OpenRouter client (streamed chat completions), the MCP client
+// (streamable HTTP responses) and the capability HTTP client (run event
+// streams) all read their streams with it.
 package sse
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -46,7 +53,20 @@ type Reader struct {
 	retry  time.Duration
 	events int
 	lines  int
+	max    int // SetMaxEventBytes; 0 for no cap
 }
+
+// ErrTooLarge is what Next's error wraps when an event or a line is over
+// the cap set with SetMaxEventBytes.
+var ErrTooLarge = errors.New("sse: event over the size limit")
+
+// SetMaxEventBytes caps one event: Next fails with an error wrapping
+// ErrTooLarge once the event's data (its lines joined with LF), or any one
+// line of the stream (counted whole, field name included, terminator not),
+// is over n bytes, instead of buffering whatever the peer sends. Zero or
+// less means no cap, the default. The Reader is not usable after that
+// error.
+func (r *Reader) SetMaxEventBytes(n int) { r.max = max(n, 0) }
 
 // NewReader returns a Reader reading from r.
 func NewReader(r io.Reader) *Reader {
@@ -56,8 +76,9 @@ func NewReader(r io.Reader) *Reader {
 // Next returns the next event. At the end of the stream it returns io.EOF,
 // or io.ErrUnexpectedEOF when the stream ends inside an event (data, an id
 // or a partial line not yet terminated by a blank line); the incomplete
-// event is discarded either way, as the standard says. Other errors come
-// from the underlying reader.
+// event is discarded either way, as the standard says. An event or a line
+// over the cap (SetMaxEventBytes) is an error wrapping ErrTooLarge. Other
+// errors come from the underlying reader.
 func (r *Reader) Next() (Event, error) {
 	var (
 		data    []byte
@@ -101,6 +122,9 @@ func (r *Reader) Next() (Event, error) {
 				data = append(data, '\n')
 			}
 			data = append(data, value...)
+			if r.max > 0 && len(data) > r.max {
+				return Event{}, fmt.Errorf("%w: the event's data is over %d bytes at line %d", ErrTooLarge, r.max, r.lines)
+			}
 			hasData = true
 		case "event":
 			typ = string(value)
@@ -187,13 +211,27 @@ func (r *Reader) readLine() ([]byte, error) {
 		if i < 0 {
 			r.line = append(r.line, buf...)
 			r.br.Discard(n)
+			if err := r.checkLine(); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		r.line = append(r.line, buf[:i]...)
+		if err := r.checkLine(); err != nil {
+			return nil, err
+		}
 		r.skipLF = buf[i] == '\r'
 		r.br.Discard(i + 1)
 		return r.line, nil
 	}
+}
+
+// checkLine fails when the line read so far is over the cap.
+func (r *Reader) checkLine() error {
+	if r.max > 0 && len(r.line) > r.max {
+		return fmt.Errorf("%w: line %d is over %d bytes", ErrTooLarge, r.lines+1, r.max)
+	}
+	return nil
 }
 
 // Encode writes e in the wire format, one "data" line per line of Data,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -50,6 +51,8 @@ func TestReader(t *testing.T) {
 		{"id with NUL ignored", "id: 1\n\nid: a\x00b\ndata: x\n\n", []Event{{ID: "1", Data: "x"}}, io.EOF, "1", 0},
 		{"comments", ": hello\n:\ndata: x\n: between\n\n", []Event{{Data: "x"}}, io.EOF, "", 0},
 		{"comment only", ": keepalive\n\n", nil, io.EOF, "", 0},
+		{"keep-alive comments between events", ": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\ndata: {}\n\ndata: [DONE]\n\n",
+			[]Event{{Data: "{}"}, {Data: "[DONE]"}}, io.EOF, "", 0},
 		{"retry", "retry: 1500\ndata: x\n\n", []Event{{Data: "x"}}, io.EOF, "", 1500 * time.Millisecond},
 		{"retry not digits", "retry: 15s\nretry: -1\nretry:\ndata: x\n\n", []Event{{Data: "x"}}, io.EOF, "", 0},
 		{"retry kept across events", "retry: 10\n\ndata: x\n\nretry: x\n\n", []Event{{Data: "x"}}, io.EOF, "", 10 * time.Millisecond},
@@ -95,6 +98,61 @@ func TestReader(t *testing.T) {
 				}
 				if sr.Events() != len(tt.want) {
 					t.Errorf("Events = %d, want %d", sr.Events(), len(tt.want))
+				}
+			})
+		}
+	}
+}
+
+// SetMaxEventBytes stops an event, or a line, over the cap with
+// ErrTooLarge after delivering the events before it; up to the cap, events
+// read as without one.
+func TestReaderMaxEventBytes(t *testing.T) {
+	const max = 16
+	tests := []struct {
+		name string
+		in   string
+		want []Event
+		err  error // nil: the stream ends cleanly with io.EOF
+	}{
+		{"data at the cap", "data: 0123456789\n\n", []Event{{Data: "0123456789"}}, nil},
+		{"line at the cap", "data: " + strings.Repeat("x", max-6) + "\n\n", []Event{{Data: strings.Repeat("x", max-6)}}, nil},
+		{"joined data at the cap", "data: 0123456\ndata: 01234567\n\n", []Event{{Data: "0123456\n01234567"}}, nil},
+		{"joined data over the cap", "data: 0123456\ndata: 012345678\n\n", nil, ErrTooLarge},
+		{"many short lines over the cap", "data: a\n" + strings.Repeat("data: bc\n", 8) + "\n", nil, ErrTooLarge},
+		{"one line over the cap", "data: ok\n\ndata: " + strings.Repeat("x", max) + "\n\n", []Event{{Data: "ok"}}, ErrTooLarge},
+		{"unterminated line over the cap", "data: ok\n\n" + strings.Repeat("x", 3*max), []Event{{Data: "ok"}}, ErrTooLarge},
+		{"comment over the cap", ": " + strings.Repeat("x", max) + "\ndata: a\n\n", nil, ErrTooLarge},
+		{"events each under the cap", strings.Repeat("data: 0123456789\n\n", 10), slices.Repeat([]Event{{Data: "0123456789"}}, 10), nil},
+	}
+	for _, tt := range tests {
+		for _, chunked := range []bool{false, true} {
+			name := tt.name
+			var src io.Reader = strings.NewReader(tt.in)
+			if chunked {
+				name += "/one byte reads"
+				src = iotest.OneByteReader(src)
+			}
+			t.Run(name, func(t *testing.T) {
+				sr := NewReader(src)
+				sr.SetMaxEventBytes(max)
+				var got []Event
+				var err error
+				for {
+					var e Event
+					if e, err = sr.Next(); err != nil {
+						break
+					}
+					got = append(got, e)
+				}
+				if !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("events = %q, want %q", got, tt.want)
+				}
+				switch {
+				case tt.err == nil && err != io.EOF:
+					t.Errorf("end = %v, want io.EOF", err)
+				case tt.err != nil && !errors.Is(err, tt.err):
+					t.Errorf("end = %v, want %v", err, tt.err)
 				}
 			})
 		}

@@ -2,6 +2,7 @@ package sse
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"reflect"
 	"strings"
@@ -36,6 +37,22 @@ func FuzzReader(f *testing.F) {
 		if wend != io.EOF && wend != io.ErrUnexpectedEOF {
 			t.Fatalf("end = %v", wend)
 		}
+		// Under a cap the split into reads changes nothing either, and
+		// whatever gets through is within it.
+		const max = 16
+		capped, cend := readCapped(bytes.NewReader(in), max)
+		cappedBytewise, cbend := readCapped(iotest.OneByteReader(bytes.NewReader(in)), max)
+		if !reflect.DeepEqual(capped, cappedBytewise) || errors.Is(cend, ErrTooLarge) != errors.Is(cbend, ErrTooLarge) {
+			t.Fatalf("capped split reads differ:\nwhole %q %v\nbytes %q %v", capped, cend, cappedBytewise, cbend)
+		}
+		for _, e := range capped {
+			if len(e.Data) > max {
+				t.Fatalf("event of %d bytes got past a cap of %d", len(e.Data), max)
+			}
+		}
+		if !errors.Is(cend, ErrTooLarge) && !reflect.DeepEqual(capped, whole) {
+			t.Fatalf("under the cap the events differ: %q, want %q", capped, whole)
+		}
 		var enc bytes.Buffer
 		var want []Event
 		for i, e := range whole {
@@ -53,4 +70,18 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("re-encoded %q parses to %q (%v), want %q", enc.String(), again, end, want)
 		}
 	})
+}
+
+// readCapped reads every event under a cap of max bytes, and the final error.
+func readCapped(r io.Reader, max int) ([]Event, error) {
+	sr := NewReader(r)
+	sr.SetMaxEventBytes(max)
+	var evs []Event
+	for {
+		e, err := sr.Next()
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, e)
+	}
 }
