@@ -12,8 +12,6 @@ import (
 	"workbench/pkg/body/sim"
 	"workbench/pkg/compare"
 	"workbench/pkg/demonstrate"
-	"workbench/pkg/export"
-	"workbench/pkg/library"
 	"workbench/pkg/memory"
 	"workbench/pkg/policy"
 	"workbench/pkg/replay"
@@ -21,6 +19,7 @@ import (
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 // Names of the workbench's own actions; their ids are
@@ -328,14 +327,18 @@ func (w *Workbench) export(ctx context.Context, input json.RawMessage) (any, err
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	if in.Profile == "" {
-		in.Profile = skill.RedactionTranscriptPII
-	}
 	b, _, err := w.bundle(ctx, in.skillInput)
 	if err != nil {
 		return nil, err
 	}
-	f, err := export.Prepare(w.Verifier, b, in.Profile, in.SecretsConfirmed)
+	if in.Profile == "" {
+		adv, err := workbench.AdviseExport(b)
+		if err != nil {
+			return nil, err
+		}
+		in.Profile = adv.Profile
+	}
+	f, err := (&workbench.Workbench{Verifier: w.Verifier}).Export(ctx, b, in.Profile, in.SecretsConfirmed)
 	if err != nil {
 		return nil, err
 	}
@@ -492,7 +495,7 @@ func (w *Workbench) importBundle(ctx context.Context, input json.RawMessage) (an
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	r, err := library.Import(ctx, w.Store, w.Verifier, in.Filename, []byte(in.Bundle))
+	r, err := (&workbench.Workbench{Verifier: w.Verifier, Store: w.Store}).Import(ctx, in.Filename, []byte(in.Bundle))
 	if err != nil {
 		return nil, err
 	}
