@@ -15,13 +15,13 @@ import (
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
 	"workbench/pkg/body/sim"
-	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/mcp"
 	"workbench/pkg/policy"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 func teachHelp(w io.Writer) {
@@ -75,11 +75,11 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	var plan *teach.Plan
 	var err error
+	kind := ""
 	if bf.set() {
-		plan, err = planMCP(*scenario, *task, *worldName, bf.kindOr(body.KindBrowser), inputs, caps)
-	} else {
-		plan, err = planTeach(ctx, *scenario, *task, *worldName, inputs, caps)
+		kind = bf.kindOr(body.KindBrowser)
 	}
+	plan, err = planTeach(ctx, *scenario, *task, *worldName, kind, inputs, caps)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -153,40 +153,20 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	return exitProven
 }
 
-// planTeach resolves the scenario or freeform task, its inputs, world and
-// declared capabilities (package teach), with every mistake reported
-// against the flag that carries it.
-func planTeach(ctx context.Context, scenarioID, task, worldName string, in inputFlag, caps multiFlag) (*teach.Plan, error) {
-	switch {
-	case scenarioID == "" && task == "":
+// planTeach plans the scenario or freeform task on the simulator, or with
+// kind set on an MCP body of that kind (workbench.PlanTeach), with every
+// mistake reported against the flag that carries it.
+func planTeach(ctx context.Context, scenarioID, task, worldName, kind string, in inputFlag, caps multiFlag) (*teach.Plan, error) {
+	if kind == "" && scenarioID == "" && task == "" {
 		return nil, usagef("give --scenario ID (one of %s) or --task TEXT", strings.Join(teach.ScenarioIDs(), ", "))
-	case scenarioID != "" && task != "":
-		return nil, usagef("give --scenario or --task, not both")
 	}
-	if scenarioID == "" {
-		if worldName == "" {
-			return nil, usagef("--task needs --world NAME (worlds: %s)", strings.Join(fixtures.Worlds(), ", "))
-		}
-		p, err := teach.Freeform(ctx, task, worldName, in.list(), caps)
-		return p, flagError(err)
+	if kind == "" && scenarioID == "" && worldName == "" {
+		return nil, usagef("--task needs --world NAME (worlds: %s)", strings.Join(fixtures.Worlds(), ", "))
 	}
-	if len(caps) > 0 {
-		if sc, err := fixtures.ScenarioByID(scenarioID); err == nil {
-			return nil, usagef("--capability is for --task: scenario %s declares %s", sc.ID, strings.Join(sc.CapabilitiesDeclared, ", "))
-		}
-	}
-	p, err := teach.FromScenario(scenarioID, in.list())
-	if err != nil {
-		return nil, flagError(err)
-	}
-	if worldName != "" {
-		data, err := teach.World(worldName)
-		if err != nil {
-			return nil, flagError(err)
-		}
-		p.WorldName, p.World = worldName, data
-	}
-	return p, nil
+	p, err := workbench.PlanTeach(ctx, workbench.TeachRequest{
+		Scenario: scenarioID, Task: task, World: worldName, Body: kind, Inputs: in.list(), Capabilities: caps,
+	})
+	return p, flagError(err)
 }
 
 // bodyFlags choose an MCP server as the body instead of the simulator
@@ -272,36 +252,6 @@ func (f bodyFlags) where(bd *mcpbody.Body) string {
 		trust = "trusted"
 	}
 	return fmt.Sprintf("the %s body %s at %s (%s)", bd.Kind(), bd.Server(), *f.url, trust)
-}
-
-// planMCP plans a freeform task on an MCP body of kind: the task with its
-// {name} placeholders filled from the inputs, which become string inputs,
-// granted the capabilities named or else the body's own.
-func planMCP(scenarioID, task, worldName, kind string, in inputFlag, caps multiFlag) (*teach.Plan, error) {
-	switch {
-	case scenarioID != "":
-		return nil, usagef("--scenario runs on the simulator; with --body, describe the task with --task")
-	case worldName != "":
-		return nil, usagef("--world is the simulator's; not with --body")
-	case strings.TrimSpace(task) == "":
-		return nil, usagef("--body needs --task TEXT")
-	}
-	p := &teach.Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: kind}}
-	values := map[string]any{}
-	for _, v := range in.list() {
-		values[v.Name] = v.Raw
-		p.Inputs = append(p.Inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: v.Name, Type: "string", Required: true}, Value: v.Raw})
-	}
-	desc, err := teach.Fill(task, values)
-	if err != nil {
-		return nil, flagError(err)
-	}
-	p.Task.Description, p.Task.Inputs = desc, values
-	p.Declared = slices.Clone(caps)
-	if len(p.Declared) == 0 {
-		p.Declared = []string{map[string]string{body.KindBrowser: skill.CapabilityBrowser, body.KindHost: skill.CapabilityOS}[kind]}
-	}
-	return p, nil
 }
 
 func teachProgress(c *cli, p demonstrate.Progress) {
