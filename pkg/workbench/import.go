@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"workbench/pkg/library"
 	"workbench/pkg/skill"
@@ -53,11 +52,7 @@ func (w *Workbench) ResolveImport(ctx context.Context, name string, data []byte,
 	if err := w.canImport(name); err != nil {
 		return library.Result{Name: name}, err
 	}
-	now := w.Now
-	if now == nil {
-		now = time.Now
-	}
-	return library.Resolve(ctx, w.Store, w.Verifier, name, data, choice, library.Options{Now: now, NewID: skill.NewID})
+	return library.Resolve(ctx, w.Store, w.Verifier, name, data, choice, library.Options{Now: w.clock, NewID: skill.NewID})
 }
 
 // canImport says which dependency of the import flow is missing.
