@@ -142,7 +142,10 @@ func TestTeach(t *testing.T) {
 		call func() error
 		want string
 	}{
-		{"no plan", func() error { _, err := (&workbench.Workbench{}).Teach(context.Background(), nil, teach.Options{}); return err }, "no plan"},
+		{"no plan", func() error {
+			_, err := (&workbench.Workbench{}).Teach(context.Background(), nil, teach.Options{})
+			return err
+		}, "no plan"},
 		{"no demonstration", func() error {
 			_, err := (&workbench.Workbench{Verifier: v}).SaveTaught(context.Background(), &workbench.Taught{}, skill.Manifest{})
 			return err
