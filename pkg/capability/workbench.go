@@ -11,7 +11,6 @@ import (
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/compare"
-	"workbench/pkg/demonstrate"
 	"workbench/pkg/memory"
 	"workbench/pkg/policy"
 	"workbench/pkg/replay"
@@ -551,15 +550,7 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	if w.Model == nil {
 		return Result{}, errors.New("no OpenRouter key: a demonstration is a model acting")
 	}
-	var (
-		plan *teach.Plan
-		err  error
-	)
-	if in.Scenario != "" {
-		plan, err = teach.FromScenario(in.Scenario, nil)
-	} else {
-		plan, err = teach.Freeform(ctx, in.Task, in.World, nil, nil)
-	}
+	plan, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: in.Scenario, Task: in.Task, World: in.World})
 	if err != nil {
 		return Result{}, err
 	}
@@ -567,21 +558,29 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	if err != nil {
 		return Result{}, fmt.Errorf("simulator world: %w", err)
 	}
-	res, err := teach.Demonstrate(ctx, plan, teach.Options{
+	taught, err := (&workbench.Workbench{}).Teach(ctx, plan, teach.Options{
 		Model: w.Model, ModelID: in.Model, Body: bd, Authorizer: policy.Default(),
 		DestructiveMode: w.DestructiveMode != nil && w.DestructiveMode(), TrustedServer: true,
 		MaxSteps: in.MaxSteps,
-		Progress: func(p demonstrate.Progress) {
+		Progress: func(p workbench.TeachProgress) {
 			ReportProgress(ctx, map[string]any{"step": p.Step, "phase": p.Phase, "detail": p.Detail})
 		},
 	})
-	if err != nil {
+	if taught == nil {
 		return Result{}, err
 	}
+	res := taught.Result
 	out := map[string]any{
 		"task": plan.Task.Description, "world": plan.WorldName, "model": in.Model,
 		"stopped": res.Stopped, "answer": res.Answer, "edges": len(res.Trace.Edges),
 		"outcome": res.Trace.Outcome,
+	}
+	// The action stores nothing; the draft's name says what a save on
+	// /teach would call the skill, and why there would be none.
+	if err != nil {
+		out["draft_error"] = err.Error()
+	} else {
+		out["draft_name"] = taught.Draft.Name
 	}
 	if res.CostKnown {
 		out["cost_usd"] = res.CostUSD

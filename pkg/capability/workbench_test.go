@@ -226,6 +226,9 @@ func TestDemonstrate(t *testing.T) {
 	if res["status"] != "ok" || out["stopped"] != "answer" || out["edges"] != float64(2) || out["answer"] != "The newest version is 1.4.0." {
 		t.Fatalf("demonstration: %v", res)
 	}
+	if name, _ := out["draft_name"].(string); name == "" || out["draft_error"] != nil {
+		t.Errorf("the demonstration's draft is not named: %v", out)
+	}
 	if run, _ := r.gov.Log().Run(rc.RunID); run.Kind != runs.KindDemonstration {
 		t.Errorf("run kind %s", run.Kind)
 	}

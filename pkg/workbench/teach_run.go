@@ -21,6 +21,19 @@ const DefaultMaxSteps = demonstrate.DefaultMaxSteps
 // front-end to show.
 type TeachProgress = demonstrate.Progress
 
+// TeachResult is what a demonstration recorded: the trace, the model's
+// answer, the cost, the PULSE recorder, and why it stopped.
+type TeachResult = demonstrate.Result
+
+// Why a demonstration stopped (TeachResult.Stopped).
+const (
+	TeachStopAnswer    = demonstrate.StopAnswer    // the model gave its final answer
+	TeachStopUser      = demonstrate.StopUser      // the person stopped the recording
+	TeachStopStepLimit = demonstrate.StopStepLimit // the model ran out of turns
+	TeachStopCancelled = demonstrate.StopCancelled // the context ended
+	TeachStopError     = demonstrate.StopError     // the model or the body failed
+)
+
 // Taught is a finished demonstration and the draft manifest made from it:
 // what a person reads, edits and saves.
 type Taught struct {
@@ -28,7 +41,7 @@ type Taught struct {
 	ModelID string
 	// Result is what the demonstration recorded, even when it stopped
 	// early.
-	Result *demonstrate.Result
+	Result *TeachResult
 	// Draft is the crystallized manifest with its default name and slug,
 	// made from the goal after its secrets were masked; zero when Teach
 	// returned an error with the result.
@@ -38,7 +51,7 @@ type Taught struct {
 // StepLimited reports whether the model did not finish within its turns:
 // the draft holds what it did.
 func (t *Taught) StepLimited() bool {
-	return t.Result != nil && t.Result.Stopped == demonstrate.StopStepLimit
+	return t.Result != nil && t.Result.Stopped == TeachStopStepLimit
 }
 
 // Teach runs the plan's demonstration on o.Body with o.Model under
@@ -90,33 +103,59 @@ type SavedSkill struct {
 }
 
 // SaveTaught seals the demonstration with manifest m as the person left
-// it, verifies the exported bytes, and stores the bundle, its trace and
-// the skill record in one transaction when the Workbench has a Store.
-// Sealing changes nothing it is given, so a save that failed may be tried
-// again. An error means nothing was stored.
+// it and verifies the exported bytes (SealTaught), then stores the bundle,
+// its trace and the skill record in one transaction when the Workbench has
+// a Store (StoreTaught). An error means nothing was stored.
 func (w *Workbench) SaveTaught(ctx context.Context, t *Taught, m skill.Manifest) (*SavedSkill, error) {
+	s, err := w.SealTaught(t, m)
+	if err != nil {
+		return nil, err
+	}
+	if w.Store == nil {
+		return s, nil
+	}
+	if err := w.StoreTaught(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SealTaught seals the demonstration with manifest m and verifies the
+// exported bytes; a bundle that does not verify is an error. Sealing
+// changes nothing it is given, so it may be tried again.
+func (w *Workbench) SealTaught(t *Taught, m skill.Manifest) (*SavedSkill, error) {
 	if w.Verifier == nil {
-		return nil, errors.New("teach: save: no verifier")
+		return nil, errors.New("teach: seal: no verifier")
 	}
 	if t == nil || t.Result == nil {
-		return nil, errors.New("teach: save: no demonstration")
+		return nil, errors.New("teach: seal: no demonstration")
 	}
 	b, rep, err := teach.Seal(w.Verifier, t.Plan, t.Result, m, t.ModelID, w.clock())
 	if err != nil {
 		return nil, fmt.Errorf("teach: seal: %w", err)
 	}
-	s := &SavedSkill{Bundle: b, Report: rep, Ready: teach.Ready(rep)}
+	return &SavedSkill{Bundle: b, Report: rep, Ready: teach.Ready(rep)}, nil
+}
+
+// StoreTaught stores a sealed skill in the library, in one transaction,
+// and sets s.Skill to the library's record. A front-end that keeps the
+// sealed skill after a failed store (the browser's storage was full, a
+// tab blocked the database) stores the same bundle on the next try. An
+// error means nothing was stored.
+func (w *Workbench) StoreTaught(ctx context.Context, s *SavedSkill) error {
 	if w.Store == nil {
-		return s, nil
+		return fmt.Errorf("teach: save: %w", ErrNoLibrary)
 	}
-	f, err := store.EncodeBundle(b)
+	f, err := store.EncodeBundle(s.Bundle)
 	if err != nil {
-		return nil, fmt.Errorf("teach: save: %w", err)
+		return fmt.Errorf("teach: save: %w", err)
 	}
-	if s.Skill, err = w.Store.AddBundle(ctx, f); err != nil {
-		return nil, fmt.Errorf("teach: save: %w", err)
+	sk, err := w.Store.AddBundle(ctx, f)
+	if err != nil {
+		return fmt.Errorf("teach: save: %w", err)
 	}
-	return s, nil
+	s.Skill = sk
+	return nil
 }
 
 // clock is the Workbench's time.

@@ -150,6 +150,9 @@ func TestTeach(t *testing.T) {
 			_, err := (&workbench.Workbench{Verifier: v}).SaveTaught(context.Background(), &workbench.Taught{}, skill.Manifest{})
 			return err
 		}, "no demonstration"},
+		{"store without a library", func() error {
+			return (&workbench.Workbench{Verifier: v}).StoreTaught(context.Background(), &workbench.SavedSkill{})
+		}, "no library is open"},
 	} {
 		if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
