@@ -8,54 +8,35 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/pkg/export"
+	"workbench/pkg/redact"
 	"workbench/pkg/signature"
 	"workbench/pkg/skill"
 	"workbench/pkg/words"
+	"workbench/pkg/workbench"
 )
 
 // exportState is the export dialog (spec §7.3, §7.5): the redaction
-// profile, pre-selected by export.Advise (transcript_pii, never silently
-// none); the secret warning; the confirmation that exporting secrets
-// under none needs; and what was downloaded.
+// profile, pre-selected by workbench.AdviseExport (transcript_pii or the
+// stored bundle's stricter profile, never silently none); the secret
+// warning; the confirmation that exporting secrets under none needs; and
+// what was downloaded.
 type exportState struct {
-	open    bool
-	profile string
-	// floor is the stored bundle's own redaction profile: what was
-	// stripped cannot be restored, so no weaker profile is offered.
-	floor     string
+	open      bool
+	profile   string
 	confirmed bool
-	advice    export.Advice
+	advice    workbench.ExportAdvice
 	running   bool
 	err       error
-	file      *export.File
+	file      *workbench.ExportFile
 	// sign asks for the file to be signed with the browser's signing
 	// key (opt-in); signedBy is that key's id once it was.
 	sign     bool
 	signedBy string
 }
 
-// newExportState opens the dialog on the advised profile (transcript_pii),
-// or on the stored bundle's own profile when that is stricter: the
-// profile chosen for this skill before, never silently none.
-func newExportState(a export.Advice, stored string) exportState {
-	s := exportState{profile: a.Profile, advice: a, floor: stored}
-	if profileRank(stored) > profileRank(s.profile) {
-		s.profile = stored
-	}
-	return s
-}
-
-// profileRank orders the redaction profiles from keeping everything to
-// keeping least.
-func profileRank(p string) int {
-	switch p {
-	case skill.RedactionTranscriptPII:
-		return 1
-	case skill.RedactionFull:
-		return 2
-	}
-	return 0
+// newExportState opens the dialog on the advised profile.
+func newExportState(a workbench.ExportAdvice) exportState {
+	return exportState{profile: a.Profile, advice: a}
 }
 
 func (p *skillPage) onExportOpen(ctx app.Context, e app.Event) {
@@ -94,7 +75,7 @@ func (p *skillPage) onExportConfirm(ctx app.Context, e app.Event) {
 
 // needsConfirm: exporting secrets verbatim needs the user's explicit yes.
 func (s exportState) needsConfirm() bool {
-	return s.profile == skill.RedactionNone && s.advice.Secrets.Found()
+	return s.advice.NeedsConfirm(s.profile)
 }
 
 func (p *skillPage) onExportDownload(ctx app.Context, e app.Event) {
@@ -107,11 +88,11 @@ func (p *skillPage) onExportDownload(ctx app.Context, e app.Event) {
 	ctx = p.own()
 	b := p.bundle
 	ctx.Async(func() {
-		var f *export.File
+		var f *workbench.ExportFile
 		var signedBy string
 		v, err := p.env.verify()
 		if err == nil {
-			f, err = export.Prepare(v, b, s.profile, s.confirmed)
+			f, err = (&workbench.Workbench{Verifier: v}).Export(ctx, b, s.profile, s.confirmed)
 		}
 		if err == nil && s.sign {
 			signedBy, err = p.env.signFile(ctx, f)
@@ -138,11 +119,11 @@ func (p *skillPage) renderExport() app.UI {
 		skill.RedactionFull:          "full — keep only hashes, event types and scores",
 	}
 	radios := make([]app.UI, 0, 3)
-	for _, prof := range []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull} {
+	for _, prof := range redact.Profiles() {
 		id := "export-profile-" + prof
 		radios = append(radios, app.Div().Class("choice").Body(
 			app.Input().Type("radio").Name("export-profile").ID(id).Value(prof).
-				Checked(s.profile == prof).Disabled(profileRank(prof) < profileRank(s.floor)).
+				Checked(s.profile == prof).Disabled(!s.advice.Offered(prof)).
 				OnChange(p.onExportProfile(prof)),
 			app.Label().For(id).Text(labels[prof]),
 		))
@@ -156,13 +137,14 @@ func (p *skillPage) renderExport() app.UI {
 				app.P().Text("This bundle holds strings that look like secrets (" +
 					strings.Join(s.advice.Secrets.Kinds, ", ") + "): " +
 					words.Count(s.advice.Secrets.Findings, "finding") + " in " + words.Count(s.advice.Secrets.Strings, "string") +
-					". transcript_pii is pre-selected; exporting them verbatim needs your explicit confirmation."),
+					". " + strings.Join(s.advice.RemovedBy, " and ") + " remove them, and " + s.advice.Profile +
+					" is pre-selected; exporting them verbatim needs your explicit confirmation."),
 			)
 		}).Else(func() app.UI {
 			return app.P().Class("muted").ID("export-secrets").Text("No string in this bundle looks like a secret (API keys, JWTs, AWS keys, private keys). transcript_pii is still the default: choosing none is yours to make.")
 		}),
-		app.If(profileRank(s.floor) > 0, func() app.UI {
-			return app.P().ID("export-floor").Text("This bundle is stored already redacted as " + s.floor +
+		app.If(redact.ProfileRank(s.advice.Floor) > 0, func() app.UI {
+			return app.P().ID("export-floor").Text("This bundle is stored already redacted as " + s.advice.Floor +
 				": what that stripped cannot be put back, so no weaker profile is offered.")
 		}),
 		app.Form().ID("export-form").OnSubmit(p.onExportDownload).Body(
@@ -223,7 +205,7 @@ func signedByText(keyID string) string {
 // signFile signs the exported file f in place with the browser's
 // signing key and returns the key's id. It blocks: call it from a
 // goroutine.
-func (e *env) signFile(ctx context.Context, f *export.File) (string, error) {
+func (e *env) signFile(ctx context.Context, f *workbench.ExportFile) (string, error) {
 	st, err := e.store(ctx, nil)
 	if err != nil {
 		return "", err
@@ -241,7 +223,7 @@ func (e *env) signFile(ctx context.Context, f *export.File) (string, error) {
 }
 
 func exportErrorSummary(err error) string {
-	if errors.Is(err, export.ErrSecrets) {
+	if errors.Is(err, workbench.ErrSecrets) {
 		return "Not exported: the bundle holds secrets and exporting them verbatim was not confirmed."
 	}
 	return "Not exported: nothing was downloaded."

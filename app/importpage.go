@@ -4,19 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/library"
-	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 // importPage takes skill bundles from disk into the library (/import):
 // dropped on the page or picked with the file picker, several at once.
-// Each file is imported by library.Import, one after the other, and gets
+// Each file is imported by workbench.Import, one after the other, and gets
 // its own line: accepted, already in the library, or rejected with every
 // problem's JSON pointer and message.
 type importPage struct {
@@ -36,7 +35,7 @@ type importResult struct {
 	res library.Result
 	err error // reading the file or the store failed; nothing was written
 	// data is the file's bytes while it waits for a choice (a
-	// collision), for library.Resolve to read again.
+	// collision), for workbench.ResolveImport to read again.
 	data []byte
 	// resolving: the choice was made and is being stored.
 	resolving bool
@@ -107,10 +106,9 @@ func (p *importPage) importFiles(ctx app.Context, list app.Value) {
 
 // importOne reads and imports one file. It runs on the Async goroutine.
 func (p *importPage) importOne(ctx app.Context, f pickedFile) importResult {
-	if f.size > library.MaxBundleBytes {
+	if res, ok := workbench.ImportTooLarge(f.name, f.size); ok {
 		// Not even read: the strict parser would refuse it anyway.
-		return importResult{res: library.Result{Name: f.name, Status: library.Rejected, Problems: []verify.Problem{{
-			Offset: -1, Message: fmt.Sprintf("the file is %d bytes; the workbench imports bundles of at most %d bytes", f.size, library.MaxBundleBytes)}}}}
+		return importResult{res: res}
 	}
 	data, err := readFile(f.file)
 	if err != nil {
@@ -124,7 +122,7 @@ func (p *importPage) importOne(ctx app.Context, f pickedFile) importResult {
 	if err != nil {
 		return importResult{res: library.Result{Name: f.name}, err: err}
 	}
-	res, err := library.Import(ctx, st, v, f.name, data)
+	res, err := (&workbench.Workbench{Verifier: v, Store: st}).Import(ctx, f.name, data)
 	p.env.dropStore(err)
 	if res.Report != nil {
 		checkSignature(ctx, st, res.Report)
@@ -154,7 +152,7 @@ func (p *importPage) onResolve(i int, choice library.Choice) app.EventHandler {
 				st, err = p.env.store(ctx, nil)
 			}
 			if err == nil {
-				res, err = library.Resolve(ctx, st, v, name, data, choice, library.Options{Now: time.Now, NewID: skill.NewID})
+				res, err = (&workbench.Workbench{Verifier: v, Store: st}).ResolveImport(ctx, name, data, choice)
 				p.env.dropStore(err)
 			}
 			if err == nil && res.Report != nil {

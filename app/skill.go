@@ -10,13 +10,13 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/pkg/export"
 	"workbench/pkg/schemaform"
 	"workbench/pkg/skill"
 	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
 	"workbench/pkg/words"
+	"workbench/pkg/workbench"
 	"workbench/schemas"
 )
 
@@ -45,7 +45,7 @@ type skillPage struct {
 	bundle   *skill.Bundle
 	report   *verify.Report
 	panel    skillpage.Panel
-	advice   export.Advice
+	advice   workbench.ExportAdvice
 	schemas  *schemas.Validator
 
 	tab string
@@ -129,7 +129,7 @@ type loaded struct {
 	stored   store.StoredBundle   // the one shown
 	bundle   *skill.Bundle
 	report   *verify.Report
-	advice   export.Advice
+	advice   workbench.ExportAdvice
 }
 
 // errNoVersion: the skill is stored, but not the version asked for.
@@ -205,7 +205,7 @@ func (p *skillPage) load(ctx app.Context) {
 	ctx.Async(func() {
 		l, err := p.env.loadSkill(ctx, id, version, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
 		if err == nil {
-			l.advice, err = export.Advise(l.bundle)
+			l.advice, err = workbench.AdviseExport(l.bundle)
 		}
 		ctx.Dispatch(func(ctx app.Context) {
 			p.loading = false
@@ -222,7 +222,7 @@ func (p *skillPage) load(ctx app.Context) {
 			p.panel = skillpage.Conformance(l.report)
 			p.edit = newManifestEdit(l.bundle.Manifest)
 			p.memory = &memoryTab{env: p.env, bundle: l.bundle, page: p.own()}
-			p.exp = newExportState(l.advice, l.bundle.Evidence.RedactionProfile)
+			p.exp = newExportState(l.advice)
 			ctx.Page().SetTitle(l.bundle.Manifest.Name + " · Skill Workbench")
 			p.publishContext()
 		})

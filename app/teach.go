@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/body"
-	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/policy"
 	"workbench/pkg/policy/delegatic"
@@ -19,6 +17,7 @@ import (
 	"workbench/pkg/session"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/workbench"
 	"workbench/schemas"
 )
 
@@ -94,15 +93,16 @@ type teachRun struct {
 	stopping bool   // Stop was pressed; the run ends at the next step
 	cancel   context.CancelFunc
 
-	steps    []demonstrate.Progress
+	steps    []workbench.TeachProgress
 	reached  map[pulse.Phase]bool
 	current  pulse.Phase
 	cost     float64
 	view     teach.View
 	viewErr  error
 	startErr error // the demonstration could not start
-	result   *demonstrate.Result
-	events   []skill.Event // the PULSE events the run's recorder holds
+	result   *workbench.TeachResult
+	taught   *workbench.Taught // the demonstration and its draft, once drafted
+	events   []skill.Event     // the PULSE events the run's recorder holds
 
 	draft    skill.Manifest
 	draftErr error
@@ -112,7 +112,7 @@ type teachRun struct {
 	summary    *teach.Summary // what the recording amounts to, once the verifier has judged the draft
 	summaryErr error
 
-	sealed  *skill.Bundle // sealed once; a failed store keeps it for a retry
+	sealed  *workbench.SavedSkill // sealed once; a failed store keeps it for a retry
 	sealErr error
 	saveErr error
 	blocked bool
@@ -339,7 +339,7 @@ func (p *teachPage) begin(ui app.Context, plan *teach.Plan, modelID string, mode
 	opts := teach.Options{
 		Model: model, ModelID: modelID, Body: bd, Authorizer: authorizer,
 		DestructiveMode: f.destructive, TrustedServer: trusted, Stop: r.stop,
-		Progress: func(pr demonstrate.Progress) {
+		Progress: func(pr workbench.TeachProgress) {
 			// On the demonstration's goroutine: look at the body after
 			// each action, then hand both to the page.
 			var view teach.View
@@ -370,17 +370,19 @@ func (p *teachPage) begin(ui app.Context, plan *teach.Plan, modelID string, mode
 				r.view, r.viewErr = view, viewErr
 			}
 		})
-		res, err := teach.Demonstrate(runCtx, plan, opts)
+		// The flow demonstrates and drafts (workbench.Teach); drafting
+		// happens here, off the event loop, too.
+		taught, err := (&workbench.Workbench{}).Teach(runCtx, plan, opts)
 		closeBody(bd)
 		closeChoice(auth)
 		ui.Dispatch(func(app.Context) {
-			p.finished(r, res, err)
+			p.finished(r, taught, err)
 		})
 	})
 }
 
 // progress adds one step of the running demonstration.
-func (r *teachRun) progress(pr demonstrate.Progress) {
+func (r *teachRun) progress(pr workbench.TeachProgress) {
 	// The recorder opened retrieve (the task became the goal) and route
 	// before the first step.
 	r.reached[pulse.PhaseRetrieve] = true
@@ -392,14 +394,17 @@ func (r *teachRun) progress(pr demonstrate.Progress) {
 	r.steps = append(r.steps, pr)
 }
 
-// finished takes the end of a demonstration and crystallizes the draft.
-func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
+// finished takes the end of a demonstration and its draft: t is nil when
+// the demonstration could not start; err with t says why it could not be
+// drafted.
+func (p *teachPage) finished(r *teachRun, t *workbench.Taught, err error) {
 	r.cancel()
 	r.stage = stageFinished
-	if err != nil {
+	if t == nil {
 		r.startErr = err
 		return
 	}
+	res := t.Result
 	r.result = res
 	r.cost = res.CostUSD
 	if errors.Is(res.Err, openrouter.ErrBadKey) {
@@ -411,12 +416,11 @@ func (p *teachPage) finished(r *teachRun, res *demonstrate.Result, err error) {
 	if res.Recorder != nil {
 		r.events = res.Recorder.Events()
 	}
-	m, err := teach.Draft(r.plan, res, time.Now())
 	if err != nil {
 		r.draftErr = err
 		return
 	}
-	r.draft = m
+	r.taught, r.draft = t, t.Draft
 	r.reached[pulse.PhaseLearn] = true
 	r.current = pulse.PhaseLearn
 	if p.run == r {

@@ -3,15 +3,12 @@ package main
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/pkg/demonstrate"
 	"workbench/pkg/pulse"
-	"workbench/pkg/skill"
-	"workbench/pkg/store"
 	"workbench/pkg/teach"
+	"workbench/pkg/workbench"
 )
 
 // check validates the draft as it stands; called on every keystroke.
@@ -55,10 +52,10 @@ func (p *teachPage) canSave() bool {
 		p.validator != nil && r.checkErr == nil && r.problems.Valid()
 }
 
-// onSave seals the bundle with the manifest as edited, stores it in the
-// library in one transaction, and opens the stored skill. A failure is
-// shown and the draft kept; a bundle sealed before a failed store is
-// stored as it is on the next try.
+// onSave seals the bundle with the manifest as edited and stores it in
+// the library in one transaction (workbench.SealTaught, StoreTaught), and
+// opens the stored skill. A failure is shown and the draft kept; a bundle
+// sealed before a failed store is stored as it is on the next try.
 func (p *teachPage) onSave(ctx app.Context, e app.Event) {
 	e.PreventDefault()
 	if !p.canSave() {
@@ -68,19 +65,21 @@ func (p *teachPage) onSave(ctx app.Context, e app.Event) {
 	r.stage, r.saveErr, r.blocked = stageSaving, nil, false
 	sealed, m := r.sealed, r.draft
 	ctx.Async(func() {
-		if sealed == nil {
-			v, err := p.env.verify()
-			if err == nil {
-				sealed, _, err = teach.Seal(v, r.plan, r.result, m, r.modelID, time.Now())
-			}
-			if err != nil {
-				// Seal records the learn and consolidate phases in the
-				// run's PULSE recorder, so it is not tried twice.
-				ctx.Dispatch(func(app.Context) { r.stage, r.sealErr = stageFinished, err })
-				return
-			}
+		v, err := p.env.verify()
+		if err == nil && sealed == nil {
+			sealed, err = (&workbench.Workbench{Verifier: v}).SealTaught(r.taught, m)
 		}
-		sk, err := p.saveBundle(ctx, r, sealed)
+		if err != nil {
+			ctx.Dispatch(func(app.Context) { r.stage, r.sealErr = stageFinished, err })
+			return
+		}
+		st, err := p.env.store(ctx, func() {
+			ctx.Dispatch(func(app.Context) { r.blocked = true })
+		})
+		if err == nil {
+			err = (&workbench.Workbench{Verifier: v, Store: st}).StoreTaught(ctx, sealed)
+			p.env.dropStore(err)
+		}
 		ctx.Dispatch(func(ctx app.Context) {
 			r.sealed = sealed
 			r.reached[pulse.PhaseConsolidate] = true
@@ -88,30 +87,9 @@ func (p *teachPage) onSave(ctx app.Context, e app.Event) {
 				r.stage, r.saveErr = stageFinished, err
 				return
 			}
-			ctx.Navigate("/skills/" + sk.ID)
+			ctx.Navigate("/skills/" + sealed.Skill.ID)
 		})
 	})
-}
-
-// store keeps a sealed bundle in the library; it waits for IndexedDB, so it
-// runs on a goroutine.
-func (p *teachPage) saveBundle(ctx app.Context, r *teachRun, b *skill.Bundle) (store.Skill, error) {
-	f, err := store.EncodeBundle(b)
-	if err != nil {
-		return store.Skill{}, err
-	}
-	st, err := p.env.store(ctx, func() {
-		ctx.Dispatch(func(app.Context) { r.blocked = true })
-	})
-	if err != nil {
-		return store.Skill{}, err
-	}
-	sk, err := st.AddBundle(ctx, f)
-	if err != nil {
-		p.env.dropStore(err)
-		return store.Skill{}, err
-	}
-	return sk, nil
 }
 
 // renderOutcome is what follows a finished recording: why there is no
@@ -160,22 +138,22 @@ func (p *teachPage) renderOutcome() app.UI {
 	)
 }
 
-func stoppedText(res *demonstrate.Result) string {
+func stoppedText(res *workbench.TeachResult) string {
 	n := len(res.Trace.Edges)
 	edges := strconv.Itoa(n) + " recorded actions"
 	if n == 1 {
 		edges = "1 recorded action"
 	}
 	switch res.Stopped {
-	case demonstrate.StopAnswer:
+	case workbench.TeachStopAnswer:
 		return "The model finished with an answer after " + edges + "."
-	case demonstrate.StopUser:
+	case workbench.TeachStopUser:
 		return "You stopped the recording after " + edges + "; they are kept."
-	case demonstrate.StopStepLimit:
+	case workbench.TeachStopStepLimit:
 		return "The demonstration reached its step limit after " + edges + "."
-	case demonstrate.StopCancelled:
+	case workbench.TeachStopCancelled:
 		return "The demonstration was cancelled after " + edges + "."
-	case demonstrate.StopError:
+	case workbench.TeachStopError:
 		return "The demonstration stopped on an error after " + edges + "."
 	}
 	return "The demonstration ended (" + res.Stopped + ") after " + edges + "."

@@ -8,11 +8,10 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/fixtures"
-	"workbench/pkg/crystallize"
-	"workbench/pkg/demonstrate"
 	"workbench/pkg/session"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/workbench"
 )
 
 // fieldModel names the model id field in a form error (teach.InputError
@@ -76,56 +75,27 @@ func (f *teachForm) pick(id string) {
 }
 
 // plan makes the demonstration's plan from the form, for a body of
-// choice. Scenarios and worlds are the simulator's; on an MCP body the
-// task is freeform and starts wherever the body is.
+// choice (workbench.PlanTeach): a fixture scenario with its inputs as
+// typed, or the freeform task with a value for each {placeholder} it
+// mentions now. Scenarios and worlds are the simulator's; on an MCP body
+// the task is freeform and starts wherever the body is.
 func (f *teachForm) plan(ctx context.Context, choice session.Body) (*teach.Plan, error) {
-	if choice != session.Simulator {
-		return f.planMCP(choice)
-	}
+	r := workbench.TeachRequest{Body: string(choice)}
 	if !f.freeform {
-		given := make([]teach.Value, len(f.fields))
-		for i, fl := range f.fields {
-			given[i] = teach.Value{Name: fl.Name, Raw: fl.Raw}
+		r.Scenario = f.scenario
+		for _, fl := range f.fields {
+			r.Inputs = append(r.Inputs, teach.Value{Name: fl.Name, Raw: fl.Raw})
 		}
-		return teach.FromScenario(f.scenario, given)
+		return workbench.PlanTeach(ctx, r)
 	}
-	var given []teach.Value
+	r.Task = f.task
+	if choice == session.Simulator {
+		r.World = f.world
+	}
 	for _, name := range teach.Placeholders(f.task) {
-		v, ok := f.values[name]
-		if !ok || strings.TrimSpace(v) == "" {
-			return nil, &teach.InputError{Field: teach.FieldInput, Name: name, Msg: "the task mentions {" + name + "}: give it a value"}
-		}
-		given = append(given, teach.Value{Name: name, Raw: v})
+		r.Inputs = append(r.Inputs, teach.Value{Name: name, Raw: f.values[name]})
 	}
-	return teach.Freeform(ctx, f.task, f.world, given, nil)
-}
-
-// planMCP plans the freeform task on an MCP body: each {placeholder}
-// becomes a string input, and the body's own capability is granted.
-func (f *teachForm) planMCP(choice session.Body) (*teach.Plan, error) {
-	if !f.freeform {
-		return nil, &teach.InputError{Field: teach.FieldTask, Msg: "the fixture scenarios run on the simulator; on the " + string(choice) + " body pick \"Freeform\" and describe the task"}
-	}
-	if strings.TrimSpace(f.task) == "" {
-		return nil, &teach.InputError{Field: teach.FieldTask, Msg: "describe the task"}
-	}
-	p := &teach.Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: string(choice)}}
-	values := map[string]any{}
-	for _, name := range teach.Placeholders(f.task) {
-		v, ok := f.values[name]
-		if !ok || strings.TrimSpace(v) == "" {
-			return nil, &teach.InputError{Field: teach.FieldInput, Name: name, Msg: "the task mentions {" + name + "}: give it a value"}
-		}
-		values[name] = v
-		p.Inputs = append(p.Inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: name, Type: "string", Required: true}, Value: v})
-	}
-	desc, err := teach.Fill(f.task, values)
-	if err != nil {
-		return nil, err
-	}
-	p.Task.Description, p.Task.Inputs = desc, values
-	p.Declared = []string{map[session.Body]string{session.Browser: skill.CapabilityBrowser, session.Host: skill.CapabilityOS}[choice]}
-	return p, nil
+	return workbench.PlanTeach(ctx, r)
 }
 
 // errorFor returns the plan error that belongs beside a field, or "".

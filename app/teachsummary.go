@@ -3,16 +3,16 @@ package main
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/words"
+	"workbench/pkg/workbench"
 )
 
-// summarize asks pkg/teach what the finished recording amounts to: its
+// summarize asks the teach flow what the finished recording amounts to: its
 // denials, errors and cost, and the verdict the verifier gives the bundle
 // the draft would seal. Verifying takes a moment in the browser, so it
 // runs off the event loop; the page shows the answer when it comes.
@@ -22,7 +22,7 @@ func (p *teachPage) summarize(ui app.Context, r *teachRun) {
 		var s teach.Summary
 		v, err := p.env.verify()
 		if err == nil {
-			s, err = teach.Summarize(v, r.plan, r.result, m, r.modelID, time.Now())
+			s, err = (&workbench.Workbench{Verifier: v}).SummarizeTaught(r.taught, m)
 		}
 		ui.Dispatch(func(app.Context) { r.summary, r.summaryErr = &s, err })
 	})

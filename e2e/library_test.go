@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,10 +13,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"workbench/pkg/export"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 // TestLibraryPagesAndFilter stores 105 skills through /import and checks
@@ -162,7 +163,7 @@ func libraryCollisionsAndHistory(t *testing.T, s *session, v *verify.Verifier) {
 	dir := t.TempDir()
 	files := map[string]string{}
 	for _, p := range []string{skill.RedactionFull, skill.RedactionNone} {
-		f, err := export.Prepare(v, b, p, true)
+		f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, p, true)
 		if err != nil {
 			t.Fatalf("export %s: %v", p, err)
 		}

@@ -17,6 +17,7 @@ func TestCommandUsage(t *testing.T) {
 		cmd    []string
 	}{
 		{"verify.txt", []string{"verify"}},
+		{"export.txt", []string{"export"}},
 		{"sign.txt", []string{"sign"}},
 		{"keygen.txt", []string{"keygen"}},
 		{"capabilities-check.txt", []string{"capabilities", "check"}},

@@ -1,7 +1,7 @@
 // Command workbench is the Skill Workbench on the command line: it teaches
 // a skill on the simulator (teach), replays and compares it (replay,
-// compare), verifies bundles (verify) and serves the workbench locally
-// (serve).
+// compare), verifies bundles (verify), exports a redacted copy (export)
+// and serves the workbench locally (serve).
 package main
 
 import (
@@ -24,6 +24,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"verify":  {"verify bundles: strict decode, schema, hash, re-derived proof", runVerify},
+		"export":  {"redact a copy of a bundle under a profile, re-seal and re-verify it, and write it", runExport},
 		"serve":   {"serve the site and the OpenRouter proxy on one local origin", runServe},
 		"teach":   {"demonstrate a task to a model on the simulator and write the sealed skill", runTeach},
 		"replay":  {"replay a skill, save the replay as its next version and verify it", runReplay},

@@ -15,13 +15,12 @@ import (
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
 	"workbench/pkg/body/sim"
-	"workbench/pkg/crystallize"
-	"workbench/pkg/demonstrate"
 	"workbench/pkg/mcp"
 	"workbench/pkg/policy"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 func teachHelp(w io.Writer) {
@@ -52,7 +51,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	mf := addModelFlags(c.fs)
 	out := c.fs.String("out", "", "write the sealed bundle to `FILE` (default <slug>.v1.skill.json)")
 	destructive := c.fs.Bool("destructive", false, "destructive mode: the policy allows host writes")
-	maxSteps := c.fs.Int("max-steps", demonstrate.DefaultMaxSteps, "stop after `N` model turns")
+	maxSteps := c.fs.Int("max-steps", workbench.DefaultMaxSteps, "stop after `N` model turns")
 	bf := addBodyFlags(c.fs, "browser")
 	pos, code, done := c.parse(args)
 	if done {
@@ -75,11 +74,11 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	var plan *teach.Plan
 	var err error
+	kind := ""
 	if bf.set() {
-		plan, err = planMCP(*scenario, *task, *worldName, bf.kindOr(body.KindBrowser), inputs, caps)
-	} else {
-		plan, err = planTeach(ctx, *scenario, *task, *worldName, inputs, caps)
+		kind = bf.kindOr(body.KindBrowser)
 	}
+	plan, err = planTeach(ctx, *scenario, *task, *worldName, kind, inputs, caps)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -101,31 +100,31 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return c.fail(fmt.Errorf("world %s: %w", plan.WorldName, err))
 	}
 	c.progressf("demonstrating with %s on %s (declared: %s)", *model, where, strings.Join(plan.Declared, ", "))
-	res, err := teach.Demonstrate(ctx, plan, teach.Options{
-		Model: cl, ModelID: *model, Body: bd, Authorizer: policy.Default(),
-		DestructiveMode: *destructive, TrustedServer: trusted,
-		MaxSteps: *maxSteps, Progress: func(p demonstrate.Progress) { teachProgress(c, p) },
-	})
-	if err != nil {
-		return c.fail(err)
-	}
-	now := time.Now()
-	m, err := teach.Draft(plan, res, now)
-	if errors.Is(err, teach.ErrNothingDemonstrated) {
-		return c.fail(fmt.Errorf("%w (answer: %q)", err, clip(c.clean(res.Answer), 200)))
-	}
-	if err != nil {
-		return c.fail(fmt.Errorf("nothing written: %w", err))
-	}
-
 	v, err := verify.Standard()
 	if err != nil {
 		return c.fail(err)
 	}
-	b, rep, err := teach.Seal(v, plan, res, m, *model, now)
+	// The CLI's library is the file it writes: the Workbench has no Store.
+	wb := &workbench.Workbench{Verifier: v}
+	taught, err := wb.Teach(ctx, plan, teach.Options{
+		Model: cl, ModelID: *model, Body: bd, Authorizer: policy.Default(),
+		DestructiveMode: *destructive, TrustedServer: trusted,
+		MaxSteps: *maxSteps, Progress: func(p workbench.TeachProgress) { teachProgress(c, p) },
+	})
+	if errors.Is(err, teach.ErrNothingDemonstrated) {
+		return c.fail(fmt.Errorf("%w (answer: %q)", err, clip(c.clean(taught.Result.Answer), 200)))
+	}
+	if err != nil && taught != nil {
+		return c.fail(fmt.Errorf("nothing written: %w", err))
+	}
 	if err != nil {
 		return c.fail(err)
 	}
+	saved, err := wb.SaveTaught(ctx, taught, taught.Draft)
+	if err != nil {
+		return c.fail(err)
+	}
+	b, rep, res := saved.Bundle, saved.Report, taught.Result
 	file, err := writeBundle(b, *out)
 	if err != nil {
 		return c.fail(err)
@@ -143,50 +142,34 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fmt.Fprintf(stdout, "  binding: %s\n", b.Manifest.Binding)
 	fmt.Fprintf(stdout, "wrote %s\n\n", file)
 	printReport(stdout, file, rep)
-	if res.Stopped == demonstrate.StopStepLimit {
+	if taught.StepLimited() {
 		c.errorf("the model did not finish within --max-steps %d turns; the bundle holds what it did", *maxSteps)
 		return exitUnproven
 	}
-	if !teach.Ready(rep) {
+	if !saved.Ready {
 		return exitUnproven
 	}
 	return exitProven
 }
 
-// planTeach resolves the scenario or freeform task, its inputs, world and
-// declared capabilities (package teach), with every mistake reported
-// against the flag that carries it.
-func planTeach(ctx context.Context, scenarioID, task, worldName string, in inputFlag, caps multiFlag) (*teach.Plan, error) {
-	switch {
-	case scenarioID == "" && task == "":
+// planTeach plans the scenario or freeform task on the simulator, or with
+// kind set on an MCP body of that kind (workbench.PlanTeach), with every
+// mistake reported against the flag that carries it. Three mistakes of
+// the command line are said first in its own words.
+func planTeach(ctx context.Context, scenarioID, task, worldName, kind string, in inputFlag, caps multiFlag) (*teach.Plan, error) {
+	if kind != "" && scenarioID != "" {
+		return nil, usagef("--scenario runs on the simulator; with --body, describe the task with --task")
+	}
+	if kind == "" && scenarioID == "" && task == "" {
 		return nil, usagef("give --scenario ID (one of %s) or --task TEXT", strings.Join(teach.ScenarioIDs(), ", "))
-	case scenarioID != "" && task != "":
-		return nil, usagef("give --scenario or --task, not both")
 	}
-	if scenarioID == "" {
-		if worldName == "" {
-			return nil, usagef("--task needs --world NAME (worlds: %s)", strings.Join(fixtures.Worlds(), ", "))
-		}
-		p, err := teach.Freeform(ctx, task, worldName, in.list(), caps)
-		return p, flagError(err)
+	if kind == "" && scenarioID == "" && worldName == "" {
+		return nil, usagef("--task needs --world NAME (worlds: %s)", strings.Join(fixtures.Worlds(), ", "))
 	}
-	if len(caps) > 0 {
-		if sc, err := fixtures.ScenarioByID(scenarioID); err == nil {
-			return nil, usagef("--capability is for --task: scenario %s declares %s", sc.ID, strings.Join(sc.CapabilitiesDeclared, ", "))
-		}
-	}
-	p, err := teach.FromScenario(scenarioID, in.list())
-	if err != nil {
-		return nil, flagError(err)
-	}
-	if worldName != "" {
-		data, err := teach.World(worldName)
-		if err != nil {
-			return nil, flagError(err)
-		}
-		p.WorldName, p.World = worldName, data
-	}
-	return p, nil
+	p, err := workbench.PlanTeach(ctx, workbench.TeachRequest{
+		Scenario: scenarioID, Task: task, World: worldName, Body: kind, Inputs: in.list(), Capabilities: caps,
+	})
+	return p, flagError(err)
 }
 
 // bodyFlags choose an MCP server as the body instead of the simulator
@@ -274,37 +257,7 @@ func (f bodyFlags) where(bd *mcpbody.Body) string {
 	return fmt.Sprintf("the %s body %s at %s (%s)", bd.Kind(), bd.Server(), *f.url, trust)
 }
 
-// planMCP plans a freeform task on an MCP body of kind: the task with its
-// {name} placeholders filled from the inputs, which become string inputs,
-// granted the capabilities named or else the body's own.
-func planMCP(scenarioID, task, worldName, kind string, in inputFlag, caps multiFlag) (*teach.Plan, error) {
-	switch {
-	case scenarioID != "":
-		return nil, usagef("--scenario runs on the simulator; with --body, describe the task with --task")
-	case worldName != "":
-		return nil, usagef("--world is the simulator's; not with --body")
-	case strings.TrimSpace(task) == "":
-		return nil, usagef("--body needs --task TEXT")
-	}
-	p := &teach.Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: kind}}
-	values := map[string]any{}
-	for _, v := range in.list() {
-		values[v.Name] = v.Raw
-		p.Inputs = append(p.Inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: v.Name, Type: "string", Required: true}, Value: v.Raw})
-	}
-	desc, err := teach.Fill(task, values)
-	if err != nil {
-		return nil, flagError(err)
-	}
-	p.Task.Description, p.Task.Inputs = desc, values
-	p.Declared = slices.Clone(caps)
-	if len(p.Declared) == 0 {
-		p.Declared = []string{map[string]string{body.KindBrowser: skill.CapabilityBrowser, body.KindHost: skill.CapabilityOS}[kind]}
-	}
-	return p, nil
-}
-
-func teachProgress(c *cli, p demonstrate.Progress) {
+func teachProgress(c *cli, p workbench.TeachProgress) {
 	switch p.Phase {
 	case "model":
 		c.progressf("step %d: %s (cost so far $%.4f)", p.Step+1, p.Detail, p.CostUSD)

@@ -10,9 +10,6 @@ import (
 	"workbench/fixtures"
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
-	"workbench/pkg/demonstrate"
-	"workbench/pkg/export"
-	"workbench/pkg/library"
 	"workbench/pkg/memory"
 	"workbench/pkg/policy"
 	"workbench/pkg/skill"
@@ -347,14 +344,18 @@ func (w *Workbench) export(ctx context.Context, input json.RawMessage) (any, err
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	if in.Profile == "" {
-		in.Profile = skill.RedactionTranscriptPII
-	}
 	b, _, err := w.bundle(ctx, in.skillInput)
 	if err != nil {
 		return nil, err
 	}
-	f, err := export.Prepare(w.Verifier, b, in.Profile, in.SecretsConfirmed)
+	if in.Profile == "" {
+		adv, err := workbench.AdviseExport(b)
+		if err != nil {
+			return nil, err
+		}
+		in.Profile = adv.Profile
+	}
+	f, err := (&workbench.Workbench{Verifier: w.Verifier}).Export(ctx, b, in.Profile, in.SecretsConfirmed)
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +502,7 @@ func (w *Workbench) importBundle(ctx context.Context, input json.RawMessage) (an
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	r, err := library.Import(ctx, w.Store, w.Verifier, in.Filename, []byte(in.Bundle))
+	r, err := (&workbench.Workbench{Verifier: w.Verifier, Store: w.Store}).Import(ctx, in.Filename, []byte(in.Bundle))
 	if err != nil {
 		return nil, err
 	}
@@ -557,15 +558,7 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	if w.Model == nil {
 		return Result{}, errors.New("no OpenRouter key: a demonstration is a model acting")
 	}
-	var (
-		plan *teach.Plan
-		err  error
-	)
-	if in.Scenario != "" {
-		plan, err = teach.FromScenario(in.Scenario, nil)
-	} else {
-		plan, err = teach.Freeform(ctx, in.Task, in.World, nil, nil)
-	}
+	plan, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: in.Scenario, Task: in.Task, World: in.World})
 	if err != nil {
 		return Result{}, err
 	}
@@ -573,21 +566,29 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	if err != nil {
 		return Result{}, fmt.Errorf("simulator world: %w", err)
 	}
-	res, err := teach.Demonstrate(ctx, plan, teach.Options{
+	taught, err := (&workbench.Workbench{}).Teach(ctx, plan, teach.Options{
 		Model: w.Model, ModelID: in.Model, Body: bd, Authorizer: policy.Default(),
 		DestructiveMode: w.destructive(), TrustedServer: true,
 		MaxSteps: in.MaxSteps,
-		Progress: func(p demonstrate.Progress) {
+		Progress: func(p workbench.TeachProgress) {
 			ReportProgress(ctx, map[string]any{"step": p.Step, "phase": p.Phase, "detail": p.Detail})
 		},
 	})
-	if err != nil {
+	if taught == nil {
 		return Result{}, err
 	}
+	res := taught.Result
 	out := map[string]any{
 		"task": plan.Task.Description, "world": plan.WorldName, "model": in.Model,
 		"stopped": res.Stopped, "answer": res.Answer, "edges": len(res.Trace.Edges),
 		"outcome": res.Trace.Outcome,
+	}
+	// The action stores nothing; the draft's name says what a save on
+	// /teach would call the skill, and why there would be none.
+	if err != nil {
+		out["draft_error"] = err.Error()
+	} else {
+		out["draft_name"] = taught.Draft.Name
 	}
 	if res.CostKnown {
 		out["cost_usd"] = res.CostUSD

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"workbench/fixtures"
-	"workbench/pkg/export"
 	"workbench/pkg/mcp"
 	"workbench/pkg/memory/graphonomous"
 	"workbench/pkg/openrouter"
@@ -19,6 +18,7 @@ import (
 	"workbench/pkg/services"
 	"workbench/pkg/services/servicestest"
 	"workbench/pkg/skill"
+	"workbench/pkg/workbench"
 )
 
 func byID(t *testing.T, caps []Capability) map[string]Capability {
@@ -94,7 +94,7 @@ func TestWorkbenchActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := export.Prepare(r.wb.Verifier, fb, skill.RedactionFull, true)
+	full, err := (&workbench.Workbench{Verifier: r.wb.Verifier}).Export(context.Background(), fb, skill.RedactionFull, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +236,9 @@ func TestDemonstrate(t *testing.T) {
 	out := res["result"].(map[string]any)
 	if res["status"] != "ok" || out["stopped"] != "answer" || out["edges"] != float64(2) || out["answer"] != "The newest version is 1.4.0." {
 		t.Fatalf("demonstration: %v", res)
+	}
+	if name, _ := out["draft_name"].(string); name == "" || out["draft_error"] != nil {
+		t.Errorf("the demonstration's draft is not named: %v", out)
 	}
 	if run, _ := r.gov.Log().Run(rc.RunID); run.Kind != runs.KindDemonstration {
 		t.Errorf("run kind %s", run.Kind)

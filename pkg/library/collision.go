@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"workbench/pkg/redact"
 	"workbench/pkg/skill"
 	"workbench/pkg/skilldiff"
 	"workbench/pkg/store"
@@ -56,20 +57,6 @@ const (
 	KeepBoth Choice = "keep_both"
 )
 
-// profileRank orders the profiles by how much they strip: a lower rank
-// keeps more.
-func profileRank(p string) int {
-	switch p {
-	case skill.RedactionNone:
-		return 0
-	case skill.RedactionTranscriptPII:
-		return 1
-	case skill.RedactionFull:
-		return 2
-	}
-	return 3
-}
-
 // profileOf is the redaction profile a bundle says it was exported under.
 func profileOf(b *skill.Bundle) string {
 	if p := b.Evidence.RedactionProfile; p != "" {
@@ -100,7 +87,7 @@ func Collide(stored, incoming *skill.Bundle) *Collision {
 			Stripped: len(incoming.Proof.RedactionResult.FieldsStripped)},
 		Suggested: KeepBoth,
 	}
-	if profileRank(ip) < profileRank(sp) {
+	if r := redact.ProfileRank(ip); r >= 0 && r < redact.ProfileRank(sp) {
 		c.Suggested = Replace
 	}
 	c.Differences = append(c.Differences,

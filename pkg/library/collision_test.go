@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"workbench/pkg/export"
 	"workbench/pkg/library"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/store/mem"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 // exports returns the fixture bundle exported under each profile.
@@ -24,7 +24,7 @@ func exports(t *testing.T, v *verify.Verifier) map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, p := range []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull} {
-		f, err := export.Prepare(v, b, p, true)
+		f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, p, true)
 		if err != nil {
 			t.Fatalf("export %s: %v", p, err)
 		}

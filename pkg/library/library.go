@@ -84,6 +84,17 @@ func Import(ctx context.Context, st store.Store, v *verify.Verifier, name string
 	return store1(ctx, st, res, f)
 }
 
+// TooLarge is the rejection of a file of size bytes, which Import gives
+// without parsing it: larger than MaxBundleBytes. A front-end may ask
+// before reading the file at all. ok is false for a file small enough.
+func TooLarge(name string, size int) (res Result, ok bool) {
+	if size <= MaxBundleBytes {
+		return Result{}, false
+	}
+	return Result{Name: name, Status: Rejected, Problems: []verify.Problem{{Offset: -1, Message: fmt.Sprintf(
+		"the file is %d bytes; the workbench imports bundles of at most %d bytes", size, MaxBundleBytes)}}}, true
+}
+
 // read verifies a file and makes it a bundle file the store can keep. It
 // returns done with the Result when the file is rejected.
 func read(v *verify.Verifier, name string, data []byte) (Result, store.BundleFile, bool) {
@@ -92,9 +103,8 @@ func read(v *verify.Verifier, name string, data []byte) (Result, store.BundleFil
 		res.Status, res.Problems = Rejected, ps
 		return res, store.BundleFile{}, true
 	}
-	if len(data) > MaxBundleBytes {
-		return reject(verify.Problem{Offset: -1, Message: fmt.Sprintf(
-			"the file is %d bytes; the workbench imports bundles of at most %d bytes", len(data), MaxBundleBytes)})
+	if r, ok := TooLarge(name, len(data)); ok {
+		return r, store.BundleFile{}, true
 	}
 	// One strict parse, typed decode and hash serves the verification and
 	// the store: File hands the store the bundle it verified.

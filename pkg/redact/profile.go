@@ -66,6 +66,18 @@ func isSecretKind(k string) bool {
 	return false
 }
 
+// Profiles are the redaction profiles, from the one that keeps most to
+// the one that keeps least: none, transcript_pii, full.
+func Profiles() []string {
+	return []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull}
+}
+
+// ProfileRank is p's place in Profiles (0 for none, 2 for full): a higher
+// rank strips more. It is -1 for a string that names no profile.
+func ProfileRank(p string) int {
+	return slices.Index(Profiles(), p)
+}
+
 // ValidProfile reports whether p names a redaction profile.
 func ValidProfile(p string) bool {
 	switch p {

@@ -1,7 +1,8 @@
-package export_test
+package workbench_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,10 +13,10 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/crystallize"
-	"workbench/pkg/export"
 	"workbench/pkg/redact"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 // fakeKey has the shape of an OpenRouter key; it is not one.
@@ -47,12 +48,12 @@ func withSecret(t *testing.T, v *verify.Verifier, b *skill.Bundle) {
 	}
 }
 
-func TestPrepare(t *testing.T) {
+func TestExport(t *testing.T) {
 	v, b := setup(t)
 	before := b.ContentHash
 	for _, profile := range []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull} {
 		t.Run(profile, func(t *testing.T) {
-			f, err := export.Prepare(v, b, profile, false)
+			f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,9 +76,9 @@ func TestPrepare(t *testing.T) {
 		})
 	}
 	if b.ContentHash != before {
-		t.Error("Prepare changed the stored bundle")
+		t.Error("Export changed the stored bundle")
 	}
-	if _, err := export.Prepare(v, b, "some", false); err == nil || !strings.Contains(err.Error(), `unknown redaction profile "some"`) {
+	if _, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, "some", false); err == nil || !strings.Contains(err.Error(), `unknown redaction profile "some"`) {
 		t.Errorf("unknown profile: %v", err)
 	}
 }
@@ -85,7 +86,7 @@ func TestPrepare(t *testing.T) {
 func TestSecretsAreNeverExportedSilently(t *testing.T) {
 	v, b := setup(t)
 	withSecret(t, v, b)
-	adv, err := export.Advise(b)
+	adv, err := workbench.AdviseExport(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,15 +96,15 @@ func TestSecretsAreNeverExportedSilently(t *testing.T) {
 	if strings.Contains(adv.Secrets.String(), fakeKey) {
 		t.Error("the advice repeats the secret")
 	}
-	if _, err := export.Prepare(v, b, skill.RedactionNone, false); !errors.Is(err, export.ErrSecrets) {
+	if _, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, skill.RedactionNone, false); !errors.Is(err, workbench.ErrSecrets) {
 		t.Errorf("none without confirmation: %v, want ErrSecrets", err)
 	}
-	f, err := export.Prepare(v, b, skill.RedactionNone, true)
+	f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, skill.RedactionNone, true)
 	if err != nil || !bytes.Contains(f.Data, []byte(fakeKey)) {
 		t.Errorf("none, confirmed: %v (the user chose to keep the secret)", err)
 	}
 	for _, profile := range []string{skill.RedactionTranscriptPII, skill.RedactionFull} {
-		f, err := export.Prepare(v, b, profile, false)
+		f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestSecretsAreNeverExportedSilently(t *testing.T) {
 // taught is the fixture bundle as if taught from goal with the given
 // inputs: the manifest crystallized afresh, its name and slug made by the
 // workbench, sealed with its proof.
-func taught(t *testing.T, v *verify.Verifier, goal string, inputs map[string]any) *skill.Bundle {
+func taughtTask(t *testing.T, v *verify.Verifier, goal string, inputs map[string]any) *skill.Bundle {
 	t.Helper()
 	_, b := setup(t)
 	b.Trace.Goal = goal
@@ -166,14 +167,14 @@ func TestNoKeyInNamesSlugsOrFileNames(t *testing.T) {
 		{"a key given as an input", "Post the note " + fakeKey + " on the form", map[string]any{"note": fakeKey}},
 		{"a key glued to a label", "Call it with key=" + fakeKey, nil},
 	} {
-		b := taught(t, v, tc.goal, tc.inputs)
+		b := taughtTask(t, v, tc.goal, tc.inputs)
 		known, err := d.Known(b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, profile := range []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull} {
 			t.Run(tc.name+"/"+profile, func(t *testing.T) {
-				f, err := export.Prepare(v, b, profile, true)
+				f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, true)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -212,10 +213,10 @@ func TestNoKeyInNamesSlugsOrFileNames(t *testing.T) {
 	}
 }
 
-// TestPrepareCleansANameCutThroughAKey: a bundle named the way names used
+// TestExportCleansANameCutThroughAKey: a bundle named the way names used
 // to be made — cut through a key, so that the detector no longer sees one —
 // is exported without the piece: the export knows the key from the goal.
-func TestPrepareCleansANameCutThroughAKey(t *testing.T) {
+func TestExportCleansANameCutThroughAKey(t *testing.T) {
 	v, b := setup(t)
 	b.Trace.Goal = "Use token " + fakeKey + " to read the README"
 	b.Manifest.Name = "Use token " + fakeKey[:50] + "…"
@@ -226,7 +227,7 @@ func TestPrepareCleansANameCutThroughAKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, profile := range []string{skill.RedactionTranscriptPII, skill.RedactionFull} {
-		f, err := export.Prepare(v, b, profile, false)
+		f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,5 +237,113 @@ func TestPrepareCleansANameCutThroughAKey(t *testing.T) {
 		if bytes.Contains(f.Data, []byte(fakeKey[9:25])) || bytes.Contains(f.Data, []byte(fakeKey[34:50])) {
 			t.Errorf("%s: the file holds a piece of the key", profile)
 		}
+	}
+}
+
+// redactedAs is the fixture bundle exported under profile and read back,
+// as the library stores an imported redacted file.
+func redactedAs(t *testing.T, v *verify.Verifier, b *skill.Bundle, profile string) *skill.Bundle {
+	t.Helper()
+	f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := skill.Decode(f.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestAdviseExport: the profile the dialog opens on is never none; a
+// bundle already redacted opens on its own profile and offers nothing
+// weaker; secrets found name the profiles that remove them, and only
+// none needs a confirmation.
+func TestAdviseExport(t *testing.T) {
+	v, clean := setup(t)
+	_, secret := setup(t)
+	withSecret(t, v, secret)
+	full := redactedAs(t, v, clean, skill.RedactionFull)
+	pii := redactedAs(t, v, clean, skill.RedactionTranscriptPII)
+	for _, tc := range []struct {
+		name        string
+		b           *skill.Bundle
+		profile     string
+		offered     []string
+		removedBy   []string
+		needConfirm bool // under none
+	}{
+		{"clean", clean, skill.RedactionTranscriptPII, []string{"none", "transcript_pii", "full"}, nil, false},
+		{"secrets", secret, skill.RedactionTranscriptPII, []string{"none", "transcript_pii", "full"}, []string{"transcript_pii", "full"}, true},
+		{"stored as transcript_pii", pii, skill.RedactionTranscriptPII, []string{"transcript_pii", "full"}, nil, false},
+		{"stored as full", full, skill.RedactionFull, []string{"full"}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := workbench.AdviseExport(tc.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Profile != tc.profile {
+				t.Errorf("opens on %q, want %q", a.Profile, tc.profile)
+			}
+			var offered []string
+			for _, p := range redact.Profiles() {
+				if a.Offered(p) {
+					offered = append(offered, p)
+				}
+			}
+			if strings.Join(offered, ",") != strings.Join(tc.offered, ",") {
+				t.Errorf("offers %v, want %v", offered, tc.offered)
+			}
+			if a.Offered("some") {
+				t.Error("offers an unknown profile")
+			}
+			if strings.Join(a.RemovedBy, ",") != strings.Join(tc.removedBy, ",") {
+				t.Errorf("removed by %v, want %v", a.RemovedBy, tc.removedBy)
+			}
+			if a.NeedsConfirm(skill.RedactionNone) != tc.needConfirm || a.NeedsConfirm(skill.RedactionTranscriptPII) {
+				t.Errorf("needs confirm under none: %v, want %v", a.NeedsConfirm(skill.RedactionNone), tc.needConfirm)
+			}
+		})
+	}
+}
+
+// TestExportRefuses: every refusal says what and why, and is typed.
+func TestExportRefuses(t *testing.T) {
+	v, b := setup(t)
+	full := redactedAs(t, v, b, skill.RedactionFull)
+	ctx := context.Background()
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, tc := range []struct {
+		name    string
+		wb      *workbench.Workbench
+		ctx     context.Context
+		b       *skill.Bundle
+		profile string
+		want    string
+	}{
+		{"no verifier", &workbench.Workbench{}, ctx, b, skill.RedactionFull, "no verifier"},
+		{"unknown profile", &workbench.Workbench{Verifier: v}, ctx, b, "partial", `unknown redaction profile "partial"`},
+		{"weaker than stored", &workbench.Workbench{Verifier: v}, ctx, full, skill.RedactionNone, "weaker than the bundle's own full"},
+		{"weaker than stored (pii)", &workbench.Workbench{Verifier: v}, ctx, full, skill.RedactionTranscriptPII, "choose full or stricter"},
+		{"canceled", &workbench.Workbench{Verifier: v}, canceled, b, skill.RedactionFull, "context canceled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := tc.wb.Export(tc.ctx, tc.b, tc.profile, true)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Export = %v, %v; want an error saying %q", f, err, tc.want)
+			}
+			var pe *workbench.ProfileError
+			if strings.Contains(tc.name, "profile") || strings.Contains(tc.name, "weaker") {
+				if !errors.As(err, &pe) {
+					t.Errorf("%v is not a *ProfileError", err)
+				}
+			}
+		})
+	}
+	// The stored profile itself, and a stricter one, are still exported.
+	if _, err := (&workbench.Workbench{Verifier: v}).Export(ctx, full, skill.RedactionFull, false); err != nil {
+		t.Errorf("full bundle under full: %v", err)
 	}
 }

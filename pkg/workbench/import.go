@@ -1,0 +1,67 @@
+package workbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"workbench/pkg/library"
+	"workbench/pkg/skill"
+)
+
+// The import flow takes bundle files into the library (Store). A file is
+// data, never code: it is parsed strictly, validated against the bundle
+// schema, its proof re-derived from its own evidence, and only then stored
+// — the bundle, its trace and the skill record in one transaction, so a
+// failure leaves the library as it was. Each file gets a library.Result:
+// accepted, already stored, rejected with every problem's place, or a
+// collision with another profile's copy of a stored version, which waits
+// for the person's choice (ResolveImport). library.Summary counts a batch
+// ("2 accepted, 1 rejected, 0 already stored").
+
+// ErrNoLibrary is returned by the flows that store a bundle when the
+// Workbench has no Store.
+var ErrNoLibrary = errors.New("no library is open")
+
+// ImportTooLarge is the rejection Import gives a file of size bytes
+// without reading it (library.TooLarge): a front-end asks before it reads
+// the file at all. ok is false for a file small enough to import.
+func ImportTooLarge(name string, size int) (res library.Result, ok bool) {
+	return library.TooLarge(name, size)
+}
+
+// Import reads one bundle file, called name, into the library. A bad
+// file is a Rejected result, not an error; an error means the file could
+// not be imported at all (no library, or the store failed) and nothing
+// was written.
+func (w *Workbench) Import(ctx context.Context, name string, data []byte) (library.Result, error) {
+	if err := w.canImport(name); err != nil {
+		return library.Result{Name: name}, err
+	}
+	return library.Import(ctx, w.Store, w.Verifier, name, data)
+}
+
+// ResolveImport stores a file Import reported as a collision, as the
+// person chose: library.Replace puts it in place of the stored copy,
+// library.KeepBoth stores its content as the skill's next version (made
+// at w's clock, with a new bundle id). The file is read again and the
+// library looked at as it is now: if the collision is gone the result
+// says what became of the file as Import would. An error means nothing
+// was written.
+func (w *Workbench) ResolveImport(ctx context.Context, name string, data []byte, choice library.Choice) (library.Result, error) {
+	if err := w.canImport(name); err != nil {
+		return library.Result{Name: name}, err
+	}
+	return library.Resolve(ctx, w.Store, w.Verifier, name, data, choice, library.Options{Now: w.clock, NewID: skill.NewID})
+}
+
+// canImport says which dependency of the import flow is missing.
+func (w *Workbench) canImport(name string) error {
+	switch {
+	case w.Store == nil:
+		return fmt.Errorf("import %s: %w", name, ErrNoLibrary)
+	case w.Verifier == nil:
+		return fmt.Errorf("import %s: no verifier", name)
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package workbench_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/fixtures"
+	"workbench/pkg/library"
+	"workbench/pkg/skill"
+	"workbench/pkg/store"
+	"workbench/pkg/store/mem"
+	"workbench/pkg/workbench"
+)
+
+// fullStore is a library whose writes fail as a browser out of storage
+// makes them fail.
+type fullStore struct{ store.Store }
+
+func (fullStore) AddBundle(context.Context, store.BundleFile) (store.Skill, error) {
+	return store.Skill{}, &store.Error{Op: "add bundle", Kind: store.ErrQuotaExceeded}
+}
+
+// TestImport: each file gets what it is — accepted, already stored,
+// rejected with its place, a collision waiting for a choice — and a
+// file the flow cannot import is an error with nothing written.
+func TestImport(t *testing.T) {
+	v, b := setup(t)
+	ctx := context.Background()
+	valid, err := os.ReadFile(filepath.Join("..", "..", "fixtures", fixtures.ValidBundleFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := (&workbench.Workbench{Verifier: v}).Export(ctx, b, skill.RedactionFull, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := func() store.Store {
+		st := mem.New()
+		if _, err := (&workbench.Workbench{Verifier: v, Store: st}).Import(ctx, "first", valid); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	for _, tc := range []struct {
+		name    string
+		wb      *workbench.Workbench
+		data    []byte
+		status  library.Status
+		problem string // in the first problem's message, for a rejection
+		err     string // the error, when the file could not be imported
+	}{
+		{"new file", &workbench.Workbench{Verifier: v, Store: mem.New()}, valid, library.Accepted, "", ""},
+		{"same file again", &workbench.Workbench{Verifier: v, Store: stored()}, valid, library.Duplicate, "", ""},
+		{"another profile's copy", &workbench.Workbench{Verifier: v, Store: stored()}, full.Data, library.Collided, "", ""},
+		{"not JSON", &workbench.Workbench{Verifier: v, Store: mem.New()}, []byte("{"), library.Rejected, "", ""},
+		{"a trailing member", &workbench.Workbench{Verifier: v, Store: mem.New()}, []byte(`{"bundle_id":1}`), library.Rejected, "", ""},
+		{"too large", &workbench.Workbench{Verifier: v, Store: mem.New()}, make([]byte, library.MaxBundleBytes+1), library.Rejected, "bytes; the workbench imports bundles of at most", ""},
+		{"no library", &workbench.Workbench{Verifier: v}, valid, "", "", "no library is open"},
+		{"no verifier", &workbench.Workbench{Store: mem.New()}, valid, "", "", "no verifier"},
+		{"store full", &workbench.Workbench{Verifier: v, Store: fullStore{mem.New()}}, valid, "", "", "storage quota exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := tc.wb.Import(ctx, "in.skill.json", tc.data)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Import = %+v, %v; want an error saying %q", res, err, tc.err)
+				}
+				if tc.wb.Store != nil {
+					if sks, _ := tc.wb.Store.Skills(ctx); len(sks) != 0 {
+						t.Errorf("a failed import left %d skills", len(sks))
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != tc.status || res.Name != "in.skill.json" {
+				t.Fatalf("status %q name %q, want %q (problems %v)", res.Status, res.Name, tc.status, res.Problems)
+			}
+			if tc.status == library.Rejected && (len(res.Problems) == 0 || !strings.Contains(res.Problems[0].Message, tc.problem)) {
+				t.Errorf("problems %v, want one saying %q", res.Problems, tc.problem)
+			}
+			if tc.status == library.Collided && (res.Collision == nil || res.Collision.Suggested != library.KeepBoth) {
+				t.Errorf("collision %+v: a stricter copy suggests keeping both", res.Collision)
+			}
+		})
+	}
+}
+
+// TestImportTooLarge: a front-end learns before reading a file that it
+// is too large, in the words Import would use.
+func TestImportTooLarge(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		ok   bool
+	}{{0, false}, {library.MaxBundleBytes, false}, {library.MaxBundleBytes + 1, true}} {
+		res, ok := workbench.ImportTooLarge("big.json", tc.size)
+		if ok != tc.ok || ok && (res.Status != library.Rejected || res.Name != "big.json" || len(res.Problems) != 1) {
+			t.Errorf("size %d: %+v, %v", tc.size, res, ok)
+		}
+	}
+}
+
+// TestResolveImport: a collision is stored as the person chose; keeping
+// both makes the skill's next version at the Workbench's clock; a choice
+// the flow does not know, or a missing library, writes nothing.
+func TestResolveImport(t *testing.T) {
+	v, b := setup(t)
+	ctx := context.Background()
+	valid, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := (&workbench.Workbench{Verifier: v}).Export(ctx, b, skill.RedactionFull, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		choice   library.Choice
+		noStore  bool
+		versions int // bundles of the skill stored after
+		version  int // the skill record's version after
+		err      string
+	}{
+		{"replace", library.Replace, false, 1, b.SkillVersion, ""},
+		{"keep both", library.KeepBoth, false, 2, b.SkillVersion + 1, ""},
+		{"unknown choice", "merge", false, 1, b.SkillVersion, `unknown choice "merge"`},
+		{"no library", library.Replace, true, 0, 0, "no library is open"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := mem.New()
+			wb := &workbench.Workbench{Verifier: v, Store: st, Now: func() time.Time { return at }}
+			if _, err := wb.Import(ctx, "first", valid); err != nil {
+				t.Fatal(err)
+			}
+			if tc.noStore {
+				wb.Store = nil
+			}
+			res, err := wb.ResolveImport(ctx, full.Name, full.Data, tc.choice)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("ResolveImport = %v; want an error saying %q", err, tc.err)
+				}
+			} else if err != nil || res.Status != library.Accepted {
+				t.Fatalf("ResolveImport = %+v, %v", res, err)
+			} else if res.Skill.Version != tc.version {
+				t.Errorf("skill version %d, want %d", res.Skill.Version, tc.version)
+			}
+			bs, err := st.Bundles(ctx, b.SkillID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.noStore {
+				return
+			}
+			if len(bs) != tc.versions {
+				t.Errorf("%d bundles stored, want %d", len(bs), tc.versions)
+			}
+			if tc.choice == library.KeepBoth {
+				for _, sb := range bs {
+					nb, err := sb.Decode()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if sb.SkillVersion == tc.version && nb.CreatedAt != skill.Timestamp(at) {
+						t.Errorf("version %d was made at %s, not at the Workbench's clock", sb.SkillVersion, nb.CreatedAt)
+					}
+				}
+			}
+		})
+	}
+	if _, err := (&workbench.Workbench{Store: mem.New()}).ResolveImport(ctx, "x", valid, library.Replace); err == nil {
+		t.Error("no verifier: no error")
+	}
+}

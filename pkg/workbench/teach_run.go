@@ -1,0 +1,167 @@
+package workbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"workbench/pkg/demonstrate"
+	"workbench/pkg/skill"
+	"workbench/pkg/store"
+	"workbench/pkg/teach"
+	"workbench/pkg/verify"
+)
+
+// DefaultMaxSteps is how many model turns a demonstration takes at most
+// unless told otherwise.
+const DefaultMaxSteps = demonstrate.DefaultMaxSteps
+
+// TeachProgress is one step of a demonstration as it happens, for a
+// front-end to show.
+type TeachProgress = demonstrate.Progress
+
+// TeachResult is what a demonstration recorded: the trace, the model's
+// answer, the cost, the PULSE recorder, and why it stopped.
+type TeachResult = demonstrate.Result
+
+// Why a demonstration stopped (TeachResult.Stopped).
+const (
+	TeachStopAnswer    = demonstrate.StopAnswer    // the model gave its final answer
+	TeachStopUser      = demonstrate.StopUser      // the person stopped the recording
+	TeachStopStepLimit = demonstrate.StopStepLimit // the model ran out of turns
+	TeachStopCancelled = demonstrate.StopCancelled // the context ended
+	TeachStopError     = demonstrate.StopError     // the model or the body failed
+)
+
+// Taught is a finished demonstration and the draft manifest made from it:
+// what a person reads, edits and saves.
+type Taught struct {
+	Plan    *teach.Plan
+	ModelID string
+	// Result is what the demonstration recorded, even when it stopped
+	// early.
+	Result *TeachResult
+	// Draft is the crystallized manifest with its default name and slug,
+	// made from the goal after its secrets were masked; zero when Teach
+	// returned an error with the result.
+	Draft skill.Manifest
+}
+
+// StepLimited reports whether the model did not finish within its turns:
+// the draft holds what it did.
+func (t *Taught) StepLimited() bool {
+	return t.Result != nil && t.Result.Stopped == TeachStopStepLimit
+}
+
+// Teach runs the plan's demonstration on o.Body with o.Model under
+// o.Authorizer (teach.Demonstrate) and crystallizes what it recorded into
+// a draft (teach.Draft, at the Workbench's clock). A demonstration that
+// could not start is an error with a nil Taught. One that ran but cannot
+// be drafted — it failed, was cancelled, or never acted
+// (teach.ErrNothingDemonstrated) — returns the Taught with its Result,
+// for its events, answer and cost, and the error.
+func (w *Workbench) Teach(ctx context.Context, p *teach.Plan, o teach.Options) (*Taught, error) {
+	if p == nil {
+		return nil, errors.New("teach: no plan")
+	}
+	res, err := teach.Demonstrate(ctx, p, o)
+	if err != nil {
+		return nil, err
+	}
+	t := &Taught{Plan: p, ModelID: o.ModelID, Result: res}
+	if t.Draft, err = teach.Draft(p, res, w.clock()); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+// SummarizeTaught is the summary a person reads before saving: the edges
+// the policy refused and those that failed, the cost, and the verdict the
+// bundle sealed with manifest m would get (teach.Summarize). Nothing is
+// sealed or stored.
+func (w *Workbench) SummarizeTaught(t *Taught, m skill.Manifest) (teach.Summary, error) {
+	if w.Verifier == nil {
+		return teach.Summary{}, errors.New("teach: summary: no verifier")
+	}
+	return teach.Summarize(w.Verifier, t.Plan, t.Result, m, t.ModelID, w.clock())
+}
+
+// SavedSkill is a taught skill sealed, verified and, with a library,
+// stored.
+type SavedSkill struct {
+	Bundle *skill.Bundle
+	// Report is the verification of the bundle's exported bytes.
+	Report *verify.Report
+	// Ready says the bundle is as good as a bundle can be before its
+	// first replay (teach.Ready): no overclaim, every gate passes but
+	// gate.replay_fidelity.
+	Ready bool
+	// Skill is the library's record; zero when the Workbench has no
+	// Store (the command line writes a file instead).
+	Skill store.Skill
+}
+
+// SaveTaught seals the demonstration with manifest m as the person left
+// it and verifies the exported bytes (SealTaught), then stores the bundle,
+// its trace and the skill record in one transaction when the Workbench has
+// a Store (StoreTaught). An error means nothing was stored.
+func (w *Workbench) SaveTaught(ctx context.Context, t *Taught, m skill.Manifest) (*SavedSkill, error) {
+	s, err := w.SealTaught(t, m)
+	if err != nil {
+		return nil, err
+	}
+	if w.Store == nil {
+		return s, nil
+	}
+	if err := w.StoreTaught(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SealTaught seals the demonstration with manifest m and verifies the
+// exported bytes; a bundle that does not verify is an error. Sealing
+// changes nothing it is given, so it may be tried again.
+func (w *Workbench) SealTaught(t *Taught, m skill.Manifest) (*SavedSkill, error) {
+	if w.Verifier == nil {
+		return nil, errors.New("teach: seal: no verifier")
+	}
+	if t == nil || t.Result == nil {
+		return nil, errors.New("teach: seal: no demonstration")
+	}
+	b, rep, err := teach.Seal(w.Verifier, t.Plan, t.Result, m, t.ModelID, w.clock())
+	if err != nil {
+		return nil, fmt.Errorf("teach: seal: %w", err)
+	}
+	return &SavedSkill{Bundle: b, Report: rep, Ready: teach.Ready(rep)}, nil
+}
+
+// StoreTaught stores a sealed skill in the library, in one transaction,
+// and sets s.Skill to the library's record. A front-end that keeps the
+// sealed skill after a failed store (the browser's storage was full, a
+// tab blocked the database) stores the same bundle on the next try. An
+// error means nothing was stored.
+func (w *Workbench) StoreTaught(ctx context.Context, s *SavedSkill) error {
+	if w.Store == nil {
+		return fmt.Errorf("teach: save: %w", ErrNoLibrary)
+	}
+	f, err := store.EncodeBundle(s.Bundle)
+	if err != nil {
+		return fmt.Errorf("teach: save: %w", err)
+	}
+	sk, err := w.Store.AddBundle(ctx, f)
+	if err != nil {
+		return fmt.Errorf("teach: save: %w", err)
+	}
+	s.Skill = sk
+	return nil
+}
+
+// clock is the Workbench's time.
+func (w *Workbench) clock() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}

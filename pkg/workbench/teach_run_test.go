@@ -1,0 +1,161 @@
+package workbench_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"workbench/fixtures"
+	"workbench/pkg/body/sim"
+	"workbench/pkg/openrouter"
+	"workbench/pkg/openrouter/openroutertest"
+	"workbench/pkg/policy"
+	"workbench/pkg/skill"
+	"workbench/pkg/store/mem"
+	"workbench/pkg/teach"
+	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
+)
+
+// teacher is a scripted model answering as steps say.
+func teacher(t *testing.T, steps ...openroutertest.Step) *openrouter.Client {
+	t.Helper()
+	or := openroutertest.New(t, openroutertest.WithScript(openroutertest.Script{Model: "example/teacher", Steps: steps, CostPerCall: 0.001}))
+	cl, err := openrouter.New(or.Key, openrouter.WithBaseURL(or.APIBase()), openrouter.WithHTTPClient(http.DefaultClient))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+// TestTeach: a demonstration becomes a draft, the draft a summary and a
+// saved skill; what cannot be drafted is an error that keeps what was
+// recorded.
+func TestTeach(t *testing.T) {
+	v, err := verify.Standard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/acme/widget"})
+	click := openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"})
+	answer := openroutertest.Answer("The newest version is 1.4.0.")
+	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		steps    []openroutertest.Step
+		maxSteps int
+		err      error  // from Teach
+		limited  bool   // the model ran out of turns
+		edges    int    // recorded
+		stored   bool   // SaveTaught with a library
+		saveErr  string // from SaveTaught
+		wb       func(*workbench.Workbench)
+	}{
+		{name: "answered", steps: []openroutertest.Step{open, click, answer}, edges: 2, stored: true},
+		{name: "out of turns", steps: []openroutertest.Step{open, click, answer}, maxSteps: 1, limited: true, edges: 1, stored: true},
+		{name: "answered without acting", steps: []openroutertest.Step{answer}, err: teach.ErrNothingDemonstrated},
+		{name: "no library", steps: []openroutertest.Step{open, answer}, edges: 1, wb: func(w *workbench.Workbench) { w.Store = nil }},
+		{name: "library full", steps: []openroutertest.Step{open, answer}, edges: 1, saveErr: "storage quota exceeded",
+			wb: func(w *workbench.Workbench) { w.Store = fullStore{mem.New()} }},
+		{name: "no verifier", steps: []openroutertest.Step{open, answer}, edges: 1, saveErr: "no verifier",
+			wb: func(w *workbench.Workbench) { w.Verifier = nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			plan, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: fixtures.ModelComparison})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bd, err := sim.New(plan.World)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := mem.New()
+			wb := &workbench.Workbench{Verifier: v, Store: st, Now: func() time.Time { return at }}
+			var steps int
+			taught, err := wb.Teach(ctx, plan, teach.Options{Model: teacher(t, tc.steps...), ModelID: "example/teacher", Body: bd,
+				Authorizer: policy.Default(), TrustedServer: true, MaxSteps: tc.maxSteps,
+				Progress: func(workbench.TeachProgress) { steps++ }})
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) || taught == nil || taught.Result == nil {
+					t.Fatalf("Teach = %v, %v; want %v with the result", taught, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(taught.Result.Trace.Edges) != tc.edges || taught.StepLimited() != tc.limited || steps == 0 {
+				t.Errorf("%d edges, step-limited %v, %d progress reports", len(taught.Result.Trace.Edges), taught.StepLimited(), steps)
+			}
+			if taught.Draft.Name == "" || taught.Draft.Slug == "" || taught.Draft.CreatedAt != skill.Timestamp(at) {
+				t.Errorf("draft: name %q slug %q created %s", taught.Draft.Name, taught.Draft.Slug, taught.Draft.CreatedAt)
+			}
+			if tc.wb != nil {
+				tc.wb(wb)
+			}
+			if wb.Verifier != nil {
+				sum, err := wb.SummarizeTaught(taught, taught.Draft)
+				if err != nil || sum.Edges != tc.edges || sum.Verdict == "" {
+					t.Errorf("summary %+v, %v", sum, err)
+				}
+			} else if _, err := wb.SummarizeTaught(taught, taught.Draft); err == nil {
+				t.Error("a summary without a verifier")
+			}
+			m := taught.Draft
+			m.Name = "Read the changelog"
+			saved, err := wb.SaveTaught(ctx, taught, m)
+			if tc.saveErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.saveErr) {
+					t.Fatalf("SaveTaught = %v; want an error saying %q", err, tc.saveErr)
+				}
+				if sks, _ := st.Skills(ctx); len(sks) != 0 {
+					t.Errorf("a failed save stored %d skills", len(sks))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if saved.Bundle.Manifest.Name != m.Name || saved.Report == nil || saved.Report.Verdict == "" {
+				t.Errorf("saved %q, report %v", saved.Bundle.Manifest.Name, saved.Report)
+			}
+			if !tc.limited && !saved.Ready {
+				t.Errorf("not ready before its replay: %v", saved.Report.Overclaims)
+			}
+			sks, _ := st.Skills(ctx)
+			if tc.stored != (saved.Skill.ID != "") || tc.stored != (len(sks) == 1) {
+				t.Errorf("stored: record %q, %d skills in the library; want stored %v", saved.Skill.ID, len(sks), tc.stored)
+			}
+			// Sealing changes nothing it is given: a second save gives a
+			// bundle of the same manifest.
+			if again, err := (&workbench.Workbench{Verifier: v}).SaveTaught(ctx, taught, m); err != nil || again.Bundle.Manifest.Name != m.Name {
+				t.Errorf("save again: %v", err)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"no plan", func() error {
+			_, err := (&workbench.Workbench{}).Teach(context.Background(), nil, teach.Options{})
+			return err
+		}, "no plan"},
+		{"no demonstration", func() error {
+			_, err := (&workbench.Workbench{Verifier: v}).SaveTaught(context.Background(), &workbench.Taught{}, skill.Manifest{})
+			return err
+		}, "no demonstration"},
+		{"store without a library", func() error {
+			return (&workbench.Workbench{Verifier: v}).StoreTaught(context.Background(), &workbench.SavedSkill{})
+		}, "no library is open"},
+	} {
+		if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
