@@ -117,7 +117,7 @@ func TestSecretsAreNeverExportedSilently(t *testing.T) {
 	}
 }
 
-// taught is the fixture bundle as if taught from goal with the given
+// taughtTask is the fixture bundle as if taught from goal with the given
 // inputs: the manifest crystallized afresh, its name and slug made by the
 // workbench, sealed with its proof.
 func taughtTask(t *testing.T, v *verify.Verifier, goal string, inputs map[string]any) *skill.Bundle {
