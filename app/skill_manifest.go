@@ -3,22 +3,21 @@ package main
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/pkg/assemble"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
 	"workbench/pkg/words"
+	"workbench/pkg/workbench"
 )
 
 // manifestEdit is the Manifest tab's form: the name, slug and description
 // a user may change (spec §2.1, §4.4), the schema's verdict on every
 // keystroke, and the save of the edit as a new version.
 type manifestEdit struct {
-	edit      assemble.Edit
+	edit      workbench.ManifestEdit
 	edited    bool  // the user changed a field
 	schemaErr error // the manifest schema could not be compiled
 	problems  teach.DraftProblems
@@ -28,7 +27,7 @@ type manifestEdit struct {
 }
 
 func newManifestEdit(m skill.Manifest) manifestEdit {
-	return manifestEdit{edit: assemble.Edit{Name: m.Name, Slug: m.Slug, Description: m.Description}}
+	return manifestEdit{edit: workbench.EditOf(m)}
 }
 
 // changed reports whether the form differs from the stored manifest.
@@ -76,16 +75,9 @@ func (p *skillPage) onEditSave(ctx app.Context, e app.Event) {
 		var nb *skill.Bundle
 		v, err := p.env.verify()
 		if err == nil {
-			nb, err = assemble.Revise(v, b, edit, time.Now(), skill.NewID)
-		}
-		var f store.BundleFile
-		if err == nil {
-			f, err = store.EncodeBundle(nb)
-		}
-		if err == nil {
 			var st store.Store
 			if st, err = p.env.store(ctx, nil); err == nil {
-				_, err = st.AddBundle(ctx, f)
+				nb, err = (&workbench.Workbench{Verifier: v, Store: st}).SaveManifest(ctx, b, edit)
 				p.env.dropStore(err)
 			}
 		}

@@ -8,11 +8,11 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/pkg/demonstrate"
 	"workbench/pkg/pulse"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/words"
+	"workbench/pkg/workbench"
 )
 
 // timelineMaxShown caps the text of one tool result or argument list in the
@@ -67,7 +67,7 @@ func (p *teachPage) renderCost() app.UI {
 	return app.P().Body(app.Strong().Text("Model cost: "), app.Span().ID("teach-cost").Text(text))
 }
 
-func renderTimelineStep(i int, s demonstrate.Progress) app.UI {
+func renderTimelineStep(i int, s workbench.TeachProgress) app.UI {
 	mark := stepMark(s)
 	head := app.Div().Class("step-head").Body(
 		app.Span().Class("step-no").Text("step "+strconv.Itoa(s.Step+1)),
@@ -87,7 +87,7 @@ func renderTimelineStep(i int, s demonstrate.Progress) app.UI {
 }
 
 // stepMark is how a step reads (teach.Mark): "denied", "error" or "".
-func stepMark(s demonstrate.Progress) string {
+func stepMark(s workbench.TeachProgress) string {
 	if s.Edge == nil {
 		return ""
 	}
@@ -96,7 +96,7 @@ func stepMark(s demonstrate.Progress) string {
 
 // renderFlags counts the marked steps above the list, so a denial or an
 // error is seen without scrolling for it.
-func renderFlags(steps []demonstrate.Progress) app.UI {
+func renderFlags(steps []workbench.TeachProgress) app.UI {
 	denied, failed := 0, 0
 	for _, s := range steps {
 		switch stepMark(s) {
