@@ -25,15 +25,10 @@ var (
 		"workbench/pkg/crystallize",
 		"workbench/pkg/compare",
 	}
-	// notYet lists the imports a front-end still has, each with the flow
-	// that is to remove it; the test fails once one is gone, so the list
-	// only shrinks.
-	notYet = map[string]string{}
 )
 
 func TestFrontEndsCallOnlyTheFlows(t *testing.T) {
 	root := modtest.Root(t)
-	seen := map[string]bool{}
 	for _, dir := range frontEnds {
 		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
 		if err != nil {
@@ -60,17 +55,8 @@ func TestFrontEndsCallOnlyTheFlows(t *testing.T) {
 				if !slices.Contains(engine, path) {
 					continue
 				}
-				key := filepath.ToSlash(rel) + " " + path
-				seen[key] = true
-				if _, ok := notYet[key]; !ok {
-					t.Errorf("%s imports %s: call the flow in pkg/workbench instead", rel, path)
-				}
+				t.Errorf("%s imports %s: call the flow in pkg/workbench instead", rel, path)
 			}
-		}
-	}
-	for key, flow := range notYet {
-		if !seen[key] {
-			t.Errorf("%s is gone (the %s flow): drop it from notYet", key, flow)
 		}
 	}
 }
