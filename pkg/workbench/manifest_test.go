@@ -29,7 +29,9 @@ func TestSaveManifest(t *testing.T) {
 		{"a slug the schema refuses", func(st store.Store) *workbench.Workbench { return &workbench.Workbench{Verifier: v, Store: st} }, badSlug, "slug"},
 		{"no verifier", func(st store.Store) *workbench.Workbench { return &workbench.Workbench{Store: st} }, good, "needs the verifier"},
 		{"no library", func(store.Store) *workbench.Workbench { return &workbench.Workbench{Verifier: v} }, good, "no library"},
-		{"store full", func(st store.Store) *workbench.Workbench { return &workbench.Workbench{Verifier: v, Store: fullStore{st}} }, good, "storage quota exceeded"},
+		{"store full", func(st store.Store) *workbench.Workbench {
+			return &workbench.Workbench{Verifier: v, Store: fullStore{st}}
+		}, good, "storage quota exceeded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
