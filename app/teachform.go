@@ -109,7 +109,7 @@ func (f *teachForm) planMCP(choice session.Body) (*teach.Plan, error) {
 	if strings.TrimSpace(f.task) == "" {
 		return nil, &teach.InputError{Field: teach.FieldTask, Msg: "describe the task"}
 	}
-	p := &teach.Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: string(choice)}}
+	p := &teach.Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: choice}}
 	values := map[string]any{}
 	for _, name := range teach.Placeholders(f.task) {
 		v, ok := f.values[name]

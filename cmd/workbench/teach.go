@@ -229,7 +229,7 @@ func (f bodyFlags) check() error {
 		}
 		return nil
 	}
-	switch *f.kind {
+	switch body.Kind(*f.kind) {
 	case "", body.KindBrowser, body.KindHost:
 	default:
 		return usagef("--body-kind %q: want browser or host", *f.kind)
@@ -237,15 +237,15 @@ func (f bodyFlags) check() error {
 	return nil
 }
 
-func (f bodyFlags) kindOr(def string) string {
+func (f bodyFlags) kindOr(def body.Kind) body.Kind {
 	if *f.kind == "" {
 		return def
 	}
-	return *f.kind
+	return body.Kind(*f.kind)
 }
 
 // dial connects to the --body server as a body of kind.
-func (f bodyFlags) dial(ctx context.Context, kind string) (*mcpbody.Body, error) {
+func (f bodyFlags) dial(ctx context.Context, kind body.Kind) (*mcpbody.Body, error) {
 	opts := mcpbody.Options{Kind: kind, Trusted: *f.trusted, Perceive: mcpbody.Perceive{Tool: *f.perceive},
 		Client: &mcp.Options{Timeout: bodyTimeout}}
 	if *f.perceiveArgs != "" {
@@ -277,7 +277,7 @@ func (f bodyFlags) where(bd *mcpbody.Body) string {
 // planMCP plans a freeform task on an MCP body of kind: the task with its
 // {name} placeholders filled from the inputs, which become string inputs,
 // granted the capabilities named or else the body's own.
-func planMCP(scenarioID, task, worldName, kind string, in inputFlag, caps multiFlag) (*teach.Plan, error) {
+func planMCP(scenarioID, task, worldName string, kind body.Kind, in inputFlag, caps multiFlag) (*teach.Plan, error) {
 	switch {
 	case scenarioID != "":
 		return nil, usagef("--scenario runs on the simulator; with --body, describe the task with --task")
@@ -299,7 +299,7 @@ func planMCP(scenarioID, task, worldName, kind string, in inputFlag, caps multiF
 	p.Task.Description, p.Task.Inputs = desc, values
 	p.Declared = slices.Clone(caps)
 	if len(p.Declared) == 0 {
-		p.Declared = []string{map[string]string{body.KindBrowser: skill.CapabilityBrowser, body.KindHost: skill.CapabilityOS}[kind]}
+		p.Declared = []string{map[body.Kind]string{body.KindBrowser: skill.CapabilityBrowser, body.KindHost: skill.CapabilityOS}[kind]}
 	}
 	return p, nil
 }

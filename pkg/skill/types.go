@@ -1,6 +1,10 @@
 package skill
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"workbench/pkg/body"
+)
 
 // Versions written into every artifact this build produces.
 const (
@@ -59,7 +63,7 @@ type Manifest struct {
 	Description          string       `json:"description"`
 	Version              int          `json:"version"`
 	DerivedFromTraceID   string       `json:"derived_from_trace_id"`
-	BodyChoice           string       `json:"body_choice"`
+	BodyChoice           body.Kind    `json:"body_choice"`
 	Inputs               []InputSpec  `json:"inputs"`
 	Outputs              []OutputSpec `json:"outputs"`
 	Preconditions        []string     `json:"preconditions"`
@@ -73,11 +77,11 @@ type Manifest struct {
 	UpdatedAt            string       `json:"updated_at"`
 }
 
-// Body choices (spec §4.1 BodyChoice).
+// Body choices (spec §4.1 BodyChoice), of the one body-kind type.
 const (
-	BodyBrowser   = "browser"
-	BodyHost      = "host"
-	BodySimulator = "simulator"
+	BodyBrowser   = body.KindBrowser
+	BodyHost      = body.KindHost
+	BodySimulator = body.KindSimulator
 )
 
 // Fallback behaviours a manifest may declare (DESIGN §5).
@@ -485,10 +489,10 @@ type Scenario struct {
 
 // Task is the user's seed goal (spec §4.1).
 type Task struct {
-	ID          string `json:"id"`
-	Description string `json:"description"`
-	BodyChoice  string `json:"body_choice"`
-	CreatedAt   string `json:"created_at"`
+	ID          string    `json:"id"`
+	Description string    `json:"description"`
+	BodyChoice  body.Kind `json:"body_choice"`
+	CreatedAt   string    `json:"created_at"`
 }
 
 // System identifies the model that drove the run.
