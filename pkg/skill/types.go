@@ -297,32 +297,35 @@ const (
 // SurpriseSignal records one divergence seen during replay. It carries both
 // the ReplayReport's Kind and OS-011 §8.2's SurpriseKind, mapped, not chosen.
 type SurpriseSignal struct {
-	EdgeIndex          int     `json:"edge_index"`
-	Kind               string  `json:"kind"`
-	Detail             string  `json:"detail,omitempty"`
-	Token              string  `json:"token,omitempty"`
-	Version            string  `json:"version,omitempty"`
-	TraceID            string  `json:"trace_id,omitempty"`
-	EdgeID             string  `json:"edge_id,omitempty"`
-	BodySubtype        string  `json:"body_subtype,omitempty"`
-	ActionType         string  `json:"action_type,omitempty"`
-	PredictedStateHash string  `json:"predicted_state_hash,omitempty"`
-	ActualStateHash    string  `json:"actual_state_hash,omitempty"`
-	SurpriseMagnitude  float64 `json:"surprise_magnitude"`
-	SurpriseKind       string  `json:"surprise_kind,omitempty"`
-	Evidence           any     `json:"evidence,omitempty"`
-	Timestamp          string  `json:"timestamp,omitempty"`
-	Law                string  `json:"law,omitempty"`
-	InvariantFamily    string  `json:"invariant_family,omitempty"`
+	EdgeIndex          int          `json:"edge_index"`
+	Kind               SurpriseKind `json:"kind"`
+	Detail             string       `json:"detail,omitempty"`
+	Token              string       `json:"token,omitempty"`
+	Version            string       `json:"version,omitempty"`
+	TraceID            string       `json:"trace_id,omitempty"`
+	EdgeID             string       `json:"edge_id,omitempty"`
+	BodySubtype        string       `json:"body_subtype,omitempty"`
+	ActionType         string       `json:"action_type,omitempty"`
+	PredictedStateHash string       `json:"predicted_state_hash,omitempty"`
+	ActualStateHash    string       `json:"actual_state_hash,omitempty"`
+	SurpriseMagnitude  float64      `json:"surprise_magnitude"`
+	SurpriseKind       string       `json:"surprise_kind,omitempty"`
+	Evidence           any          `json:"evidence,omitempty"`
+	Timestamp          string       `json:"timestamp,omitempty"`
+	Law                string       `json:"law,omitempty"`
+	InvariantFamily    string       `json:"invariant_family,omitempty"`
 }
+
+// SurpriseKind is the ReplayReport's kind of a surprise signal.
+type SurpriseKind string
 
 // Surprise kinds of the ReplayReport.
 const (
-	KindStateHashMismatch = "state_hash_mismatch"
-	KindAffordanceDrift   = "affordance_drift"
-	KindPolicyDeny        = "policy_deny"
-	KindModelRefusal      = "model_refusal"
-	KindOther             = "other"
+	KindStateHashMismatch SurpriseKind = "state_hash_mismatch"
+	KindAffordanceDrift   SurpriseKind = "affordance_drift"
+	KindPolicyDeny        SurpriseKind = "policy_deny"
+	KindModelRefusal      SurpriseKind = "model_refusal"
+	KindOther             SurpriseKind = "other"
 )
 
 // ProofResult is the ProofResult of spec §5.4: the verdict on a bundle's
