@@ -50,7 +50,7 @@ func (e *env) dialBody(ctx context.Context, choice session.Body, set mcpSettings
 		return nil, false, errBodyNotConfigured{choice: choice, known: relayNames(cfg)}
 	}
 	opts := mcpbody.Options{
-		Kind:    string(choice),
+		Kind:    choice,
 		Trusted: set.trusts(name),
 		// Each request is bounded like the command line's (docs/bodies.md):
 		// a browser's first navigation takes seconds.

@@ -428,7 +428,7 @@ func (p *replayPage) renderNeeds() app.UI {
 	}
 	body := "the simulator world the recording started in"
 	if n.Body != skill.BodySimulator {
-		body = "the " + n.Body + " body it was taught on (an MCP server configured on the relay)"
+		body = "the " + string(n.Body) + " body it was taught on (an MCP server configured on the relay)"
 	}
 	return app.Section().Class("panel").ID("replay-needs").Aria("labelledby", "replay-needs-heading").Body(
 		app.H2().ID("replay-needs-heading").Text("What this replay needs"),

@@ -11,7 +11,6 @@ import (
 	"workbench/pkg/judge/prism"
 	"workbench/pkg/mcp"
 	"workbench/pkg/services"
-	"workbench/pkg/session"
 	"workbench/pkg/skill"
 	"workbench/pkg/workbench"
 )
@@ -21,8 +20,8 @@ import (
 // choice, the tab's OpenRouter key and prism-eval as the judge.
 func (e *env) flows(set mcpSettings) *workbench.Workbench {
 	w := &workbench.Workbench{
-		Bodies: func(ctx context.Context, kind string, world []byte) (body.Body, bool, error) {
-			return e.body(ctx, session.Body(kind), world, set)
+		Bodies: func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
+			return e.body(ctx, kind, world, set)
 		},
 		Authorizers: e.authorizer,
 		Models: func(context.Context) (workbench.Model, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"workbench/pkg/body"
 	"workbench/pkg/mcp"
 	"workbench/pkg/policy"
 	"workbench/pkg/policy/delegatic"
@@ -159,7 +160,7 @@ func (e *env) checkBody(ctx context.Context, choice session.Body) error {
 // simulator otherwise. When delegatic-mcp cannot be used, the error says
 // why and the Choice's Fallback is the local engine, which the caller may
 // use only after the user confirmed it for this run.
-func (e *env) authorizer(ctx context.Context, kind, policyID string) (delegatic.Choice, error) {
+func (e *env) authorizer(ctx context.Context, kind body.Kind, policyID string) (delegatic.Choice, error) {
 	cfg, err := e.services(ctx)
 	if err != nil {
 		return delegatic.Choice{Fallback: policy.Default()}, fmt.Errorf("the authorizer could not be chosen: %w", err)

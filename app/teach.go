@@ -293,7 +293,7 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 		var auth delegatic.Choice
 		var authErr error
 		if err == nil {
-			auth, authErr = p.env.authorizer(ui, string(choice), skill.DefaultPolicyID)
+			auth, authErr = p.env.authorizer(ui, choice, skill.DefaultPolicyID)
 		}
 		ui.Dispatch(func(app.Context) {
 			p.starting = false

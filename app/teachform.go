@@ -80,7 +80,7 @@ func (f *teachForm) pick(id string) {
 // mentions now. Scenarios and worlds are the simulator's; on an MCP body
 // the task is freeform and starts wherever the body is.
 func (f *teachForm) plan(ctx context.Context, choice session.Body) (*teach.Plan, error) {
-	r := workbench.TeachRequest{Body: string(choice)}
+	r := workbench.TeachRequest{Body: choice}
 	if !f.freeform {
 		r.Scenario = f.scenario
 		for _, fl := range f.fields {

@@ -97,7 +97,7 @@ func typedBundle(t *testing.T) *skill.Bundle {
 	}
 	trace := skill.Trace{
 		TraceID:     traceID,
-		BodySubtype: skill.BodySimulator,
+		BodySubtype: string(skill.BodySimulator),
 		Provider:    "workbench",
 		AgentID:     "workbench",
 		StartedAt:   ts(0),
@@ -287,7 +287,7 @@ func TestHaltedReplayReportFromSkillTypesValidates(t *testing.T) {
 	r.SurpriseSignals = []skill.SurpriseSignal{{
 		EdgeIndex: 0, Kind: skill.KindStateHashMismatch, Detail: "title changed",
 		Token: "SurpriseSignal", Version: skill.PulseVersion, TraceID: b.Trace.TraceID, EdgeID: edge.EdgeID,
-		BodySubtype: skill.BodySimulator, ActionType: "navigate",
+		BodySubtype: string(skill.BodySimulator), ActionType: "navigate",
 		PredictedStateHash: edge.StateAfter, ActualStateHash: edge.StateBefore,
 		SurpriseMagnitude: 1, SurpriseKind: "unexpected_structure",
 		Evidence: map[string]any{"edge": 0}, Timestamp: r.EndedAt,

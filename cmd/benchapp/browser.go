@@ -145,11 +145,6 @@ func (b *browser) drop(sel string, files ...string) error {
 	}))
 }
 
-// upload sets the files of an <input type=file>, as the file picker does.
-func (b *browser) upload(sel string, files []string) error {
-	return chromedp.Do(b.tab, chromedp.SetUploadFiles(chromedp.CSS(sel), files))
-}
-
 // addInitScript runs src in every document the tab loads, before the
 // page's own scripts (CDP's injected scripts are not subject to the
 // page's CSP).

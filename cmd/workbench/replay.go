@@ -87,7 +87,7 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	// The body is opened when the flow runs; the line says where.
 	var where, useModel string
-	w.Bodies = func(ctx context.Context, kind string, world []byte) (body.Body, bool, error) {
+	w.Bodies = func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
 		if !bf.set() {
 			bd, err := sim.New(world)
 			if err != nil {

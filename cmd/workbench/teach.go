@@ -74,7 +74,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	var plan *teach.Plan
 	var err error
-	kind := ""
+	var kind body.Kind
 	if bf.set() {
 		kind = bf.kindOr(body.KindBrowser)
 	}
@@ -156,7 +156,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 // kind set on an MCP body of that kind (workbench.PlanTeach), with every
 // mistake reported against the flag that carries it. Three mistakes of
 // the command line are said first in its own words.
-func planTeach(ctx context.Context, scenarioID, task, worldName, kind string, in inputFlag, caps multiFlag) (*teach.Plan, error) {
+func planTeach(ctx context.Context, scenarioID, task, worldName string, kind body.Kind, in inputFlag, caps multiFlag) (*teach.Plan, error) {
 	if kind != "" && scenarioID != "" {
 		return nil, usagef("--scenario runs on the simulator; with --body, describe the task with --task")
 	}
@@ -212,7 +212,7 @@ func (f bodyFlags) check() error {
 		}
 		return nil
 	}
-	switch *f.kind {
+	switch body.Kind(*f.kind) {
 	case "", body.KindBrowser, body.KindHost:
 	default:
 		return usagef("--body-kind %q: want browser or host", *f.kind)
@@ -220,15 +220,15 @@ func (f bodyFlags) check() error {
 	return nil
 }
 
-func (f bodyFlags) kindOr(def string) string {
+func (f bodyFlags) kindOr(def body.Kind) body.Kind {
 	if *f.kind == "" {
 		return def
 	}
-	return *f.kind
+	return body.Kind(*f.kind)
 }
 
 // dial connects to the --body server as a body of kind.
-func (f bodyFlags) dial(ctx context.Context, kind string) (*mcpbody.Body, error) {
+func (f bodyFlags) dial(ctx context.Context, kind body.Kind) (*mcpbody.Body, error) {
 	opts := mcpbody.Options{Kind: kind, Trusted: *f.trusted, Perceive: mcpbody.Perceive{Tool: *f.perceive},
 		Client: &mcp.Options{Timeout: bodyTimeout}}
 	if *f.perceiveArgs != "" {

@@ -13,12 +13,20 @@ import (
 	"encoding/json"
 )
 
-// Kinds of body (spec §4.1 BodyChoice).
+// Kind is what a skill acts through (spec §4.1 BodyChoice): the one
+// body-kind type of the workbench. A manifest's body_choice
+// (skill.Body*) and the body a person picks (session.Body) are this type.
+type Kind string
+
+// Kinds of body.
 const (
-	KindSimulator = "simulator"
-	KindBrowser   = "browser"
-	KindHost      = "host"
+	KindSimulator Kind = "simulator"
+	KindBrowser   Kind = "browser"
+	KindHost      Kind = "host"
 )
+
+// Valid reports whether k is one of the three kinds.
+func (k Kind) Valid() bool { return k == KindSimulator || k == KindBrowser || k == KindHost }
 
 // Tool is one action a body offers, described as an MCP tool is.
 type Tool struct {
@@ -53,7 +61,7 @@ type Result struct {
 // Body is something the agent acts through.
 type Body interface {
 	// Kind is KindSimulator, KindBrowser or KindHost.
-	Kind() string
+	Kind() Kind
 	// Server names where tool calls go: "simulator" or an MCP server's name.
 	Server() string
 	// Tools lists the tools the body offers now.

@@ -10,7 +10,7 @@ import (
 // plain is a body that is not a Perceiver: what it shows is its State.
 type plain struct{ state any }
 
-func (plain) Kind() string                               { return body.KindHost }
+func (plain) Kind() body.Kind                            { return body.KindHost }
 func (plain) Server() string                             { return "files" }
 func (plain) Tools(context.Context) ([]body.Tool, error) { return nil, nil }
 func (plain) Call(context.Context, string, map[string]any) (body.Result, error) {

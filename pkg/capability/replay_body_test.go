@@ -50,7 +50,7 @@ func TestReplayOnAnMCPBody(t *testing.T) {
 	if _, err := st.AddBundle(ctx, f); err != nil {
 		t.Fatal(err)
 	}
-	browser := func(ctx context.Context, kind string, _ []byte) (body.Body, bool, error) {
+	browser := func(ctx context.Context, kind body.Kind, _ []byte) (body.Body, bool, error) {
 		bd, err := sim.New(world) // a browser's stand-in
 		return bd, true, err
 	}

@@ -398,7 +398,7 @@ func edgesByIndex(rec *skill.ReplayRecord) map[int]skill.ReplayEdge {
 func surprisesByEdge(r skill.ReplayReport) map[int][]string {
 	m := map[int][]string{}
 	for _, s := range r.SurpriseSignals {
-		m[s.EdgeIndex] = append(m[s.EdgeIndex], s.Kind)
+		m[s.EdgeIndex] = append(m[s.EdgeIndex], string(s.Kind))
 	}
 	return m
 }

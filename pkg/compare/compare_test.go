@@ -230,7 +230,7 @@ func TestTwoModelsDiverge(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		other openroutertest.Script
-		kind  string
+		kind  skill.SurpriseKind
 	}{
 		{"other tool", script("example/b", openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://git.workbench.test/acme/widget/readme"})), skill.KindAffordanceDrift},
 		{"refusal", script("example/b", openroutertest.Refuse("I will not click links.")), skill.KindModelRefusal},
@@ -262,7 +262,7 @@ func TestTwoModelsDiverge(t *testing.T) {
 				"fidelity level":            {skill.LevelStructural, skill.LevelFailed},
 				"fidelity":                  {"1", "0.5"},
 				"edge 1 match":              {skill.MatchExact, skill.MatchMismatch},
-				"edge 1 surprises":          {"none", tc.kind},
+				"edge 1 surprises":          {"none", string(tc.kind)},
 				"overall verdict":           {skill.VerdictPass, skill.VerdictFail},
 				"gate gate.replay_fidelity": {skill.VerdictPass, skill.VerdictFail},
 			}

@@ -27,6 +27,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"workbench/pkg/body"
 	"workbench/pkg/redact"
 	"workbench/pkg/skill"
 )
@@ -43,7 +44,7 @@ type Request struct {
 	SkillID     string // minted by the caller (skill.NewID)
 	Name        string // defaults to a few words of the goal (see Draft)
 	Description string // defaults to the goal
-	BodyChoice  string
+	BodyChoice  body.Kind
 	Inputs      []Input
 	Outputs     []skill.OutputSpec
 	PolicyID    string // defaults to skill.DefaultPolicyID

@@ -46,7 +46,7 @@ type Model interface {
 type Task struct {
 	ID          string
 	Description string
-	BodyChoice  string
+	BodyChoice  body.Kind
 	Inputs      map[string]any
 	ScenarioID  string // a fixture scenario id, or "" for freeform
 }
@@ -154,9 +154,9 @@ func Run(ctx context.Context, task Task, opt Options) (*Result, error) {
 	d := &demo{task: task, opt: opt, tools: tools, schemas: compiled, rec: rec, costKnown: true}
 	start := opt.Now()
 	d.res.Trace = skill.Trace{
-		TraceID: traceID, BodySubtype: opt.Body.Kind(), Provider: "openrouter",
+		TraceID: traceID, BodySubtype: string(opt.Body.Kind()), Provider: "openrouter",
 		AgentID: "openrouter:" + opt.ModelID, StartedAt: skill.Timestamp(start),
-		Environment: skill.Environment{OSFamily: opt.Body.Kind(), BrowserFamily: opt.Body.Kind()},
+		Environment: skill.Environment{OSFamily: string(opt.Body.Kind()), BrowserFamily: string(opt.Body.Kind())},
 		Goal:        task.Description, Edges: []skill.Edge{},
 	}
 	if err := d.run(ctx); err != nil {
@@ -464,7 +464,7 @@ func (d *demo) record(e skill.Edge, span *pulse.Span, response any) {
 	idx := e.Index
 	d.res.ToolCalls = append(d.res.ToolCalls, skill.ToolCallHash{
 		SpanID: span.ID(), Server: serverClass(e.Capability), Tool: e.Tool.Name,
-		RequestHash: reqHash, ResponseHash: respHash, EdgeIndex: &idx, Body: d.opt.Body.Kind(),
+		RequestHash: reqHash, ResponseHash: respHash, EdgeIndex: &idx, Body: string(d.opt.Body.Kind()),
 	})
 }
 
@@ -557,8 +557,8 @@ func errOr(err error, s string) string {
 }
 
 // actionType names an action body kind first, as policies match it.
-func actionType(kind, tool string) string {
-	prefix := map[string]string{body.KindBrowser: "browser", body.KindHost: "os", body.KindSimulator: "sim"}[kind]
+func actionType(kind body.Kind, tool string) string {
+	prefix := map[body.Kind]string{body.KindBrowser: "browser", body.KindHost: "os", body.KindSimulator: "sim"}[kind]
 	return prefix + "." + tool
 }
 

@@ -19,7 +19,7 @@ import (
 type PolicyAuthorizer struct {
 	Policy          policy.Authorizer
 	Declared        []string // the manifest's capabilities_required
-	BodyKind        string
+	BodyKind        body.Kind
 	TrustedServer   bool
 	DestructiveMode bool
 	AgentID         string

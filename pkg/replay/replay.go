@@ -194,7 +194,7 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 	re = skill.ReplayEdge{Index: i, EdgeID: e.EdgeID, Match: skill.MatchMismatch}
 	r.report.EdgesAttempted++
 	predicted := e.StateAfter
-	halt := func(kind, osKind, detail, actual string, magnitude float64) (skill.ReplayEdge, bool) {
+	halt := func(kind skill.SurpriseKind, osKind, detail, actual string, magnitude float64) (skill.ReplayEdge, bool) {
 		r.signal(e, kind, osKind, detail, predicted, actual, magnitude)
 		return re, true
 	}
@@ -409,7 +409,7 @@ func substitute(recordedParam, recordedInput, newInput any) any {
 	return newInput
 }
 
-func (r *run) signal(e skill.Edge, kind, osKind, detail, predicted, actual string, magnitude float64) {
+func (r *run) signal(e skill.Edge, kind skill.SurpriseKind, osKind, detail, predicted, actual string, magnitude float64) {
 	r.report.SurpriseSignals = append(r.report.SurpriseSignals, skill.SurpriseSignal{
 		EdgeIndex: e.Index, Kind: kind, Detail: detail,
 		Token: "SurpriseSignal", Version: skill.PulseVersion,

@@ -115,7 +115,7 @@ func TestRunSteps(t *testing.T) {
 	type want struct {
 		status    string
 		halted    int // -1 for none
-		kind      string
+		kind      skill.SurpriseKind
 		osKind    string
 		detail    string
 		committed int
@@ -123,7 +123,7 @@ func TestRunSteps(t *testing.T) {
 		model     string
 		cost      float64
 	}
-	halt := func(at int, kind, osKind, detail string) want {
+	halt := func(at int, kind skill.SurpriseKind, osKind, detail string) want {
 		return want{status: skill.StatusHalted, halted: at, kind: kind, osKind: osKind, detail: detail, committed: at, level: skill.LevelFailed, model: replay.NoModel}
 	}
 	for _, tc := range []struct {

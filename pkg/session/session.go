@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"workbench/pkg/body"
 )
 
 // Names of the sessionStorage entries.
@@ -36,21 +38,18 @@ const (
 	KeyRefused   KeyState = "refused"   // OpenRouter refused the key entered last, so it is not kept
 )
 
-// Body is the body the user picked on the landing page.
-type Body string
+// Body is the body the user picked on the landing page: a body kind.
+type Body = body.Kind
 
 // The three bodies of spec §3.
 const (
-	Simulator Body = "simulator" // deterministic, in the page; always available
-	Browser   Body = "browser"   // an MCP server that drives a browser
-	Host      Body = "host"      // an MCP server that exposes a sandboxed shell
+	Simulator = body.KindSimulator // deterministic, in the page; always available
+	Browser   = body.KindBrowser   // an MCP server that drives a browser
+	Host      = body.KindHost      // an MCP server that exposes a sandboxed shell
 )
 
 // Bodies lists the bodies in the order the UI offers them.
 var Bodies = [...]Body{Simulator, Browser, Host}
-
-// Valid reports whether b is one of the three bodies.
-func (b Body) Valid() bool { return b == Simulator || b == Browser || b == Host }
 
 // backend is the string store under a Storage: sessionStorage in the
 // browser, a map natively.

@@ -1,6 +1,10 @@
 package skill
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"workbench/pkg/body"
+)
 
 // Versions written into every artifact this build produces.
 const (
@@ -59,7 +63,7 @@ type Manifest struct {
 	Description          string       `json:"description"`
 	Version              int          `json:"version"`
 	DerivedFromTraceID   string       `json:"derived_from_trace_id"`
-	BodyChoice           string       `json:"body_choice"`
+	BodyChoice           body.Kind    `json:"body_choice"`
 	Inputs               []InputSpec  `json:"inputs"`
 	Outputs              []OutputSpec `json:"outputs"`
 	Preconditions        []string     `json:"preconditions"`
@@ -73,11 +77,11 @@ type Manifest struct {
 	UpdatedAt            string       `json:"updated_at"`
 }
 
-// Body choices (spec §4.1 BodyChoice).
+// Body choices (spec §4.1 BodyChoice), of the one body-kind type.
 const (
-	BodyBrowser   = "browser"
-	BodyHost      = "host"
-	BodySimulator = "simulator"
+	BodyBrowser   = body.KindBrowser
+	BodyHost      = body.KindHost
+	BodySimulator = body.KindSimulator
 )
 
 // Fallback behaviours a manifest may declare (DESIGN §5).
@@ -293,32 +297,35 @@ const (
 // SurpriseSignal records one divergence seen during replay. It carries both
 // the ReplayReport's Kind and OS-011 §8.2's SurpriseKind, mapped, not chosen.
 type SurpriseSignal struct {
-	EdgeIndex          int     `json:"edge_index"`
-	Kind               string  `json:"kind"`
-	Detail             string  `json:"detail,omitempty"`
-	Token              string  `json:"token,omitempty"`
-	Version            string  `json:"version,omitempty"`
-	TraceID            string  `json:"trace_id,omitempty"`
-	EdgeID             string  `json:"edge_id,omitempty"`
-	BodySubtype        string  `json:"body_subtype,omitempty"`
-	ActionType         string  `json:"action_type,omitempty"`
-	PredictedStateHash string  `json:"predicted_state_hash,omitempty"`
-	ActualStateHash    string  `json:"actual_state_hash,omitempty"`
-	SurpriseMagnitude  float64 `json:"surprise_magnitude"`
-	SurpriseKind       string  `json:"surprise_kind,omitempty"`
-	Evidence           any     `json:"evidence,omitempty"`
-	Timestamp          string  `json:"timestamp,omitempty"`
-	Law                string  `json:"law,omitempty"`
-	InvariantFamily    string  `json:"invariant_family,omitempty"`
+	EdgeIndex          int          `json:"edge_index"`
+	Kind               SurpriseKind `json:"kind"`
+	Detail             string       `json:"detail,omitempty"`
+	Token              string       `json:"token,omitempty"`
+	Version            string       `json:"version,omitempty"`
+	TraceID            string       `json:"trace_id,omitempty"`
+	EdgeID             string       `json:"edge_id,omitempty"`
+	BodySubtype        string       `json:"body_subtype,omitempty"`
+	ActionType         string       `json:"action_type,omitempty"`
+	PredictedStateHash string       `json:"predicted_state_hash,omitempty"`
+	ActualStateHash    string       `json:"actual_state_hash,omitempty"`
+	SurpriseMagnitude  float64      `json:"surprise_magnitude"`
+	SurpriseKind       string       `json:"surprise_kind,omitempty"`
+	Evidence           any          `json:"evidence,omitempty"`
+	Timestamp          string       `json:"timestamp,omitempty"`
+	Law                string       `json:"law,omitempty"`
+	InvariantFamily    string       `json:"invariant_family,omitempty"`
 }
+
+// SurpriseKind is the ReplayReport's kind of a surprise signal.
+type SurpriseKind string
 
 // Surprise kinds of the ReplayReport.
 const (
-	KindStateHashMismatch = "state_hash_mismatch"
-	KindAffordanceDrift   = "affordance_drift"
-	KindPolicyDeny        = "policy_deny"
-	KindModelRefusal      = "model_refusal"
-	KindOther             = "other"
+	KindStateHashMismatch SurpriseKind = "state_hash_mismatch"
+	KindAffordanceDrift   SurpriseKind = "affordance_drift"
+	KindPolicyDeny        SurpriseKind = "policy_deny"
+	KindModelRefusal      SurpriseKind = "model_refusal"
+	KindOther             SurpriseKind = "other"
 )
 
 // ProofResult is the ProofResult of spec §5.4: the verdict on a bundle's
@@ -485,10 +492,10 @@ type Scenario struct {
 
 // Task is the user's seed goal (spec §4.1).
 type Task struct {
-	ID          string `json:"id"`
-	Description string `json:"description"`
-	BodyChoice  string `json:"body_choice"`
-	CreatedAt   string `json:"created_at"`
+	ID          string    `json:"id"`
+	Description string    `json:"description"`
+	BodyChoice  body.Kind `json:"body_choice"`
+	CreatedAt   string    `json:"created_at"`
 }
 
 // System identifies the model that drove the run.

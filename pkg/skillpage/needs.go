@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"workbench/pkg/body"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 )
@@ -19,7 +20,7 @@ type Needs struct {
 	// without a model call.
 	ModelChoices []ModelChoice
 	// Body is the manifest's body_choice.
-	Body string
+	Body body.Kind
 	// Policy is the policy every replayed action is re-authorized under.
 	Policy string
 }

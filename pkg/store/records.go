@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"workbench/pkg/body"
 	"workbench/pkg/skill"
 )
 
@@ -17,11 +18,11 @@ import (
 // ID is the manifest's skill_id (a UUIDv7), so listing by ID descending
 // lists newest skills first.
 type Skill struct {
-	ID          string `json:"id"`
-	Slug        string `json:"slug"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	BodyChoice  string `json:"body_choice"`
+	ID          string    `json:"id"`
+	Slug        string    `json:"slug"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	BodyChoice  body.Kind `json:"body_choice"`
 
 	// Version, BundleHash and BundleID identify the newest stored bundle.
 	Version    int    `json:"version"`

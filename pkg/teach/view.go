@@ -17,7 +17,7 @@ import (
 // is data from the body, to be shown as text.
 type View struct {
 	// Kind is the body's kind (body.KindSimulator, …).
-	Kind string
+	Kind body.Kind
 	// URL is the address the browser shows; "" when no page is open.
 	URL string
 	// Page is the open page with its current field values; nil when none.

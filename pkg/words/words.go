@@ -184,7 +184,7 @@ func Profile(p string) string {
 // SurpriseKind is a ReplayReport surprise kind in words: "state hash
 // mismatch", "affordance drift", "policy denial", "model refusal",
 // "other".
-func SurpriseKind(k string) string {
+func SurpriseKind(k skill.SurpriseKind) string {
 	switch k {
 	case skill.KindStateHashMismatch:
 		return "state hash mismatch"
@@ -197,7 +197,7 @@ func SurpriseKind(k string) string {
 	case skill.KindOther:
 		return "other"
 	}
-	return k
+	return string(k)
 }
 
 // Outcome is an edge's outcome_status in words: "ok", "error", "denied

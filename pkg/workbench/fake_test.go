@@ -11,7 +11,7 @@ import (
 // fakeBodies opens every kind as a simulator in the world given, or in
 // world when the run has none (an MCP body's stand-in).
 func fakeBodies(world []byte) workbench.BodyFactory {
-	return func(ctx context.Context, kind string, w []byte) (body.Body, bool, error) {
+	return func(ctx context.Context, kind body.Kind, w []byte) (body.Body, bool, error) {
 		if w == nil {
 			w = world
 		}

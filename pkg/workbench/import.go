@@ -52,7 +52,7 @@ func (w *Workbench) ResolveImport(ctx context.Context, name string, data []byte,
 	if err := w.canImport(name); err != nil {
 		return library.Result{Name: name}, err
 	}
-	return library.Resolve(ctx, w.Store, w.Verifier, name, data, choice, library.Options{Now: w.clock, NewID: skill.NewID})
+	return library.Resolve(ctx, w.Store, w.Verifier, name, data, choice, library.Options{Now: w.now, NewID: skill.NewID})
 }
 
 // canImport says which dependency of the import flow is missing.

@@ -30,13 +30,13 @@ import (
 // bodies ignore. trusted says whether the body's tool annotations are to
 // be believed (DESIGN §7). A body with a Close(context.Context) error
 // method is closed by the flow when the run ends.
-type BodyFactory func(ctx context.Context, kind string, world []byte) (b body.Body, trusted bool, err error)
+type BodyFactory func(ctx context.Context, kind body.Kind, world []byte) (b body.Body, trusted bool, err error)
 
 // AuthorizerChooser applies spec OQ-2 for a run on a body of kind under
 // the policy policyID, as delegatic.Choose does: the Choice's Authorizer
 // when one applies, else an error saying why and the local engine as the
 // Choice's Fallback.
-type AuthorizerChooser func(ctx context.Context, kind, policyID string) (delegatic.Choice, error)
+type AuthorizerChooser func(ctx context.Context, kind body.Kind, policyID string) (delegatic.Choice, error)
 
 // Model is the chat API a model is reached through; *openrouter.Client is
 // one.
@@ -87,7 +87,7 @@ type ReplayRequest struct {
 type ReplaySetup struct {
 	Bundle *skill.Bundle
 	// Kind is the body kind the skill was taught on, and replays on.
-	Kind string
+	Kind body.Kind
 	// Input is the new input: the taught inputs overridden by the values
 	// given, each typed and checked as the manifest declares.
 	Input map[string]any
@@ -118,7 +118,7 @@ func (e *PolicyError) Error() string {
 // this workbench: no body factory was given for an MCP body, or the
 // manifest names no body this workbench replays on.
 type BodyUnavailableError struct {
-	Kind string
+	Kind body.Kind
 	Why  string
 }
 
@@ -131,7 +131,7 @@ func (e *BodyUnavailableError) Error() string {
 // front-end asks the user and, on their say-so, calls again with
 // ReplayRequest.AcceptLocalPolicy.
 type AuthorizerUnavailableError struct {
-	Kind string
+	Kind body.Kind
 	// Local is the name the local engine records in every block, e.g.
 	// "local:default".
 	Local string
@@ -177,7 +177,7 @@ func (w *Workbench) PrepareReplay(req ReplayRequest) (*ReplaySetup, error) {
 	case skill.BodySimulator:
 	case body.KindBrowser, body.KindHost:
 		if req.World != "" {
-			return nil, &teach.InputError{Field: teach.FieldWorld, Name: req.World, Msg: "a world is the simulator's, and this skill replays on a " + s.Kind + " body"}
+			return nil, &teach.InputError{Field: teach.FieldWorld, Name: req.World, Msg: "a world is the simulator's, and this skill replays on a " + string(s.Kind) + " body"}
 		}
 		if w.Bodies == nil {
 			return nil, &BodyUnavailableError{Kind: s.Kind, Why: "this front-end has no way to open one"}
@@ -379,7 +379,7 @@ func (w *Workbench) Authorize(ctx context.Context, s *ReplaySetup, acceptLocal b
 	choose := w.Authorizers
 	if choose == nil {
 		// No services: the rule still applies, with none configured.
-		choose = func(ctx context.Context, kind, policyID string) (delegatic.Choice, error) {
+		choose = func(ctx context.Context, kind body.Kind, policyID string) (delegatic.Choice, error) {
 			return delegatic.Choose(ctx, kind, services.Config{}, policy.Default(), nil, delegatic.Options{PolicyID: policyID})
 		}
 	}
@@ -545,14 +545,6 @@ func (w *Workbench) Replay(ctx context.Context, req ReplayRequest) (*ReplayResul
 		}
 	}
 	return out, nil
-}
-
-// now is the Workbench's clock.
-func (w *Workbench) now() time.Time {
-	if w.Now != nil {
-		return w.Now()
-	}
-	return time.Now()
 }
 
 // judge is the judge step: it asks the judge whether r's output is

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"workbench/pkg/body"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
@@ -139,7 +140,7 @@ func wantInputError(field, name string) func(t *testing.T, s *workbench.ReplaySe
 	}
 }
 
-func wantBodyUnavailable(kind string) func(t *testing.T, s *workbench.ReplaySetup, err error) {
+func wantBodyUnavailable(kind body.Kind) func(t *testing.T, s *workbench.ReplaySetup, err error) {
 	return func(t *testing.T, s *workbench.ReplaySetup, err error) {
 		t.Helper()
 		var be *workbench.BodyUnavailableError

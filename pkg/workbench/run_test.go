@@ -30,7 +30,7 @@ func judges(j judge.Judge, err error) workbench.JudgeFactory {
 
 // local is a chooser that finds delegatic-mcp configured and answering
 // with the local engine's decisions, named as delegatic-mcp names them.
-func local(context.Context, string, string) (delegatic.Choice, error) {
+func local(context.Context, body.Kind, string) (delegatic.Choice, error) {
 	return delegatic.Choice{Authorizer: policy.Default(), Name: delegatic.Name, Why: "test"}, nil
 }
 
@@ -140,13 +140,13 @@ func TestReplayRefuses(t *testing.T) {
 			workbench.ReplayRequest{Bundle: &bound}, refused},
 		{"MCP body without delegatic-mcp", workbench.Workbench{Verifier: v, Bodies: fakeBodies(world.WorldData)},
 			workbench.ReplayRequest{Bundle: &onBrowser}, new(*workbench.AuthorizerUnavailableError)},
-		{"no fallback offered", workbench.Workbench{Verifier: v, Authorizers: func(context.Context, string, string) (delegatic.Choice, error) {
+		{"no fallback offered", workbench.Workbench{Verifier: v, Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
 			return delegatic.Choice{}, refused
 		}}, workbench.ReplayRequest{Bundle: b, AcceptLocalPolicy: true}, refused},
-		{"no authorizer chosen", workbench.Workbench{Verifier: v, Authorizers: func(context.Context, string, string) (delegatic.Choice, error) {
+		{"no authorizer chosen", workbench.Workbench{Verifier: v, Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
 			return delegatic.Choice{}, nil
 		}}, workbench.ReplayRequest{Bundle: b}, nil},
-		{"body fails", workbench.Workbench{Verifier: v, Bodies: func(context.Context, string, []byte) (body.Body, bool, error) { return nil, false, refused }},
+		{"body fails", workbench.Workbench{Verifier: v, Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return nil, false, refused }},
 			workbench.ReplayRequest{Bundle: b}, refused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

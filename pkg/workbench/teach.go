@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"workbench/fixtures"
+	"workbench/pkg/body"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/skill"
@@ -25,7 +26,7 @@ type TeachRequest struct {
 	World string
 	// Body is the body kind the task runs on: skill.BodySimulator (or
 	// empty), skill.BodyBrowser or skill.BodyHost.
-	Body string
+	Body body.Kind
 	// Inputs are the values as typed. A scenario's inputs not given take
 	// its examples; a freeform task's become string inputs of the skill.
 	Inputs []teach.Value
@@ -45,14 +46,14 @@ func PlanTeach(ctx context.Context, r TeachRequest) (*teach.Plan, error) {
 	onSim := r.Body == "" || r.Body == skill.BodySimulator
 	switch {
 	case r.Body != "" && !onSim && r.Body != skill.BodyBrowser && r.Body != skill.BodyHost:
-		return nil, &teach.InputError{Field: FieldBody, Name: r.Body, Msg: "no such body (bodies: simulator, browser, host)"}
+		return nil, &teach.InputError{Field: FieldBody, Name: string(r.Body), Msg: "no such body (bodies: simulator, browser, host)"}
 	case r.Scenario != "" && r.Task != "":
 		return nil, &teach.InputError{Field: teach.FieldTask, Msg: "give a fixture scenario or a freeform task, not both"}
 	case !onSim && r.Scenario != "":
 		return nil, &teach.InputError{Field: teach.FieldScenario, Name: r.Scenario,
-			Msg: "the fixture scenarios run on the simulator; on the " + r.Body + " body describe the task as a freeform task"}
+			Msg: "the fixture scenarios run on the simulator; on the " + string(r.Body) + " body describe the task as a freeform task"}
 	case !onSim && r.World != "":
-		return nil, &teach.InputError{Field: teach.FieldWorld, Name: r.World, Msg: "a world is the simulator's; the " + r.Body + " body starts where it is"}
+		return nil, &teach.InputError{Field: teach.FieldWorld, Name: r.World, Msg: "a world is the simulator's; the " + string(r.Body) + " body starts where it is"}
 	case r.Scenario == "" && strings.TrimSpace(r.Task) == "":
 		return nil, &teach.InputError{Field: teach.FieldTask, Msg: "describe the task"}
 	}
@@ -127,7 +128,7 @@ func planMCP(r TeachRequest) (*teach.Plan, error) {
 	p.Task.Description, p.Task.Inputs = desc, values
 	p.Declared = slices.Clone(r.Capabilities)
 	if len(p.Declared) == 0 {
-		p.Declared = []string{map[string]string{skill.BodyBrowser: skill.CapabilityBrowser, skill.BodyHost: skill.CapabilityOS}[r.Body]}
+		p.Declared = []string{map[body.Kind]string{skill.BodyBrowser: skill.CapabilityBrowser, skill.BodyHost: skill.CapabilityOS}[r.Body]}
 	}
 	return p, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/skill"
@@ -70,7 +69,7 @@ func (w *Workbench) Teach(ctx context.Context, p *teach.Plan, o teach.Options) (
 		return nil, err
 	}
 	t := &Taught{Plan: p, ModelID: o.ModelID, Result: res}
-	if t.Draft, err = teach.Draft(p, res, w.clock()); err != nil {
+	if t.Draft, err = teach.Draft(p, res, w.now()); err != nil {
 		return t, err
 	}
 	return t, nil
@@ -84,7 +83,7 @@ func (w *Workbench) SummarizeTaught(t *Taught, m skill.Manifest) (teach.Summary,
 	if w.Verifier == nil {
 		return teach.Summary{}, errors.New("teach: summary: no verifier")
 	}
-	return teach.Summarize(w.Verifier, t.Plan, t.Result, m, t.ModelID, w.clock())
+	return teach.Summarize(w.Verifier, t.Plan, t.Result, m, t.ModelID, w.now())
 }
 
 // SavedSkill is a taught skill sealed, verified and, with a library,
@@ -130,7 +129,7 @@ func (w *Workbench) SealTaught(t *Taught, m skill.Manifest) (*SavedSkill, error)
 	if t == nil || t.Result == nil {
 		return nil, errors.New("teach: seal: no demonstration")
 	}
-	b, rep, err := teach.Seal(w.Verifier, t.Plan, t.Result, m, t.ModelID, w.clock())
+	b, rep, err := teach.Seal(w.Verifier, t.Plan, t.Result, m, t.ModelID, w.now())
 	if err != nil {
 		return nil, fmt.Errorf("teach: seal: %w", err)
 	}
@@ -156,12 +155,4 @@ func (w *Workbench) StoreTaught(ctx context.Context, s *SavedSkill) error {
 	}
 	s.Skill = sk
 	return nil
-}
-
-// clock is the Workbench's time.
-func (w *Workbench) clock() time.Time {
-	if w.Now != nil {
-		return w.Now()
-	}
-	return time.Now()
 }

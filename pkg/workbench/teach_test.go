@@ -77,7 +77,7 @@ func TestPlanTeach(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Task.BodyChoice != tc.body || !strings.Contains(p.Task.Description, tc.goal) || p.WorldName != tc.world ||
+			if string(p.Task.BodyChoice) != tc.body || !strings.Contains(p.Task.Description, tc.goal) || p.WorldName != tc.world ||
 				len(p.Inputs) != tc.inputs || (tc.world == "") != (p.World == nil) {
 				t.Errorf("plan: body %q goal %q world %q (%d bytes), %d inputs", p.Task.BodyChoice, p.Task.Description, p.WorldName, len(p.World), len(p.Inputs))
 			}

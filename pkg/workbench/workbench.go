@@ -44,3 +44,11 @@ type Workbench struct {
 	Models      ModelFactory
 	Judges      JudgeFactory
 }
+
+// now reads the Workbench's clock.
+func (w *Workbench) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}

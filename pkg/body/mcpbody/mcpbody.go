@@ -67,7 +67,7 @@ type Perceive struct {
 // Options configure a Body.
 type Options struct {
 	// Kind is body.KindBrowser or body.KindHost.
-	Kind string
+	Kind body.Kind
 	// Name is what Server reports and traces record as the tool calls'
 	// server, in lowercase letters, digits, '.', '_' and '-' (as traces
 	// name servers); empty means the name the server gave in the
@@ -101,7 +101,7 @@ type Options struct {
 // Body is a body whose tools are an MCP server's.
 type Body struct {
 	c          *mcp.Client
-	kind       string
+	kind       body.Kind
 	name       string
 	trusted    bool
 	capability string
@@ -148,7 +148,7 @@ func New(c *mcp.Client, opts Options) (*Body, error) {
 		b.name = serverName(c.ServerInfo().ServerInfo.Name)
 	}
 	if b.name == "" { // a server that gave no name
-		b.name = "mcp-" + b.kind
+		b.name = "mcp-" + string(b.kind)
 	}
 	if b.refKeys == nil {
 		b.refKeys = DefaultRefKeys()
@@ -195,7 +195,7 @@ func check(opts Options) error {
 }
 
 // Kind implements body.Body.
-func (b *Body) Kind() string { return b.kind }
+func (b *Body) Kind() body.Kind { return b.kind }
 
 // Server implements body.Body.
 func (b *Body) Server() string { return b.name }

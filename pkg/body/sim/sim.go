@@ -110,10 +110,10 @@ func NewWithValidator(world []byte, v *schemas.Validator) (*Sim, error) {
 }
 
 // Kind is body.KindSimulator.
-func (s *Sim) Kind() string { return body.KindSimulator }
+func (s *Sim) Kind() body.Kind { return body.KindSimulator }
 
 // Server is "simulator": calls go to no MCP server.
-func (s *Sim) Server() string { return body.KindSimulator }
+func (s *Sim) Server() string { return string(body.KindSimulator) }
 
 // Name is the world's name.
 func (s *Sim) Name() string { return s.base.initial.Name }

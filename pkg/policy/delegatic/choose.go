@@ -46,7 +46,7 @@ type Choice struct {
 // without it. A configured delegatic-mcp that cannot be reached is an
 // error for the simulator too: the user asked for it, and running under
 // another authority without saying so would hide that.
-func Choose(ctx context.Context, kind string, cfg services.Config, local *policy.Engine, mopts *mcp.Options, opt Options) (Choice, error) {
+func Choose(ctx context.Context, kind body.Kind, cfg services.Config, local *policy.Engine, mopts *mcp.Options, opt Options) (Choice, error) {
 	switch kind {
 	case body.KindSimulator, body.KindBrowser, body.KindHost:
 	default:

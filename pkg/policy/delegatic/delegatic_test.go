@@ -270,7 +270,7 @@ func TestChoose(t *testing.T) {
 	with := services.Config{Endpoints: map[string]string{"delegatic": srv.URL}}
 	down := services.Config{Endpoints: map[string]string{"delegatic": closedPort(t)}}
 	cases := []struct {
-		kind     string
+		kind     body.Kind
 		cfg      services.Config
 		name     string
 		err      string

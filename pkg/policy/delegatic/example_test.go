@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"workbench/pkg/body"
 	"workbench/pkg/policy"
 	"workbench/pkg/policy/delegatic"
 	"workbench/pkg/services"
@@ -17,7 +18,7 @@ func ExampleChoose() {
 	ctx := context.Background()
 	local := policy.Default()
 	opt := delegatic.Options{ApprovedBy: "user@workbench.local"}
-	for _, kind := range []string{"simulator", "browser"} {
+	for _, kind := range []body.Kind{body.KindSimulator, body.KindBrowser} {
 		ch, err := delegatic.Choose(ctx, kind, services.Config{}, local, nil, opt)
 		if err != nil {
 			fmt.Printf("%s: %v\n", kind, err)
