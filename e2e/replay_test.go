@@ -253,7 +253,8 @@ func TestCompareTwoModels(t *testing.T) {
 	s.resize(viewports[2])
 
 	// Kept with the skill: a reload shows the same matrix, not saved.
-	s.openSkill(id)
+	s.load("/skills/" + id)
+	s.waitVisible("#conformance")
 	s.click("#tab-compare")
 	s.waitVisible("#compare-result")
 	checkMatrix("after a reload")
