@@ -327,7 +327,7 @@ func (p *teachPage) begin(ui app.Context, wb *workbench.Workbench, plan *teach.P
 			// each action, then hand both to the page.
 			var view teach.View
 			var viewErr error
-			observed := pr.Phase == "act" || pr.Phase == "stopped"
+			observed := pr.Phase == workbench.TeachPhaseAct || pr.Phase == workbench.TeachPhaseStopped
 			if observed {
 				view, viewErr = teach.Observe(runCtx, bd)
 			}

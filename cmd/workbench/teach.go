@@ -271,16 +271,16 @@ func (f bodyFlags) where(bd *mcpbody.Body) string {
 
 func teachProgress(c *cli, p workbench.TeachProgress) {
 	switch p.Phase {
-	case "model":
+	case workbench.TeachPhaseModel:
 		c.progressf("step %d: %s (cost so far $%.4f)", p.Step+1, p.Detail, p.CostUSD)
-	case "act":
+	case workbench.TeachPhaseAct:
 		if p.Edge == nil {
 			c.progressf("step %d: %s", p.Step+1, p.Detail)
 			return
 		}
 		args, _ := json.Marshal(p.Edge.Tool.Arguments)
 		c.progressf("step %d: edge %d %s %s: %s, %s", p.Step+1, p.Edge.Index, p.Edge.Tool.Name, clip(c.clean(string(args)), 160), p.Edge.OutcomeStatus, decision(*p.Edge))
-	case "answer":
+	case workbench.TeachPhaseAnswer:
 		c.progressf("step %d: the model answered: %s", p.Step+1, clip(c.clean(p.Detail), 160))
 	}
 }

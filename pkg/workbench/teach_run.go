@@ -20,6 +20,20 @@ const DefaultMaxSteps = demonstrate.DefaultMaxSteps
 // front-end to show.
 type TeachProgress = demonstrate.Progress
 
+// TeachPhase is what a demonstration step is doing when it reports
+// progress (TeachProgress.Phase).
+type TeachPhase = demonstrate.StepPhase
+
+// The phases a demonstration step reports.
+const (
+	TeachPhaseModel     = demonstrate.PhaseModel     // asking the model, or what its reply was not
+	TeachPhasePerceive  = demonstrate.PhasePerceive  // observing the body before acting
+	TeachPhaseAuthorize = demonstrate.PhaseAuthorize // asking the authorizer
+	TeachPhaseAct       = demonstrate.PhaseAct       // the action ran, was refused or failed; Edge is set
+	TeachPhaseAnswer    = demonstrate.PhaseAnswer    // the model gave its final answer
+	TeachPhaseStopped   = demonstrate.PhaseStopped   // the demonstration ended; Detail is why
+)
+
 // TeachResult is what a demonstration recorded: the trace, the model's
 // answer, the cost, the PULSE recorder, and why it stopped.
 type TeachResult = demonstrate.Result
