@@ -69,14 +69,3 @@ func (e *env) dialBody(ctx context.Context, choice session.Body, set mcpSettings
 	}
 	return bd, bd.Trusted(), nil
 }
-
-// closeBody ends an MCP body's session; the simulator has none.
-func closeBody(b body.Body) {
-	c, ok := b.(interface{ Close(context.Context) error })
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = c.Close(ctx) // the run is over; a failed DELETE changes nothing recorded
-}

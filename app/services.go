@@ -168,12 +168,3 @@ func (e *env) authorizer(ctx context.Context, kind body.Kind, policyID string) (
 	return delegatic.Choose(ctx, kind, cfg, policy.Default(), &mcp.Options{Timeout: 30 * time.Second, Revisions: &e.mcpRevisions},
 		delegatic.Options{PolicyID: policyID, ApprovedBy: approvedBy, CallTimeout: 30 * time.Second})
 }
-
-// closeChoice ends a delegatic-mcp session the choice opened, if any.
-func closeChoice(ch delegatic.Choice) {
-	if ch.Delegatic != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = ch.Delegatic.Close(ctx) // the run is over; a failed DELETE changes nothing recorded
-	}
-}

@@ -8,10 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"workbench/pkg/body"
 	"workbench/pkg/openrouter"
-	"workbench/pkg/policy"
-	"workbench/pkg/policy/delegatic"
 	"workbench/pkg/pulse"
 	"workbench/pkg/schemaform"
 	"workbench/pkg/session"
@@ -287,64 +284,50 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 	// Connecting to an MCP body and to delegatic-mcp waits on the
 	// network, so it happens off the event handler.
 	p.starting, p.bodyErr = true, nil
-	choice, set, useLocal := p.choice, p.mcp, p.useLocal
+	wb, useLocal := p.env.flows(p.mcp), p.useLocal
 	ui.Async(func() {
-		bd, trusted, err := p.env.body(ui, choice, plan.World, set)
-		var auth delegatic.Choice
-		var authErr error
-		if err == nil {
-			auth, authErr = p.env.authorizer(ui, choice, skill.DefaultPolicyID)
-		}
+		// The flow opens the body and chooses the authorizer by the rule
+		// a replay follows (spec OQ-2).
+		rig, err := wb.OpenTeach(ui, plan, useLocal)
 		ui.Dispatch(func(app.Context) {
 			p.starting = false
-			if err != nil {
+			var ae *workbench.AuthorizerUnavailableError
+			switch {
+			case errors.As(err, &ae):
+				// The local engine only on the user's explicit say-so.
+				p.authErr = ae.Err
+				return
+			case err != nil:
 				p.bodyErr = err
 				return
 			}
-			authorizer, fallback := auth.Authorizer, false
-			if authErr != nil {
-				p.authErr = authErr
-				if !useLocal || auth.Fallback == nil {
-					// The local engine only on the user's explicit say-so.
-					closeBody(bd)
-					closeChoice(auth)
-					return
-				}
-				authorizer, fallback = auth.Fallback, true
-			} else {
-				p.authErr = nil
-			}
-			p.useLocal = false // the confirmation is for one run
-			p.begin(ui, plan, f.modelID, model, bd, trusted, authorizer, auth, fallback)
+			p.authErr = rig.Authority.Unavailable // nil unless the local engine was accepted
+			p.useLocal = false                    // the confirmation is for one run
+			p.begin(ui, wb, plan, f.modelID, model, rig)
 		})
 	})
 }
 
-// begin runs the demonstration on a connected body under the chosen
-// authorizer.
-func (p *teachPage) begin(ui app.Context, plan *teach.Plan, modelID string, model *openrouter.Client,
-	bd body.Body, trusted bool, authorizer policy.Authorizer, auth delegatic.Choice, fallback bool) {
+// begin runs the demonstration on the rig's body under its authority.
+func (p *teachPage) begin(ui app.Context, wb *workbench.Workbench, plan *teach.Plan, modelID string, model *openrouter.Client, rig *workbench.TeachRig) {
 	f := &p.form
-	name := auth.Name
-	if fallback {
-		name = "local:" + skill.DefaultPolicyID
-	}
+	bd, auth := rig.Body, rig.Authority
 	runCtx, cancel := context.WithCancel(context.Background())
 	r := &teachRun{stage: stageRunning, plan: plan, modelID: modelID, stop: make(chan struct{}), cancel: cancel,
-		reached: map[pulse.Phase]bool{}, authName: name, fallback: fallback}
-	if fallback {
-		r.authErr = p.authErr
+		reached: map[pulse.Phase]bool{}, authName: auth.Name, fallback: auth.Fallback}
+	if auth.Fallback {
+		r.authErr = auth.Unavailable
 	}
 	p.run = r
 	opts := teach.Options{
-		Model: model, ModelID: modelID, Body: bd, Authorizer: authorizer,
-		DestructiveMode: f.destructive, TrustedServer: trusted, Stop: r.stop,
+		Model: model, ModelID: modelID,
+		DestructiveMode: f.destructive, Stop: r.stop,
 		Progress: func(pr workbench.TeachProgress) {
 			// On the demonstration's goroutine: look at the body after
 			// each action, then hand both to the page.
 			var view teach.View
 			var viewErr error
-			observed := pr.Phase == "act" || pr.Phase == "stopped"
+			observed := pr.Phase == workbench.TeachPhaseAct || pr.Phase == workbench.TeachPhaseStopped
 			if observed {
 				view, viewErr = teach.Observe(runCtx, bd)
 			}
@@ -372,9 +355,8 @@ func (p *teachPage) begin(ui app.Context, plan *teach.Plan, modelID string, mode
 		})
 		// The flow demonstrates and drafts (workbench.Teach); drafting
 		// happens here, off the event loop, too.
-		taught, err := (&workbench.Workbench{}).Teach(runCtx, plan, opts)
-		closeBody(bd)
-		closeChoice(auth)
+		taught, err := wb.Teach(runCtx, plan, rig, opts)
+		rig.Close()
 		ui.Dispatch(func(app.Context) {
 			p.finished(r, taught, err)
 		})

@@ -71,11 +71,11 @@ func renderTimelineStep(i int, s workbench.TeachProgress) app.UI {
 	mark := stepMark(s)
 	head := app.Div().Class("step-head").Body(
 		app.Span().Class("step-no").Text("step "+strconv.Itoa(s.Step+1)),
-		app.Span().Class("step-phase").Text(s.Phase),
+		app.Span().Class("step-phase").Text(string(s.Phase)),
 		app.If(mark != "", func() app.UI { return app.Span().Class("step-flag step-flag-" + mark).Text(mark) }),
 		app.Span().Class("step-pulse muted").Text("PULSE "+string(teach.PulsePhase(s.Phase))),
 	)
-	class := "step step-" + s.Phase
+	class := "step step-" + string(s.Phase)
 	if mark != "" {
 		class += " step-marked step-" + mark
 	}

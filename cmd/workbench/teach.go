@@ -16,7 +16,6 @@ import (
 	"workbench/pkg/body/mcpbody"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/mcp"
-	"workbench/pkg/policy"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
@@ -86,29 +85,42 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return c.fail(err)
 	}
-	var bd body.Body
-	where := "the simulator world " + plan.WorldName
-	trusted := true // the simulator's annotations are the workbench's own
-	if bf.set() {
-		mb, err := bf.dial(ctx, bf.kindOr(body.KindBrowser))
-		if err != nil {
-			return c.fail(err)
-		}
-		defer mb.Close(context.WithoutCancel(ctx))
-		bd, trusted, where = mb, mb.Trusted(), bf.where(mb)
-	} else if bd, err = sim.New(plan.World); err != nil {
-		return c.fail(fmt.Errorf("world %s: %w", plan.WorldName, err))
-	}
-	c.progressf("demonstrating with %s on %s (declared: %s)", *model, where, strings.Join(plan.Declared, ", "))
 	v, err := verify.Standard()
 	if err != nil {
 		return c.fail(err)
 	}
 	// The CLI's library is the file it writes: the Workbench has no Store.
-	wb := &workbench.Workbench{Verifier: v}
-	taught, err := wb.Teach(ctx, plan, teach.Options{
-		Model: cl, ModelID: *model, Body: bd, Authorizer: policy.Default(),
-		DestructiveMode: *destructive, TrustedServer: trusted,
+	// The flow opens the body: the simulator in the plan's world, or the
+	// MCP body at --body.
+	where := "the simulator world " + plan.WorldName
+	wb := &workbench.Workbench{Verifier: v,
+		Bodies: func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
+			if !bf.set() {
+				bd, err := sim.New(world)
+				return bd, true, err // the simulator's annotations are the workbench's own
+			}
+			mb, err := bf.dial(ctx, kind)
+			if err != nil {
+				return nil, false, err
+			}
+			where = bf.where(mb)
+			return mb, mb.Trusted(), nil
+		},
+	}
+	// A terminal run has no delegatic-mcp (spec OQ-2): giving --body is
+	// the user's say-so for the local engine, which every block then
+	// names.
+	rig, err := wb.OpenTeach(ctx, plan, true)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer rig.Close()
+	c.progressf("demonstrating with %s on %s (declared: %s)", *model, where, strings.Join(plan.Declared, ", "))
+	if rig.Authority.Fallback {
+		c.progressf("delegatic-mcp is not configured here; the local policy engine (%s) authorizes every action", rig.Authority.Name)
+	}
+	taught, err := wb.Teach(ctx, plan, rig, teach.Options{
+		Model: cl, ModelID: *model, DestructiveMode: *destructive,
 		MaxSteps: *maxSteps, Progress: func(p workbench.TeachProgress) { teachProgress(c, p) },
 	})
 	if errors.Is(err, teach.ErrNothingDemonstrated) {
@@ -259,16 +271,16 @@ func (f bodyFlags) where(bd *mcpbody.Body) string {
 
 func teachProgress(c *cli, p workbench.TeachProgress) {
 	switch p.Phase {
-	case "model":
+	case workbench.TeachPhaseModel:
 		c.progressf("step %d: %s (cost so far $%.4f)", p.Step+1, p.Detail, p.CostUSD)
-	case "act":
+	case workbench.TeachPhaseAct:
 		if p.Edge == nil {
 			c.progressf("step %d: %s", p.Step+1, p.Detail)
 			return
 		}
 		args, _ := json.Marshal(p.Edge.Tool.Arguments)
 		c.progressf("step %d: edge %d %s %s: %s, %s", p.Step+1, p.Edge.Index, p.Edge.Tool.Name, clip(c.clean(string(args)), 160), p.Edge.OutcomeStatus, decision(*p.Edge))
-	case "answer":
+	case workbench.TeachPhaseAnswer:
 		c.progressf("step %d: the model answered: %s", p.Step+1, clip(c.clean(p.Detail), 160))
 	}
 }

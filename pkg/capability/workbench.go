@@ -9,7 +9,6 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/body"
-	"workbench/pkg/body/sim"
 	"workbench/pkg/memory"
 	"workbench/pkg/policy"
 	"workbench/pkg/skill"
@@ -146,7 +145,8 @@ func demonstrateSchema() string {
 "task":{"type":"string","minLength":1,"title":"Task","description":"A task of your own, instead of a scenario."},
 "world":{"enum":` + enum(fixtures.Worlds()) + `,"title":"Simulator world","description":"The world a task of your own starts in."},
 "model":{"type":"string","minLength":1,"title":"Model","description":"The OpenRouter model that demonstrates."},
-"max_steps":{"type":"integer","minimum":1,"maximum":100,"default":24,"title":"Most model turns"}},
+"max_steps":{"type":"integer","minimum":1,"maximum":100,"default":24,"title":"Most model turns"},
+"accept_local_policy":{"type":"boolean","default":false,"title":"Use the local policy engine","description":"When delegatic-mcp cannot authorize the demonstration, let the local policy engine decide this run; every authorization block names it."}},
 "oneOf":[{"required":["scenario"],"not":{"anyOf":[{"required":["task"]},{"required":["world"]}]}},
 {"required":["task","world"],"not":{"required":["scenario"]}}]}`
 }
@@ -546,11 +546,12 @@ func (w *Workbench) sync(ctx context.Context, input json.RawMessage) (any, error
 
 func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Result, error) {
 	var in struct {
-		Scenario string `json:"scenario"`
-		Task     string `json:"task"`
-		World    string `json:"world"`
-		Model    string `json:"model"`
-		MaxSteps int    `json:"max_steps"`
+		Scenario    string `json:"scenario"`
+		Task        string `json:"task"`
+		World       string `json:"world"`
+		Model       string `json:"model"`
+		MaxSteps    int    `json:"max_steps"`
+		AcceptLocal bool   `json:"accept_local_policy"`
 	}
 	if err := decode(input, &in); err != nil {
 		return Result{}, err
@@ -562,13 +563,18 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	bd, err := sim.New(plan.World)
-	if err != nil {
-		return Result{}, fmt.Errorf("simulator world: %w", err)
+	f := w.flows()
+	rig, err := f.OpenTeach(ctx, plan, in.AcceptLocal)
+	var ae *workbench.AuthorizerUnavailableError
+	if errors.As(err, &ae) {
+		return Result{}, fmt.Errorf("%w; nothing ran: to demonstrate under the local policy engine (%s), ask again with accept_local_policy", err, ae.Local)
 	}
-	taught, err := (&workbench.Workbench{}).Teach(ctx, plan, teach.Options{
-		Model: w.Model, ModelID: in.Model, Body: bd, Authorizer: policy.Default(),
-		DestructiveMode: w.destructive(), TrustedServer: true,
+	if err != nil {
+		return Result{}, err
+	}
+	defer rig.Close()
+	taught, err := f.Teach(ctx, plan, rig, teach.Options{
+		Model: w.Model, ModelID: in.Model, DestructiveMode: w.destructive(),
 		MaxSteps: in.MaxSteps,
 		Progress: func(p workbench.TeachProgress) {
 			ReportProgress(ctx, map[string]any{"step": p.Step, "phase": p.Phase, "detail": p.Detail})
@@ -581,7 +587,7 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	out := map[string]any{
 		"task": plan.Task.Description, "world": plan.WorldName, "model": in.Model,
 		"stopped": res.Stopped, "answer": res.Answer, "edges": len(res.Trace.Edges),
-		"outcome": res.Trace.Outcome,
+		"outcome": res.Trace.Outcome, "authorizer": rig.Authority.Name,
 	}
 	// The action stores nothing; the draft's name says what a save on
 	// /teach would call the skill, and why there would be none.

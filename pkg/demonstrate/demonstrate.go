@@ -84,11 +84,25 @@ const DefaultMaxSteps = 24
 // Progress is one step of a running demonstration, for a UI to follow.
 type Progress struct {
 	Step    int
-	Phase   string // "perceive", "model", "authorize", "act", "answer", "stopped"
+	Phase   StepPhase
 	Detail  string
 	CostUSD float64 // running total
 	Edge    *skill.Edge
 }
+
+// StepPhase is what a demonstration step is doing when it reports
+// Progress.
+type StepPhase string
+
+// The phases a step reports, in the order a step goes through them.
+const (
+	PhaseModel     StepPhase = "model"     // asking the model, or what its reply was not
+	PhasePerceive  StepPhase = "perceive"  // observing the body before acting
+	PhaseAuthorize StepPhase = "authorize" // asking the authorizer
+	PhaseAct       StepPhase = "act"       // the action ran, was refused or failed; Edge is set
+	PhaseAnswer    StepPhase = "answer"    // the model gave its final answer
+	PhaseStopped   StepPhase = "stopped"   // the demonstration ended; Detail is why
+)
 
 // Stop reasons.
 const (
@@ -176,7 +190,7 @@ type demo struct {
 	costKnown bool
 }
 
-func (d *demo) progress(step int, phase, detail string, e *skill.Edge) {
+func (d *demo) progress(step int, phase StepPhase, detail string, e *skill.Edge) {
 	if d.opt.Progress != nil {
 		d.opt.Progress(Progress{Step: step, Phase: phase, Detail: detail, CostUSD: d.res.CostUSD, Edge: e})
 	}
@@ -223,7 +237,7 @@ func (d *demo) run(ctx context.Context) error {
 			d.res.Stopped = StopUser
 			break
 		}
-		d.progress(step, "model", "asking "+d.opt.ModelID, nil)
+		d.progress(step, PhaseModel, "asking "+d.opt.ModelID, nil)
 		resp, err := d.opt.Model.Chat(ctx, openrouter.Request{
 			Model: d.opt.ModelID, Messages: d.messages, Tools: fns, ParallelToolCalls: &parallel,
 		})
@@ -240,13 +254,13 @@ func (d *demo) run(ctx context.Context) error {
 			if unreadable++; unreadable > openrouter.UnreadableRetries {
 				d.res.Stopped = StopError
 				d.res.Err = fmt.Errorf("model: %w", &openrouter.UnreadableError{Replies: unreadable, Last: malformed})
-				d.progress(step, "model", "unreadable reply: "+malformed.Reason+"; giving up", nil)
+				d.progress(step, PhaseModel, "unreadable reply: "+malformed.Reason+"; giving up", nil)
 				break
 			}
 			note := fmt.Sprintf("error: your last reply could not be read (%s at %s); call one tool with a JSON object of arguments, or answer", malformed.Reason, malformed.Where)
 			d.turn("user", note)
 			d.messages = append(d.messages, openrouter.Message{Role: openrouter.RoleUser, Content: note})
-			d.progress(step, "model", "unreadable reply: "+malformed.Reason, nil)
+			d.progress(step, PhaseModel, "unreadable reply: "+malformed.Reason, nil)
 			continue
 		}
 		unreadable = 0
@@ -272,7 +286,7 @@ func (d *demo) run(ctx context.Context) error {
 			}
 			d.turn("assistant", text)
 			d.res.Answer, d.res.Stopped = text, StopAnswer
-			d.progress(step, "answer", text, nil)
+			d.progress(step, PhaseAnswer, text, nil)
 			break
 		}
 		if msg.Content != "" {
@@ -314,7 +328,7 @@ func (d *demo) run(ctx context.Context) error {
 		return fmt.Errorf("demonstrate: %w", err)
 	}
 	d.res.Recorder = d.rec
-	d.progress(len(d.res.Trace.Edges), "stopped", d.res.Stopped, nil)
+	d.progress(len(d.res.Trace.Edges), PhaseStopped, d.res.Stopped, nil)
 	return nil
 }
 
@@ -361,22 +375,22 @@ func (d *demo) call(ctx context.Context, act *pulse.Span, step int, call openrou
 	tool, ok := findTool(d.tools, name)
 	if !ok {
 		d.reply(call, fmt.Sprintf("error: there is no tool named %q; the tools are %s", name, toolNames(d.tools)))
-		d.progress(step, "model", "asked for an unknown tool "+name, nil)
+		d.progress(step, PhaseModel, "asked for an unknown tool "+name, nil)
 		return nil
 	}
 	var args map[string]any
 	if err := json.Unmarshal([]byte(call.Function.Arguments), &args); err != nil || args == nil {
 		d.reply(call, fmt.Sprintf("error: the arguments of %s are not a JSON object: %v", name, errOr(err, "null")))
-		d.progress(step, "model", "gave arguments that are not a JSON object", nil)
+		d.progress(step, PhaseModel, "gave arguments that are not a JSON object", nil)
 		return nil
 	}
 	if err := d.validate(name, call.Function.Arguments); err != nil {
 		d.reply(call, fmt.Sprintf("error: the arguments of %s do not fit its input schema: %v", name, err))
-		d.progress(step, "model", "gave arguments that do not fit "+name, nil)
+		d.progress(step, PhaseModel, "gave arguments that do not fit "+name, nil)
 		return nil
 	}
 
-	d.progress(step, "perceive", "observing the body", nil)
+	d.progress(step, PhasePerceive, "observing the body", nil)
 	before, beforeShape, err := observe(ctx, d.opt.Body)
 	if err != nil {
 		return fmt.Errorf("observe the body: %w", err)
@@ -390,7 +404,7 @@ func (d *demo) call(ctx context.Context, act *pulse.Span, step int, call openrou
 		Capability:   tool.Capability,
 		ParamSources: allFromModel(args),
 	}
-	d.progress(step, "authorize", name, nil)
+	d.progress(step, PhaseAuthorize, name, nil)
 	auth, err := d.opt.Authorizer.Authorize(ctx, policy.Request{
 		Capability: tool.Capability, ActionType: actionType(d.opt.Body.Kind(), name), Tool: name,
 		Annotations: tool.Annotations, TrustedServer: d.opt.TrustedServer,
@@ -412,7 +426,7 @@ func (d *demo) call(ctx context.Context, act *pulse.Span, step int, call openrou
 		e.ObservedOutcome = map[string]any{"refused": auth.Reason}
 		d.record(e, span, map[string]any{"refused": auth.Reason})
 		d.reply(call, "refused by policy: "+auth.Reason)
-		d.progress(step, "act", "refused: "+auth.Reason, &e)
+		d.progress(step, PhaseAct, "refused: "+auth.Reason, &e)
 		return nil
 	}
 
@@ -430,7 +444,7 @@ func (d *demo) call(ctx context.Context, act *pulse.Span, step int, call openrou
 			e.StateAfter, e.ShapeAfter = after, afterShape
 		}
 		d.record(e, span, failed)
-		d.progress(step, "act", "call failed: "+err.Error(), &e)
+		d.progress(step, PhaseAct, "call failed: "+err.Error(), &e)
 		return fmt.Errorf("call %s: %w", name, err)
 	}
 	after, afterShape, err := observe(ctx, d.opt.Body)
@@ -449,7 +463,7 @@ func (d *demo) call(ctx context.Context, act *pulse.Span, step int, call openrou
 		text = "error: " + text
 	}
 	d.reply(call, text)
-	d.progress(step, "act", name, &e)
+	d.progress(step, PhaseAct, name, &e)
 	return nil
 }
 

@@ -171,7 +171,7 @@ func TestRunSteps(t *testing.T) {
 			if tc.body != nil {
 				bd = tc.body(bd.(*sim.Sim))
 			}
-			var phases []string
+			var phases []demonstrate.StepPhase
 			opt := demonstrate.Options{
 				Model: c, ModelID: model, Body: bd, Authorizer: policy.Default(),
 				Declared: []string{skill.CapabilityBrowser}, TrustedServer: true,
@@ -220,7 +220,7 @@ func TestRunSteps(t *testing.T) {
 			}
 			// The recorder closes the run with its outcome, and the UI
 			// heard that it stopped.
-			if len(phases) == 0 || phases[len(phases)-1] != "stopped" {
+			if len(phases) == 0 || phases[len(phases)-1] != demonstrate.PhaseStopped {
 				t.Errorf("progress phases %v end without stopped", phases)
 			}
 			ev := res.Recorder.Events()
@@ -293,11 +293,11 @@ func TestCancelled(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		steps  []openroutertest.Step
-		during string // the progress phase that cancels
+		during demonstrate.StepPhase // the progress phase that cancels
 		edges  int
 	}{
-		{"between turns", []openroutertest.Step{openDocs, clickHome}, "act", 1},
-		{"during a model call", []openroutertest.Step{openroutertest.Hang()}, "model", 0},
+		{"between turns", []openroutertest.Step{openDocs, clickHome}, demonstrate.PhaseAct, 1},
+		{"during a model call", []openroutertest.Step{openroutertest.Hang()}, demonstrate.PhaseModel, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := client(t, tc.steps...)

@@ -11,6 +11,7 @@ import (
 	"workbench/fixtures"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/crystallize"
+	"workbench/pkg/demonstrate"
 	"workbench/pkg/pulse"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
@@ -198,9 +199,9 @@ func TestObserveSimulator(t *testing.T) {
 }
 
 func TestPulsePhase(t *testing.T) {
-	for step, want := range map[string]pulse.Phase{
-		"perceive": pulse.PhaseAct, "model": pulse.PhaseAct, "authorize": pulse.PhaseRoute,
-		"act": pulse.PhaseAct, "answer": pulse.PhaseAct, "stopped": pulse.PhaseAct, "dance": "",
+	for step, want := range map[demonstrate.StepPhase]pulse.Phase{
+		demonstrate.PhasePerceive: pulse.PhaseAct, demonstrate.PhaseModel: pulse.PhaseAct, demonstrate.PhaseAuthorize: pulse.PhaseRoute,
+		demonstrate.PhaseAct: pulse.PhaseAct, demonstrate.PhaseAnswer: pulse.PhaseAct, demonstrate.PhaseStopped: pulse.PhaseAct, "dance": "",
 	} {
 		if got := teach.PulsePhase(step); got != want {
 			t.Errorf("PulsePhase(%q) = %q, want %q", step, got, want)

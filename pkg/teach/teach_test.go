@@ -206,7 +206,7 @@ func TestStopRecordingKeepsTheRecording(t *testing.T) {
 	res, err := teach.Demonstrate(ctx, p, teach.Options{Model: cl, ModelID: "example/teacher", Body: bd,
 		Authorizer: policy.Default(), TrustedServer: true, Stop: stop,
 		Progress: func(pr demonstrate.Progress) {
-			if pr.Phase == "act" && pr.Edge != nil {
+			if pr.Phase == demonstrate.PhaseAct && pr.Edge != nil {
 				close(stop)
 			}
 		}})

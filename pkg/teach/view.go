@@ -8,6 +8,7 @@ import (
 
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
+	"workbench/pkg/demonstrate"
 	"workbench/pkg/pulse"
 )
 
@@ -92,11 +93,11 @@ func Observe(ctx context.Context, b body.Body) (View, error) {
 // the recording (its outcome signal) are act. Learn (crystallizing the
 // draft) and consolidate (sealing and storing the bundle) come after the
 // recording. An unknown step phase gives "".
-func PulsePhase(step string) pulse.Phase {
+func PulsePhase(step demonstrate.StepPhase) pulse.Phase {
 	switch step {
-	case "authorize":
+	case demonstrate.PhaseAuthorize:
 		return pulse.PhaseRoute
-	case "perceive", "model", "act", "answer", "stopped":
+	case demonstrate.PhasePerceive, demonstrate.PhaseModel, demonstrate.PhaseAct, demonstrate.PhaseAnswer, demonstrate.PhaseStopped:
 		return pulse.PhaseAct
 	}
 	return ""

@@ -129,7 +129,8 @@ func (e *BodyUnavailableError) Error() string {
 // AuthorizerUnavailableError says delegatic-mcp, which spec OQ-2 requires
 // for the body, cannot authorize the run, so it did not start. A
 // front-end asks the user and, on their say-so, calls again with
-// ReplayRequest.AcceptLocalPolicy.
+// ReplayRequest.AcceptLocalPolicy (a replay) or OpenTeach's acceptLocal
+// (a demonstration).
 type AuthorizerUnavailableError struct {
 	Kind body.Kind
 	// Local is the name the local engine records in every block, e.g.
@@ -306,21 +307,27 @@ func worldOf(b *skill.Bundle, named string) (string, []byte, error) {
 // world, or an MCP body through the BodyFactory. close ends the body's
 // session, if it has one.
 func (w *Workbench) OpenBody(ctx context.Context, s *ReplaySetup) (bd body.Body, trusted bool, close func(), err error) {
+	return w.openBody(ctx, s.Kind, s.World, s.WorldData)
+}
+
+// openBody opens a fresh body of kind, the simulator in the world named
+// world with the bytes data, for one run of a replay or a demonstration.
+func (w *Workbench) openBody(ctx context.Context, kind body.Kind, world string, data []byte) (bd body.Body, trusted bool, close func(), err error) {
 	if w.Bodies != nil {
-		bd, trusted, err = w.Bodies(ctx, s.Kind, s.WorldData)
-	} else if s.Kind == skill.BodySimulator {
+		bd, trusted, err = w.Bodies(ctx, kind, data)
+	} else if kind == skill.BodySimulator {
 		// The simulator's annotations are its own.
 		bd, trusted = nil, true
 		var sb *sim.Sim
-		if sb, err = sim.New(s.WorldData); err == nil {
+		if sb, err = sim.New(data); err == nil {
 			bd = sb
 		}
 	} else {
-		err = &BodyUnavailableError{Kind: s.Kind, Why: "this front-end has no way to open one"}
+		err = &BodyUnavailableError{Kind: kind, Why: "this front-end has no way to open one"}
 	}
 	if err != nil {
-		if s.Kind == skill.BodySimulator {
-			err = fmt.Errorf("the simulator world %s: %w", s.World, err)
+		if kind == skill.BodySimulator {
+			err = fmt.Errorf("the simulator world %s: %w", world, err)
 		}
 		return nil, false, nil, err
 	}
@@ -376,6 +383,13 @@ func (a *Authority) For(s *ReplaySetup, trusted bool) replay.PolicyAuthorizer {
 // only when acceptLocal says the user accepted it; otherwise the error is
 // an *AuthorizerUnavailableError. The caller closes the Authority.
 func (w *Workbench) Authorize(ctx context.Context, s *ReplaySetup, acceptLocal bool) (*Authority, error) {
+	return w.authorize(ctx, s.Kind, s.Bundle.Manifest.DelegaticPolicyID, acceptLocal)
+}
+
+// authorize applies spec OQ-2 to a run on a body of kind under the
+// policy policyID, for a replay (Authorize) or a demonstration
+// (OpenTeach): one rule for both.
+func (w *Workbench) authorize(ctx context.Context, kind body.Kind, policyID string, acceptLocal bool) (*Authority, error) {
 	choose := w.Authorizers
 	if choose == nil {
 		// No services: the rule still applies, with none configured.
@@ -383,7 +397,7 @@ func (w *Workbench) Authorize(ctx context.Context, s *ReplaySetup, acceptLocal b
 			return delegatic.Choose(ctx, kind, services.Config{}, policy.Default(), nil, delegatic.Options{PolicyID: policyID})
 		}
 	}
-	ch, err := choose(ctx, s.Kind, s.Bundle.Manifest.DelegaticPolicyID)
+	ch, err := choose(ctx, kind, policyID)
 	a := &Authority{Name: ch.Name, Why: ch.Why, auth: ch.Authorizer}
 	if ch.Delegatic != nil {
 		d := ch.Delegatic
@@ -408,7 +422,7 @@ func (w *Workbench) Authorize(ctx context.Context, s *ReplaySetup, acceptLocal b
 		local = e.Authorizer()
 	}
 	if !acceptLocal {
-		return nil, &AuthorizerUnavailableError{Kind: s.Kind, Local: local, Err: err}
+		return nil, &AuthorizerUnavailableError{Kind: kind, Local: local, Err: err}
 	}
 	return &Authority{Name: local, Fallback: true, Unavailable: err, auth: ch.Fallback,
 		Why: fmt.Sprintf("delegatic-mcp cannot authorize this run (%v); the local engine decides on the user's say-so", err)}, nil

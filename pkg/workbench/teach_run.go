@@ -20,6 +20,20 @@ const DefaultMaxSteps = demonstrate.DefaultMaxSteps
 // front-end to show.
 type TeachProgress = demonstrate.Progress
 
+// TeachPhase is what a demonstration step is doing when it reports
+// progress (TeachProgress.Phase).
+type TeachPhase = demonstrate.StepPhase
+
+// The phases a demonstration step reports.
+const (
+	TeachPhaseModel     = demonstrate.PhaseModel     // asking the model, or what its reply was not
+	TeachPhasePerceive  = demonstrate.PhasePerceive  // observing the body before acting
+	TeachPhaseAuthorize = demonstrate.PhaseAuthorize // asking the authorizer
+	TeachPhaseAct       = demonstrate.PhaseAct       // the action ran, was refused or failed; Edge is set
+	TeachPhaseAnswer    = demonstrate.PhaseAnswer    // the model gave its final answer
+	TeachPhaseStopped   = demonstrate.PhaseStopped   // the demonstration ended; Detail is why
+)
+
 // TeachResult is what a demonstration recorded: the trace, the model's
 // answer, the cost, the PULSE recorder, and why it stopped.
 type TeachResult = demonstrate.Result
@@ -53,17 +67,23 @@ func (t *Taught) StepLimited() bool {
 	return t.Result != nil && t.Result.Stopped == TeachStopStepLimit
 }
 
-// Teach runs the plan's demonstration on o.Body with o.Model under
-// o.Authorizer (teach.Demonstrate) and crystallizes what it recorded into
-// a draft (teach.Draft, at the Workbench's clock). A demonstration that
-// could not start is an error with a nil Taught. One that ran but cannot
-// be drafted — it failed, was cancelled, or never acted
-// (teach.ErrNothingDemonstrated) — returns the Taught with its Result,
-// for its events, answer and cost, and the error.
-func (w *Workbench) Teach(ctx context.Context, p *teach.Plan, o teach.Options) (*Taught, error) {
+// Teach runs the plan's demonstration with o.Model on the rig's body
+// under the rig's authority (teach.Demonstrate; o's Body, Authorizer and
+// TrustedServer are the rig's) and crystallizes what it recorded into a
+// draft (teach.Draft, at the Workbench's clock). The caller opened the
+// rig (OpenTeach) and closes it. A demonstration that could not start is
+// an error with a nil Taught. One that ran but cannot be drafted — it
+// failed, was cancelled, or never acted (teach.ErrNothingDemonstrated) —
+// returns the Taught with its Result, for its events, answer and cost,
+// and the error.
+func (w *Workbench) Teach(ctx context.Context, p *teach.Plan, rig *TeachRig, o teach.Options) (*Taught, error) {
 	if p == nil {
 		return nil, errors.New("teach: no plan")
 	}
+	if rig == nil || rig.Authority == nil {
+		return nil, errors.New("teach: no body nor authorizer: open them with OpenTeach")
+	}
+	o.Body, o.Authorizer, o.TrustedServer = rig.Body, rig.Authority.auth, rig.Trusted
 	res, err := teach.Demonstrate(ctx, p, o)
 	if err != nil {
 		return nil, err

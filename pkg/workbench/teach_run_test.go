@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"workbench/fixtures"
-	"workbench/pkg/body/sim"
+	"workbench/pkg/body"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/openrouter/openroutertest"
-	"workbench/pkg/policy"
+	"workbench/pkg/policy/delegatic"
 	"workbench/pkg/skill"
 	"workbench/pkg/store/mem"
 	"workbench/pkg/teach"
@@ -69,16 +69,16 @@ func TestTeach(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bd, err := sim.New(plan.World)
+			st := mem.New()
+			wb := &workbench.Workbench{Verifier: v, Store: st, Now: func() time.Time { return at }}
+			rig, err := wb.OpenTeach(ctx, plan, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := mem.New()
-			wb := &workbench.Workbench{Verifier: v, Store: st, Now: func() time.Time { return at }}
+			defer rig.Close()
 			var steps int
-			taught, err := wb.Teach(ctx, plan, teach.Options{Model: teacher(t, tc.steps...), ModelID: "example/teacher", Body: bd,
-				Authorizer: policy.Default(), TrustedServer: true, MaxSteps: tc.maxSteps,
-				Progress: func(workbench.TeachProgress) { steps++ }})
+			taught, err := wb.Teach(ctx, plan, rig, teach.Options{Model: teacher(t, tc.steps...), ModelID: "example/teacher",
+				MaxSteps: tc.maxSteps, Progress: func(workbench.TeachProgress) { steps++ }})
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) || taught == nil || taught.Result == nil {
 					t.Fatalf("Teach = %v, %v; want %v with the result", taught, err, tc.err)
@@ -143,7 +143,15 @@ func TestTeach(t *testing.T) {
 		want string
 	}{
 		{"no plan", func() error {
-			_, err := (&workbench.Workbench{}).Teach(context.Background(), nil, teach.Options{})
+			_, err := (&workbench.Workbench{}).Teach(context.Background(), nil, nil, teach.Options{})
+			return err
+		}, "no plan"},
+		{"no rig", func() error {
+			_, err := (&workbench.Workbench{}).Teach(context.Background(), &teach.Plan{}, nil, teach.Options{})
+			return err
+		}, "open them with OpenTeach"},
+		{"open without a plan", func() error {
+			_, err := (&workbench.Workbench{}).OpenTeach(context.Background(), nil, false)
 			return err
 		}, "no plan"},
 		{"no demonstration", func() error {
@@ -157,5 +165,87 @@ func TestTeach(t *testing.T) {
 		if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestOpenTeach: a demonstration's body and authorizer are chosen by the
+// replay's rule (spec OQ-2): the local engine for the simulator when
+// delegatic-mcp is not configured, delegatic-mcp when it is, and on an MCP
+// body without it an *AuthorizerUnavailableError until the user accepts
+// the local engine.
+func TestOpenTeach(t *testing.T) {
+	ctx := context.Background()
+	onSim, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: fixtures.ModelComparison})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onBrowser, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Task: "Read the changelog", Body: skill.BodyBrowser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	badWorld := *onSim
+	badWorld.World = []byte("{")
+	refused := errors.New("refused")
+	localName := "local:" + skill.DefaultPolicyID
+	for _, tc := range []struct {
+		name        string
+		w           workbench.Workbench
+		plan        *teach.Plan
+		acceptLocal bool
+		authority   string // the authority chosen; "" when an error is wanted
+		fallback    bool
+		trusted     bool
+		err         any // an error to match with errors.Is, or a pointer for errors.As
+	}{
+		{name: "simulator, local engine", plan: onSim, authority: localName, trusted: true},
+		{name: "simulator under delegatic-mcp", w: workbench.Workbench{Authorizers: local}, plan: onSim, authority: delegatic.Name, trusted: true},
+		{name: "MCP body under delegatic-mcp", w: workbench.Workbench{Bodies: fakeBodies(onSim.World), Authorizers: local}, plan: onBrowser,
+			authority: delegatic.Name, trusted: true},
+		{name: "MCP body without delegatic-mcp", w: workbench.Workbench{Bodies: fakeBodies(onSim.World)}, plan: onBrowser,
+			err: new(*workbench.AuthorizerUnavailableError)},
+		{name: "MCP body, local engine accepted", w: workbench.Workbench{Bodies: fakeBodies(onSim.World)}, plan: onBrowser, acceptLocal: true,
+			authority: localName, fallback: true, trusted: true},
+		{name: "MCP body, no way to open one", plan: onBrowser, acceptLocal: true, err: new(*workbench.BodyUnavailableError)},
+		{name: "body refused", w: workbench.Workbench{Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return nil, false, refused }},
+			plan: onBrowser, err: refused},
+		{name: "simulator world broken", plan: &badWorld, err: "the simulator world"},
+		{name: "no fallback offered", w: workbench.Workbench{Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
+			return delegatic.Choice{}, refused
+		}}, plan: onSim, acceptLocal: true, err: refused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rig, err := tc.w.OpenTeach(ctx, tc.plan, tc.acceptLocal)
+			switch want := tc.err.(type) {
+			case nil:
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rig.Close()
+				if rig.Body == nil || rig.Trusted != tc.trusted || rig.Authority.Name != tc.authority || rig.Authority.Fallback != tc.fallback {
+					t.Errorf("rig: body %v, trusted %v, authority %+v; want %s (fallback %v)", rig.Body, rig.Trusted, rig.Authority, tc.authority, tc.fallback)
+				}
+				if tc.fallback && rig.Authority.Unavailable == nil {
+					t.Error("a fallback without the reason delegatic-mcp could not decide")
+				}
+			case error:
+				if !errors.Is(err, want) || rig != nil {
+					t.Errorf("OpenTeach = %v, %v; want %v", rig, err, want)
+				}
+			case string:
+				if err == nil || !strings.Contains(err.Error(), want) || rig != nil {
+					t.Errorf("OpenTeach = %v, %v; want an error saying %q", rig, err, want)
+				}
+			default:
+				if !errors.As(err, want) || rig != nil {
+					t.Errorf("OpenTeach = %v, %v; want %T", rig, err, want)
+				}
+			}
+		})
+	}
+	// The error names the body and the local engine the user is offered.
+	_, err = (&workbench.Workbench{Bodies: fakeBodies(onSim.World)}).OpenTeach(ctx, onBrowser, false)
+	var ae *workbench.AuthorizerUnavailableError
+	if !errors.As(err, &ae) || ae.Kind != skill.BodyBrowser || ae.Local != localName {
+		t.Errorf("OpenTeach = %v; want delegatic-mcp unavailable on the browser body, offering %s", err, localName)
 	}
 }

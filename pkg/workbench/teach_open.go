@@ -1,0 +1,62 @@
+package workbench
+
+import (
+	"context"
+	"errors"
+
+	"workbench/pkg/body"
+	"workbench/pkg/skill"
+	"workbench/pkg/teach"
+)
+
+// TeachRig is what a demonstration runs with: the body it acts through
+// and the authority that decides each of its actions. The caller closes
+// it when the demonstration ends.
+type TeachRig struct {
+	Body body.Body
+	// Trusted says whether the body's tool annotations are believed
+	// (DESIGN §7); the simulator's always are.
+	Trusted bool
+	// Authority is the authorizer spec OQ-2 chose for the body.
+	Authority *Authority
+
+	closeBody func()
+}
+
+// Close ends the body's session and the delegatic-mcp session, if any.
+func (r *TeachRig) Close() {
+	if r.closeBody != nil {
+		r.closeBody()
+	}
+	if r.Authority != nil {
+		r.Authority.Close()
+	}
+}
+
+// OpenTeach opens the body the plan's task runs on (the simulator in the
+// plan's world, or an MCP body through the BodyFactory) and chooses its
+// authorizer by the rule a replay follows (Authorize, spec OQ-2) under
+// the default policy. The body is opened first, so a body that cannot be
+// used is said before the authorizer is asked. When delegatic-mcp cannot
+// decide, the demonstration may run under the local engine only when
+// acceptLocal says the user accepted it; otherwise the error is an
+// *AuthorizerUnavailableError and nothing stays open.
+func (w *Workbench) OpenTeach(ctx context.Context, p *teach.Plan, acceptLocal bool) (*TeachRig, error) {
+	if p == nil {
+		return nil, errors.New("teach: no plan")
+	}
+	kind := p.Task.BodyChoice
+	if kind == "" {
+		kind = skill.BodySimulator
+	}
+	bd, trusted, closeBd, err := w.openBody(ctx, kind, p.WorldName, p.World)
+	if err != nil {
+		return nil, err
+	}
+	a, err := w.authorize(ctx, kind, skill.DefaultPolicyID, acceptLocal)
+	if err != nil {
+		closeBd()
+		return nil, err
+	}
+	return &TeachRig{Body: bd, Trusted: trusted, Authority: a, closeBody: closeBd}, nil
+}
