@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"workbench/fixtures"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/redact"
 	"workbench/pkg/skill"
@@ -24,19 +21,7 @@ const fakeKey = "sk-or-v1-0123456789abcdef0123456789abcdef0123456789abcdef012345
 
 func setup(t *testing.T) (*verify.Verifier, *skill.Bundle) {
 	t.Helper()
-	v, err := verify.Standard()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", fixtures.ValidBundleFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := skill.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v, b
+	return verifier(t), taught(t)
 }
 
 // withSecret puts a key-shaped string into the bundle's task and re-seals it.
