@@ -179,3 +179,64 @@ func TestNewSealedBundleFile(t *testing.T) {
 		t.Errorf("the zero Sealed: %v, want ErrInvalid", err)
 	}
 }
+
+// TestTraceRef: the trace's place in the bundle bytes is the same whether
+// the constructor's parse found it or a scan does, and FindTrace finds a
+// trace only in a bundle that carries it.
+func TestTraceRef(t *testing.T) {
+	id := skill.NewID()
+	f := storetest.Bundle(t, id, 1, "Where the trace lies")
+	s, err := skill.ReadSealed(f.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := store.NewSealedBundleFile(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromParse, err := parsed.TraceRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromScan, err := f.TraceRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := store.TraceRef{SkillID: id, TraceID: f.Bundle.Trace.TraceID, Bundle: f.Bundle.ContentHash, Start: fromScan.Start, End: fromScan.End}
+	if fromParse != want || fromScan != want {
+		t.Errorf("TraceRef: from the parse %+v, from a scan %+v, want %+v", fromParse, fromScan, want)
+	}
+	if raw, err := want.In(f.Data); err != nil || !bytes.HasPrefix(raw, []byte(`{`)) || !bytes.Contains(raw, []byte(f.Bundle.Trace.TraceID)) {
+		t.Errorf("In: %q, %v", raw, err)
+	}
+	if _, err := want.In(f.Data[:want.End-1]); err == nil {
+		t.Error("In accepted bytes too short for the reference")
+	}
+
+	other := storetest.NewBundle(skill.NewID(), 1, "Another trace")
+	otherFile, err := store.EncodeBundle(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := []store.StoredBundle{otherFile.Stored(), f.Stored()}
+	for _, tc := range []struct {
+		traceID string
+		want    string // content hash of the bundle found, "" for none
+	}{
+		{f.Bundle.Trace.TraceID, f.Bundle.ContentHash},
+		{other.Trace.TraceID, other.ContentHash},
+		{"trace-nobody-carries", ""},
+	} {
+		got, ok := store.FindTrace(tc.traceID, stored)
+		if ok != (tc.want != "") || got.Bundle != tc.want {
+			t.Errorf("FindTrace(%s) = %+v, %v; want bundle %q", tc.traceID, got, ok, tc.want)
+		}
+		for _, b := range stored {
+			if ok && b.ContentHash == got.Bundle {
+				if raw, err := got.In(b.Data); err != nil || !bytes.Contains(raw, []byte(`"trace_id":"`+tc.traceID+`"`)) {
+					t.Errorf("FindTrace(%s) points at %q (%v)", tc.traceID, raw, err)
+				}
+			}
+		}
+	}
+}

@@ -379,21 +379,20 @@ func (d *DB) SaveReplay(ctx context.Context, r store.Replay, bundle *store.Bundl
 	return sk, nil
 }
 
-// traceValue is a bundle's trace as it is stored in traces: the trace's
-// bytes from the bundle file (BundleFile.TraceJSON). It runs before the
-// transaction starts, so a bundle whose trace cannot be found stops the
-// write before anything is written.
+// traceValue is a bundle's trace record as it is stored in traces: where
+// the trace lies in the bundle's bytes (store.TraceRef), not a second copy
+// of them. It runs before the transaction starts, so a bundle whose trace
+// cannot be found stops the write before anything is written.
 func traceValue(op string, f store.BundleFile) (map[string]any, error) {
-	b := f.Bundle
-	data, err := f.TraceJSON()
+	r, err := f.TraceRef()
 	if err != nil {
-		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrInvalid, Err: err}
+		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: f.Bundle.Trace.TraceID, Kind: store.ErrInvalid, Err: err}
 	}
-	bytes, err := jsbytes.ToJS(data)
-	if err != nil {
-		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrAborted, Err: err}
-	}
-	return map[string]any{"skill_id": b.SkillID, "trace_id": b.Trace.TraceID, "json": bytes}, nil
+	return traceRecord(r), nil
+}
+
+func traceRecord(r store.TraceRef) map[string]any {
+	return map[string]any{"skill_id": r.SkillID, "trace_id": r.TraceID, "bundle": r.Bundle, "start": r.Start, "end": r.End}
 }
 
 // writeBundle issues the writes of a bundle and its trace: the trace first,
@@ -560,26 +559,89 @@ func decodeSkill(v safejs.Value) (store.Skill, error) {
 	return sk, json.Unmarshal([]byte(s), &sk)
 }
 
-// Trace implements store.Store.
+// Trace implements store.Store. A trace record names the bundle that
+// holds the trace's bytes and where (store.TraceRef); a record written by
+// an earlier workbench holds a copy of the bytes in json, and is read as
+// it is.
 func (d *DB) Trace(ctx context.Context, skillID, traceID string) (*skill.Trace, error) {
 	const op = "get trace"
 	key := skillID + " " + traceID
-	v, err := d.getOne(ctx, op, store.StoreTraces, key, []any{skillID, traceID})
+	t, err := d.begin(ctx, op, "readonly", store.StoreTraces, store.StoreBundles)
 	if err != nil {
 		return nil, err
 	}
-	var tr skill.Trace
-	data, err := v.Get("json")
-	if err == nil {
-		var raw []byte
-		if raw, err = jsbytes.ToGo(data); err == nil {
-			err = json.Unmarshal(raw, &tr)
-		}
-	}
+	traces, err := t.objectStore(store.StoreTraces)
 	if err != nil {
+		return nil, t.abort(err)
+	}
+	v, err := t.get(ctx, traces, store.StoreTraces, key, "get", []any{skillID, traceID})
+	if err != nil {
+		return nil, err
+	}
+	if v.IsUndefined() {
+		return nil, t.abort(&store.Error{Op: op, Store: store.StoreTraces, Key: key, Kind: store.ErrNotFound})
+	}
+	raw, err := t.traceBytes(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.wait(ctx); err != nil {
+		return nil, err
+	}
+	var tr skill.Trace
+	if err := json.Unmarshal(raw, &tr); err != nil {
 		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: key, Kind: store.ErrInvalid, Err: err}
 	}
 	return &tr, nil
+}
+
+// traceBytes reads the bytes of stored trace record v.
+func (t *txn) traceBytes(ctx context.Context, v safejs.Value) ([]byte, error) {
+	invalid := func(key string, err error) error {
+		return t.abort(&store.Error{Op: t.op, Store: store.StoreTraces, Key: key, Kind: store.ErrInvalid, Err: err})
+	}
+	if copied, err := v.Get("json"); err == nil && !copied.IsUndefined() {
+		raw, err := jsbytes.ToGo(copied)
+		if err != nil {
+			return nil, invalid("", err)
+		}
+		return raw, nil
+	}
+	var r store.TraceRef
+	var err error
+	for name, s := range map[string]*string{"skill_id": &r.SkillID, "trace_id": &r.TraceID, "bundle": &r.Bundle} {
+		if err == nil {
+			*s, err = jsString(v, name)
+		}
+	}
+	if err == nil {
+		r.Start, err = jsInt(v, "start")
+	}
+	if err == nil {
+		r.End, err = jsInt(v, "end")
+	}
+	if err != nil {
+		return nil, invalid(r.SkillID+" "+r.TraceID, err)
+	}
+	bundles, err := t.objectStore(store.StoreBundles)
+	if err != nil {
+		return nil, t.abort(err)
+	}
+	b, err := t.get(ctx, bundles, store.StoreBundles, r.Bundle, "get", r.Bundle)
+	if err != nil {
+		return nil, err
+	}
+	if b.IsUndefined() {
+		return nil, invalid(r.SkillID+" "+r.TraceID, fmt.Errorf("the record names bundle %s, which is not stored", r.Bundle))
+	}
+	sb, err := bundleFrom(b)
+	if err == nil {
+		var raw []byte
+		if raw, err = r.In(sb.Data); err == nil {
+			return raw, nil
+		}
+	}
+	return nil, invalid(r.SkillID+" "+r.TraceID, err)
 }
 
 // Bundle implements store.Store.
@@ -812,7 +874,89 @@ func (d *DB) ReplaceBundle(ctx context.Context, oldHash string, f store.BundleFi
 	if err := t.relink(ctx, f.Bundle.SkillID, oldHash, f.Bundle.ContentHash); err != nil {
 		return store.Skill{}, err
 	}
+	if err := t.keepTraces(ctx, f, oldHash); err != nil {
+		return store.Skill{}, err
+	}
 	return d.commitBundle(ctx, t, f)
+}
+
+// keepTraces runs after bundle oldHash was removed in favour of f: a
+// trace record naming the removed bundle is pointed at another stored
+// bundle of the skill that carries the trace (store.FindTrace), or
+// deleted when none does. f's own trace record was written already.
+func (t *txn) keepTraces(ctx context.Context, f store.BundleFile, oldHash string) error {
+	id := f.Bundle.SkillID
+	keyRange, err := safejs.Global().Get("IDBKeyRange")
+	var span safejs.Value
+	if err == nil {
+		span, err = keyRange.Call("bound", []any{id}, []any{id, []any{}})
+	}
+	if err != nil {
+		return t.abort(fail(t.op, store.StoreTraces, id, thrown(err)))
+	}
+	traces, err := t.objectStore(store.StoreTraces)
+	if err != nil {
+		return t.abort(err)
+	}
+	all, err := t.get(ctx, traces, store.StoreTraces, id, "getAll", span)
+	if err != nil {
+		return err
+	}
+	var orphans []string
+	err = each(all, func(v safejs.Value) error {
+		traceID, err := jsString(v, "trace_id")
+		if err != nil || traceID == f.Bundle.Trace.TraceID {
+			return err
+		}
+		if named, err := v.Get("bundle"); err == nil && !named.IsUndefined() {
+			if h, _ := named.String(); h == oldHash {
+				orphans = append(orphans, traceID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return t.abort(readErr(t.op, store.StoreTraces, err))
+	}
+	if len(orphans) == 0 {
+		return nil
+	}
+	bundles, err := t.objectStore(store.StoreBundles)
+	if err != nil {
+		return t.abort(err)
+	}
+	index, err := bundles.Call("index", "skill_id")
+	if err != nil {
+		return t.abort(fail(t.op, store.StoreBundles, "skill_id", thrown(err)))
+	}
+	stored, err := t.get(ctx, index, store.StoreBundles, id, "getAll", id)
+	if err != nil {
+		return err
+	}
+	var others []store.StoredBundle
+	err = each(stored, func(v safejs.Value) error {
+		b, err := bundleFrom(v)
+		if err == nil && b.ContentHash != oldHash {
+			others = append(others, b)
+		}
+		return err
+	})
+	if err != nil {
+		return t.abort(readErr(t.op, store.StoreBundles, err))
+	}
+	for _, traceID := range orphans {
+		key := id + " " + traceID
+		if moved, ok := store.FindTrace(traceID, others); ok {
+			if err := t.call(store.StoreTraces, key, "put", traceRecord(moved)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := t.call(store.StoreTraces, key, "delete", []any{id, traceID}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // relink links the replays of skill id that name bundle from to bundle to.

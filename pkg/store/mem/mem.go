@@ -22,10 +22,12 @@ import (
 // whole duration, which makes calls serializable like IndexedDB
 // transactions over the same stores.
 type Store struct {
-	mu      sync.Mutex
-	closed  bool
-	skills  map[string][]byte // id → JSON of store.Skill
-	traces  map[traceKey][]byte
+	mu     sync.Mutex
+	closed bool
+	skills map[string][]byte // id → JSON of store.Skill
+	// traces: where each trace lies in a stored bundle's bytes, the
+	// same reference IndexedDB keeps (store.TraceRef)
+	traces  map[traceKey]store.TraceRef
 	bundles map[string]store.StoredBundle // content hash → bundle
 	replays map[string][]byte             // replay id → JSON of store.Replay
 	// comparisons: comparison id → JSON of store.Comparison
@@ -45,7 +47,7 @@ func New() *Store {
 
 func (s *Store) reset() {
 	s.skills = map[string][]byte{}
-	s.traces = map[traceKey][]byte{}
+	s.traces = map[traceKey]store.TraceRef{}
 	s.bundles = map[string]store.StoredBundle{}
 	s.replays = map[string][]byte{}
 	s.comparisons = map[string][]byte{}
@@ -70,9 +72,11 @@ type change struct {
 	// delBundles are removed before anything is written.
 	delBundles []string
 	skills     map[string][]byte
-	traces     map[traceKey][]byte
-	bundles    []store.StoredBundle
-	replays    map[string][]byte
+	traces     map[traceKey]store.TraceRef
+	// delTraces are removed after traces are written.
+	delTraces []traceKey
+	bundles   []store.StoredBundle
+	replays   map[string][]byte
 }
 
 func (c *change) apply(s *Store) {
@@ -84,6 +88,9 @@ func (c *change) apply(s *Store) {
 	}
 	for k, v := range c.traces {
 		s.traces[k] = v
+	}
+	for _, k := range c.delTraces {
+		delete(s.traces, k)
 	}
 	for _, b := range c.bundles {
 		s.bundles[b.ContentHash] = b
@@ -103,7 +110,7 @@ func (s *Store) AddBundle(ctx context.Context, f store.BundleFile) (store.Skill,
 		return store.Skill{}, err
 	}
 	defer s.mu.Unlock()
-	c := &change{skills: map[string][]byte{}, traces: map[traceKey][]byte{}, replays: map[string][]byte{}}
+	c := &change{skills: map[string][]byte{}, traces: map[traceKey]store.TraceRef{}, replays: map[string][]byte{}}
 	prev, err := s.skill(op, f.Bundle.SkillID, false)
 	if err != nil {
 		return store.Skill{}, err
@@ -130,7 +137,7 @@ func (s *Store) addBundle(op string, c *change, prev *store.Skill, f store.Bundl
 			return store.Skill{}, store.ConflictError(op, b, other.ContentHash)
 		}
 	}
-	trace, err := f.TraceJSON()
+	trace, err := f.TraceRef()
 	if err != nil {
 		return store.Skill{}, &store.Error{Op: op, Store: store.StoreTraces, Key: b.Trace.TraceID, Kind: store.ErrInvalid, Err: err}
 	}
@@ -174,7 +181,7 @@ func (s *Store) SaveReplay(ctx context.Context, r store.Replay, bundle *store.Bu
 		return store.Skill{}, err
 	}
 	defer s.mu.Unlock()
-	c := &change{skills: map[string][]byte{}, traces: map[traceKey][]byte{}, replays: map[string][]byte{}}
+	c := &change{skills: map[string][]byte{}, traces: map[traceKey]store.TraceRef{}, replays: map[string][]byte{}}
 	prev, err := s.skill(op, r.SkillID(), true)
 	if err != nil {
 		return store.Skill{}, err
@@ -273,12 +280,16 @@ func (s *Store) Trace(ctx context.Context, skillID, traceID string) (*skill.Trac
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	data, ok := s.traces[traceKey{skillID, traceID}]
+	ref, ok := s.traces[traceKey{skillID, traceID}]
 	if !ok {
 		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: skillID + " " + traceID, Kind: store.ErrNotFound}
 	}
 	var t skill.Trace
-	if err := json.Unmarshal(data, &t); err != nil {
+	data, err := ref.In(s.bundles[ref.Bundle].Data)
+	if err == nil {
+		err = json.Unmarshal(data, &t)
+	}
+	if err != nil {
 		return nil, &store.Error{Op: op, Store: store.StoreTraces, Key: skillID + " " + traceID, Kind: store.ErrInvalid, Err: err}
 	}
 	return &t, nil
@@ -448,7 +459,7 @@ func (s *Store) ReplaceBundle(ctx context.Context, oldHash string, f store.Bundl
 	if err := store.CheckReplace(op, old, f); err != nil {
 		return store.Skill{}, err
 	}
-	c := &change{delBundles: []string{oldHash}, skills: map[string][]byte{}, traces: map[traceKey][]byte{}, replays: map[string][]byte{}}
+	c := &change{delBundles: []string{oldHash}, skills: map[string][]byte{}, traces: map[traceKey]store.TraceRef{}, replays: map[string][]byte{}}
 	newHash := f.Bundle.ContentHash
 	for rid, data := range s.replays {
 		var r store.Replay
@@ -472,6 +483,27 @@ func (s *Store) ReplaceBundle(ctx context.Context, oldHash string, f store.Bundl
 	sk, err := s.addBundle(op, c, prev, f, oldHash)
 	if err != nil {
 		return store.Skill{}, err
+	}
+	// A trace the replaced copy held stays while another stored bundle
+	// carries it, and goes with the copy otherwise.
+	var others []store.StoredBundle
+	for _, b := range s.bundles {
+		if b.SkillID == f.Bundle.SkillID && b.ContentHash != oldHash {
+			others = append(others, b)
+		}
+	}
+	for k, ref := range s.traces {
+		if ref.Bundle != oldHash || k.skillID != f.Bundle.SkillID {
+			continue
+		}
+		if _, ok := c.traces[k]; ok {
+			continue
+		}
+		if moved, ok := store.FindTrace(k.traceID, others); ok {
+			c.traces[k] = moved
+		} else {
+			c.delTraces = append(c.delTraces, k)
+		}
 	}
 	c.apply(s)
 	return sk, nil

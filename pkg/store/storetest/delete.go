@@ -183,6 +183,54 @@ func testReplaceBundle(t *testing.T, s store.Store) {
 	}
 }
 
+// testReplaceKeepsCarriedTraces replaces copies with copies that carry
+// another trace: a trace stays readable while a stored bundle carries it
+// and goes with the last one.
+func testReplaceKeepsCarriedTraces(t *testing.T, s store.Store) {
+	id := skill.NewID()
+	v1, v2 := Bundle(t, id, 1, "Shared trace"), Bundle(t, id, 2, "Shared trace")
+	shared := v1.Bundle.Trace
+	for _, f := range []store.BundleFile{v1, v2} {
+		_, err := s.AddBundle(ctx(), f)
+		must(t, fmt.Sprintf("add v%d", f.Bundle.SkillVersion), err)
+	}
+	retraced := func(version int, traceID string) store.BundleFile {
+		b := NewBundle(id, version, "Retraced")
+		b.Trace.TraceID, b.Manifest.DerivedFromTraceID = traceID, traceID
+		if err := b.Seal(); err != nil {
+			t.Fatalf("seal: %v", err)
+		}
+		f, err := store.EncodeBundle(b)
+		must(t, "encode", err)
+		return f
+	}
+	readTrace := func(what, traceID string, want *skill.Trace) {
+		t.Helper()
+		got, err := s.Trace(ctx(), id, traceID)
+		if want == nil {
+			wantKind(t, what, err, store.ErrNotFound, "get trace")
+			return
+		}
+		must(t, what, err)
+		if !equalJSON(got, want) {
+			t.Errorf("%s: %s, want %s", what, toJSON(got), toJSON(want))
+		}
+	}
+
+	v2b := retraced(2, "trace-other")
+	_, err := s.ReplaceBundle(ctx(), v2.Bundle.ContentHash, v2b)
+	must(t, "replace v2", err)
+	readTrace("the shared trace, still carried by v1", shared.TraceID, &shared)
+	readTrace("the new copy's trace", "trace-other", &v2b.Bundle.Trace)
+
+	v1b := retraced(1, "trace-third")
+	_, err = s.ReplaceBundle(ctx(), v1.Bundle.ContentHash, v1b)
+	must(t, "replace v1", err)
+	readTrace("the shared trace, carried by no stored bundle", shared.TraceID, nil)
+	readTrace("v1's new trace", "trace-third", &v1b.Bundle.Trace)
+	readTrace("v2's trace", "trace-other", &v2b.Bundle.Trace)
+}
+
 // testReplaceBundleRefused: a replace that cannot be done changes nothing.
 func testReplaceBundleRefused(t *testing.T, s store.Store) {
 	id := skill.NewID()

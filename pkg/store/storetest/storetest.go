@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DeleteSkillCancelled", testDeleteSkillCancelled},
 		{"ReplaceBundle", testReplaceBundle},
 		{"ReplaceBundleRefused", testReplaceBundleRefused},
+		{"ReplaceKeepsCarriedTraces", testReplaceKeepsCarriedTraces},
 		{"Concurrent", testConcurrent},
 		{"Closed", testClosed},
 	}
