@@ -6,7 +6,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/skill"
-	"workbench/pkg/skillpage"
+	"workbench/pkg/verify"
 	"workbench/pkg/words"
 )
 
@@ -14,7 +14,7 @@ import (
 // one overall badge, then every proof gate and every invariant with the
 // bundle's claim beside the re-verified result. An overclaim — a claim
 // better than the evidence — is shown as a failure on its row and listed.
-func renderConformance(p skillpage.Panel) app.UI {
+func renderConformance(p verify.Panel) app.UI {
 	gateRows := make([]app.UI, 0, len(p.Gates))
 	for _, g := range p.Gates {
 		claimed := app.UI(app.Span().Class("muted").Text("not claimed"))

@@ -23,3 +23,28 @@ func (o *ownContext) keep(ctx app.Context) { o.kept = ctx }
 
 // own is the context kept last.
 func (o *ownContext) own() app.Context { return o.kept }
+
+// pageTab is a tab a page makes once for the thing it shows and renders
+// again each time the tab is opened (the skill page's Manifest, Memory,
+// Audit and History tabs), so what the tab holds stays while another tab
+// is open. It has its own context (kept from OnMount) and the page's.
+type pageTab struct {
+	ownContext
+	// page is the page's own context. Answers are applied through it
+	// (settle): another tab may be open when one comes, and go-app drops
+	// what is dispatched through a component no longer mounted.
+	page app.Context
+}
+
+// settle applies f, the answer to the tab's asynchronous work, on the UI
+// goroutine whether or not the tab c is open, and shows it when it is.
+// The page renders the same tab again, which go-app takes for no change,
+// so an open tab is re-rendered here.
+func (t *pageTab) settle(c app.Composer, f func()) {
+	t.page.Dispatch(func(app.Context) {
+		f()
+		if c.Mounted() {
+			t.own().Update()
+		}
+	})
+}

@@ -11,7 +11,6 @@ import (
 	"workbench/pkg/schemaform"
 	"workbench/pkg/session"
 	"workbench/pkg/skill"
-	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
 	"workbench/pkg/words"
@@ -283,7 +282,7 @@ func (p *replayPage) renderForm() app.UI {
 	for _, f := range p.fields {
 		given[f.spec.Name] = f.raw
 	}
-	rows := skillpage.InputRows(b, given)
+	rows := workbench.InputRows(b, given)
 	for i, f := range p.fields {
 		fields = append(fields, p.inputField(i, f, rows[i]))
 	}
@@ -323,7 +322,7 @@ func (p *replayPage) renderForm() app.UI {
 // inputField is one manifest input as a form control of its type, its
 // error beside it, and the value the skill was taught with beside the
 // new one.
-func (p *replayPage) inputField(i int, f replayField, row skillpage.InputRow) app.UI {
+func (p *replayPage) inputField(i int, f replayField, row workbench.InputRow) app.UI {
 	id := "replay-input-" + f.spec.Name
 	errID := id + "-error"
 	msg := p.fieldErrs[f.spec.Name]
@@ -373,7 +372,7 @@ func (p *replayPage) inputField(i int, f replayField, row skillpage.InputRow) ap
 
 // recordedBeside is the value an input had in the recording, beside the
 // field holding the replay's, and whether the two differ.
-func recordedBeside(id string, row skillpage.InputRow) app.UI {
+func recordedBeside(id string, row workbench.InputRow) app.UI {
 	rec := app.UI(app.Code().Class("recorded-value").Text(row.Recorded))
 	if row.Recorded == "" {
 		rec = app.Span().Class("muted").Text("(none recorded)")
@@ -398,7 +397,7 @@ func (p *replayPage) keyMissing(bound bool) bool {
 // needs: its inputs, a model and a key when a model chose some
 // parameters (and which), the body, and the policy.
 func (p *replayPage) renderNeeds() app.UI {
-	n := skillpage.NeedsOf(p.bundle)
+	n := workbench.NeedsOf(p.bundle)
 	inputs := "none: it replays as recorded"
 	if len(n.Inputs) > 0 {
 		names := make([]string, len(n.Inputs))
@@ -408,7 +407,7 @@ func (p *replayPage) renderNeeds() app.UI {
 		inputs = words.Count(len(n.Inputs), "input") + ": " + strings.Join(names, ", ")
 	}
 	var model app.UI
-	if n.ModelBound() {
+	if p.bundle.Trace.ModelBound() {
 		choices := make([]app.UI, len(n.ModelChoices))
 		for i, c := range n.ModelChoices {
 			choices[i] = app.Li().Body(app.Text(fmt.Sprintf("edge %d, %s: ", c.Edge, c.Tool)), app.Code().Text(c.Param))
@@ -450,7 +449,7 @@ func (p *replayPage) renderRun() app.UI {
 	if p.result != nil && p.result.Record != nil {
 		surprises = p.result.Record.Report.SurpriseSignals
 	}
-	rows := skillpage.EdgeRows(b, p.edges, surprises)
+	rows := workbench.EdgeRows(b, p.edges, surprises)
 	return app.Section().Class("panel").ID("replay-run-panel").Aria("labelledby", "replay-run-heading").Body(
 		app.H2().ID("replay-run-heading").Text("Replay"),
 		app.Div().ID("replay-progress").Aria("live", "polite").Body(
@@ -565,7 +564,7 @@ func renderSurprise(s skill.SurpriseSignal) app.UI {
 }
 
 // renderEdgeTable sets the recorded edges beside the replayed ones.
-func renderEdgeTable(rows []skillpage.EdgeRow) app.UI {
+func renderEdgeTable(rows []workbench.EdgeRow) app.UI {
 	trs := make([]app.UI, 0, len(rows))
 	for _, r := range rows {
 		match := app.UI(app.Span().Class("muted").Text("pending"))

@@ -12,7 +12,6 @@ import (
 
 	"workbench/pkg/schemaform"
 	"workbench/pkg/skill"
-	"workbench/pkg/skillpage"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
 	"workbench/pkg/words"
@@ -22,7 +21,10 @@ import (
 
 // skillPage is one stored skill (/skills/{id}): its newest version's
 // header, the conformance panel, the tabs Manifest / Memory / Compare /
-// Audit (spec §2.1) and the export dialog.
+// Audit / History (spec §2.1) and the export dialog. Each tab is a
+// component of its own (manifestTab, memoryTab, compareTab, auditTab,
+// historyTab); the page makes the ones that keep what they hold while
+// another tab is open once per version shown.
 //
 // Everything shown is read from the stored bundle and its re-verification
 // (verify.Report); the verdict the bundle claims is shown only beside the
@@ -44,25 +46,21 @@ type skillPage struct {
 	stored   store.StoredBundle
 	bundle   *skill.Bundle
 	report   *verify.Report
-	panel    skillpage.Panel
+	panel    verify.Panel
 	advice   workbench.ExportAdvice
-	schemas  *schemas.Validator
 
 	tab string
 
-	edit    manifestEdit
-	memory  *memoryTab // the Memory tab, made when the bundle is read
-	exp     exportState
-	audit   *skillpage.Audit
-	hist    historyState
-	del     deletion
-	auditUI auditState
-	saveMsg string // a new version was stored (from Manifest or Compare)
+	// The tabs made when the bundle is read; the Compare tab is made
+	// on each render (its state is kept with the skill in the library).
+	manifest *manifestTab
+	memory   *memoryTab
+	audit    *auditTab
+	history  *historyTab
 
-	// edge is the trace edge selected in the Audit tab, or nil. While
-	// that tab is open it is part of the page context the capability
-	// workbench prefills forms from (publishContext).
-	edge *int
+	exp     exportState
+	del     deletion
+	saveMsg string // a new version was stored (from Manifest or Compare)
 }
 
 // The tabs of spec §2.1, in order.
@@ -112,8 +110,9 @@ func (p *skillPage) publishContext() {
 	if p.bundle != nil {
 		c.TraceID, c.ContentHash = p.bundle.Trace.TraceID, p.bundle.ContentHash
 	}
-	if p.tab == "audit" && p.edge != nil {
-		e := *p.edge
+	// The trace edge selected in the Audit tab, while that tab is open.
+	if edge := p.audit.selected(); p.tab == "audit" && edge != nil {
+		e := *edge
 		c.EdgeIndex = &e
 		if p.bundle != nil && e >= 0 && e < len(p.bundle.Trace.Edges) {
 			c.EdgeID = p.bundle.Trace.Edges[e].EdgeID
@@ -219,9 +218,12 @@ func (p *skillPage) load(ctx app.Context) {
 				return
 			}
 			p.sk, p.versions, p.stored, p.bundle, p.report, p.advice = l.sk, l.versions, l.stored, l.bundle, l.report, l.advice
-			p.panel = skillpage.Conformance(l.report)
-			p.edit = newManifestEdit(l.bundle.Manifest)
-			p.memory = &memoryTab{env: p.env, bundle: l.bundle, page: p.own()}
+			p.panel = l.report.Conformance()
+			page := p.own()
+			p.manifest = newManifestTab(p.env, page, l.bundle, p.newest(), p.onSaved)
+			p.memory = &memoryTab{pageTab: pageTab{page: page}, env: p.env, bundle: l.bundle}
+			p.audit = &auditTab{pageTab: pageTab{page: page}, bundle: l.bundle, onSelect: p.publishContext}
+			p.history = &historyTab{pageTab: pageTab{page: page}, env: p.env, id: p.id, versions: l.versions, shown: l.stored.SkillVersion}
 			p.exp = newExportState(l.advice)
 			ctx.Page().SetTitle(l.bundle.Manifest.Name + " · Skill Workbench")
 			p.publishContext()
@@ -235,9 +237,8 @@ func (p *skillPage) load(ctx app.Context) {
 		// ready, and cannot be saved before.
 		sv, serr := schemas.New()
 		ctx.Dispatch(func(app.Context) {
-			p.schemas, p.edit.schemaErr = sv, serr
-			if p.edit.edited {
-				p.checkEdit()
+			if p.manifest != nil && p.manifest.bundle == l.bundle {
+				p.manifest.setSchemas(sv, serr)
 			}
 		})
 	})
@@ -246,27 +247,7 @@ func (p *skillPage) load(ctx app.Context) {
 func (p *skillPage) onTab(id string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		p.tab = id
-		defer p.publishContext()
-		switch id {
-		case "audit":
-			if p.audit == nil && p.bundle != nil {
-				// The tab is shown at once; its steps follow in a task of
-				// their own, so neither blocks the page long on a large
-				// bundle. The answer is kept only for the bundle it was
-				// made from (a save reloads the page with another).
-				b := p.bundle
-				p.own().Async(func() {
-					a := skillpage.AuditOf(b)
-					p.own().Dispatch(func(app.Context) {
-						if p.bundle == b && p.audit == nil {
-							p.audit = &a
-						}
-					})
-				})
-			}
-		case "history":
-			p.openHistory(p.own())
-		}
+		p.publishContext()
 	}
 }
 
@@ -417,11 +398,11 @@ func (p *skillPage) renderTabs() app.UI {
 	case "compare":
 		panel = &compareTab{env: p.env, Bundle: p.bundle, Newest: p.newest(), OnSaved: p.onCompareSaved}
 	case "audit":
-		panel = p.renderAudit()
+		panel = p.audit
 	case "history":
-		panel = p.renderHistory()
+		panel = p.history
 	default:
-		panel = p.renderManifest()
+		panel = p.manifest
 	}
 	return app.Section().Class("tabs").Aria("label", "Skill details").Body(
 		app.Div().Role("tablist").Class("tablist").Aria("label", "Skill details").OnKeyDown(p.onTabKey).Body(tabs...),
@@ -429,12 +410,15 @@ func (p *skillPage) renderTabs() app.UI {
 	)
 }
 
-// onCompareSaved re-reads the skill after the Compare tab saved a
-// version. The tab calls it from its own context; the page's own
-// re-renders the page.
-func (p *skillPage) onCompareSaved(_ app.Context, msg string) {
+// onSaved re-reads the skill after a tab (Manifest or Compare) saved a
+// version, msg saying which. The tab calls it from its own context; the
+// page's own re-renders the page.
+func (p *skillPage) onSaved(msg string) {
 	p.own().Dispatch(func(ctx app.Context) { p.reload(ctx, msg) })
 }
+
+// onCompareSaved is onSaved as the Compare tab calls it.
+func (p *skillPage) onCompareSaved(_ app.Context, msg string) { p.onSaved(msg) }
 
 // reload re-reads the skill after a new version was stored, keeping the
 // message about it.

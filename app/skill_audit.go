@@ -2,28 +2,78 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/skill"
-	"workbench/pkg/skillpage"
 	"workbench/pkg/words"
 )
 
-// auditState is the Audit tab: a trace viewer. The step list shows one
-// page of steps; the selected step's detail (skillpage.DetailOf) is made
-// when it is picked. The other views (events, authorization blocks, tool
-// calls, transcript) are paged the same way, so the tab's work does not
-// grow with the bundle: opening it on a 20 MB bundle renders one page.
-type auditState struct {
-	view   string         // steps, events, auth, tools, transcript
-	page   map[string]int // the page shown of each view
-	detail *skillpage.Detail
+// auditTab is the skill page's Audit tab, a component of its own: a
+// trace viewer. The step list (skill.Bundle.Steps) is made in a task of
+// its own when the tab first opens and shows one page of steps; the
+// selected step's detail (skill.Bundle.StepDetail, put into text by
+// viewStep) is made when it is picked. The other views (events,
+// authorization blocks, tool calls, transcript) are paged the same way,
+// so the tab's work does not grow with the bundle: opening it on a 20 MB
+// bundle renders one page.
+//
+// The page makes one per bundle it shows and renders that same one each
+// time the tab is opened, so the view, the pages and the selection stay
+// while another tab is open.
+type auditTab struct {
+	app.Compo
+	pageTab
+	bundle *skill.Bundle
+	// onSelect is called when the selected step changes: the selection is
+	// part of the page context the capability workbench prefills forms
+	// from.
+	onSelect func()
+
+	reading bool
+	steps   []skill.Step // nil until read
+	auths   []skill.AuthorizationAt
+	scope   []keyValue
+
+	view  string         // steps, events, auth, tools, transcript
+	pages map[string]int // the page shown of each view
+	// edge is the selected step's edge index, nil when none is; detail
+	// is its detail.
+	edge   *int
+	detail *stepView
 	// shown is the long texts of the selected step opened with "Show
 	// all", by element id; a new selection closes them.
 	shown map[string]bool
+}
+
+// selected is the edge index of the selected step, or nil.
+func (a *auditTab) selected() *int {
+	if a == nil {
+		return nil
+	}
+	return a.edge
+}
+
+// OnMount reads the steps, once. The tab is shown at once; its steps
+// follow, so neither blocks the page long on a large bundle.
+func (a *auditTab) OnMount(ctx app.Context) {
+	a.keep(ctx)
+	if a.steps != nil || a.reading {
+		return
+	}
+	a.reading = true
+	b := a.bundle
+	ctx.Async(func() {
+		steps, auths, scope := b.Steps(), b.Authorizations(), scopeOf(b)
+		a.settle(a, func() {
+			a.reading, a.steps, a.auths, a.scope = false, steps, auths, scope
+		})
+	})
 }
 
 // auditPageSize is how many rows a page of any audit list holds: enough
@@ -46,41 +96,40 @@ var auditViews = [...]struct{ id, label string }{
 	{"transcript", "Transcript"},
 }
 
-// renderAudit is the Audit tab (spec §2.1): the trace as steps, each
-// with its call, answer, observations, state, authorization, events and
-// time; and every PULSE event, every authorization block, every tool
-// call's hashes and the transcript, from the bundle alone.
-func (p *skillPage) renderAudit() app.UI {
-	a := p.audit
-	if a == nil {
+// Render is the Audit tab (spec §2.1): the trace as steps, each with its
+// call, answer, observations, state, authorization, events and time; and
+// every PULSE event, every authorization block, every tool call's hashes
+// and the transcript, from the bundle alone.
+func (a *auditTab) Render() app.UI {
+	if a.steps == nil {
 		return app.P().Text("Reading the bundle…")
 	}
-	view := orText(p.auditUI.view, "steps")
+	view := orText(a.view, "steps")
 	counts := map[string]int{
-		"steps": len(a.Steps), "events": len(p.bundle.Evidence.Events), "auth": len(a.Authorizations),
-		"tools": len(a.ToolCalls), "transcript": len(p.bundle.Evidence.Transcript),
+		"steps": len(a.steps), "events": len(a.bundle.Evidence.Events), "auth": len(a.auths),
+		"tools": len(a.bundle.Evidence.ToolCalls), "transcript": len(a.bundle.Evidence.Transcript),
 	}
 	buttons := make([]app.UI, len(auditViews))
 	for i, v := range auditViews {
 		buttons[i] = app.Button().Type("button").ID("audit-view-"+v.id).Class("secondary audit-view").
 			Aria("pressed", strconv.FormatBool(v.id == view)).
-			Text(fmt.Sprintf("%s (%d)", v.label, counts[v.id])).OnClick(p.onAuditView(v.id))
+			Text(fmt.Sprintf("%s (%d)", v.label, counts[v.id])).OnClick(a.onView(v.id))
 	}
 	var body app.UI
 	switch view {
 	case "events":
-		body = p.renderAuditEvents()
+		body = a.renderEvents()
 	case "auth":
-		body = p.renderAuditAuth()
+		body = a.renderAuth()
 	case "tools":
-		body = p.renderAuditTools()
+		body = a.renderTools()
 	case "transcript":
-		body = p.renderAuditTranscript()
+		body = a.renderTranscript()
 	default:
-		body = p.renderSteps()
+		body = a.renderSteps()
 	}
-	scope := make([]app.UI, 0, 2*len(a.Scope))
-	for _, kv := range a.Scope {
+	scope := make([]app.UI, 0, 2*len(a.scope))
+	for _, kv := range a.scope {
 		scope = append(scope, app.Dt().Text(kv.Key), app.Dd().Body(app.Code().Text(kv.Value)))
 	}
 	return app.Div().Body(
@@ -95,23 +144,25 @@ func (p *skillPage) renderAudit() app.UI {
 	)
 }
 
-func (p *skillPage) onAuditView(id string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) { p.auditUI.view = id }
+func (a *auditTab) onView(id string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) { a.view = id }
 }
 
-// onAuditPage shows page n of view.
-func (p *skillPage) onAuditPage(view string, n int) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if p.auditUI.page == nil {
-			p.auditUI.page = map[string]int{}
-		}
-		p.auditUI.page[view] = n
+// onPage shows page n of view.
+func (a *auditTab) onPage(view string, n int) app.EventHandler {
+	return func(ctx app.Context, e app.Event) { a.setPage(view, n) }
+}
+
+func (a *auditTab) setPage(view string, n int) {
+	if a.pages == nil {
+		a.pages = map[string]int{}
 	}
+	a.pages[view] = n
 }
 
 // pager is the "rows a–b of n" line of a paged view, with previous and
 // next page buttons when there is more than one page.
-func (p *skillPage) pager(view, noun string, w skillpage.Window, n int) app.UI {
+func (a *auditTab) pager(view, noun string, w window, n int) app.UI {
 	text := "No " + noun + "s recorded."
 	if n > 0 {
 		text = fmt.Sprintf("%s %d–%d of %d", strings.ToUpper(noun[:1])+noun[1:]+"s", w.Start+1, w.End, n)
@@ -121,26 +172,26 @@ func (p *skillPage) pager(view, noun string, w skillpage.Window, n int) app.UI {
 		app.If(w.Pages > 1, func() app.UI {
 			return app.Span().Class("field-row").Body(
 				app.Button().Type("button").Class("secondary").ID("audit-"+view+"-prev").Disabled(w.Page == 0).
-					Text(fmt.Sprintf("Previous %d", auditPageSize)).OnClick(p.onAuditPage(view, w.Page-1)),
+					Text(fmt.Sprintf("Previous %d", auditPageSize)).OnClick(a.onPage(view, w.Page-1)),
 				app.Button().Type("button").Class("secondary").ID("audit-"+view+"-next").Disabled(w.Page == w.Pages-1).
-					Text(fmt.Sprintf("Next %d", auditPageSize)).OnClick(p.onAuditPage(view, w.Page+1)),
+					Text(fmt.Sprintf("Next %d", auditPageSize)).OnClick(a.onPage(view, w.Page+1)),
 			)
 		}),
 	)
 }
 
-func (p *skillPage) window(view string, n int) skillpage.Window {
-	return skillpage.PageOf(n, auditPageSize, p.auditUI.page[view])
+func (a *auditTab) window(view string, n int) window {
+	return pageOf(n, auditPageSize, a.pages[view])
 }
 
 // renderSteps is the trace viewer: the page of steps beside the selected
 // step's detail.
-func (p *skillPage) renderSteps() app.UI {
-	steps := p.audit.Steps
-	w := p.window("steps", len(steps))
+func (a *auditTab) renderSteps() app.UI {
+	steps := a.steps
+	w := a.window("steps", len(steps))
 	items := make([]app.UI, 0, w.End-w.Start)
 	for _, s := range steps[w.Start:w.End] {
-		selected := p.edge != nil && *p.edge == s.Index
+		selected := a.edge != nil && *a.edge == s.Index
 		class := "audit-step"
 		switch {
 		case s.Decision != "" && s.Decision != skill.DecisionAllow:
@@ -158,22 +209,22 @@ func (p *skillPage) renderSteps() app.UI {
 			// A toggle: aria-pressed says whether it is the selected step.
 			// One text node a row: a page of steps is created fast.
 			app.Button().Type("button").Class("audit-edge-select").Aria("pressed", strconv.FormatBool(selected)).
-				OnClick(p.onSelectEdge(s.Index), app.EventScope(strconv.Itoa(s.Index))).Text(stepLine(s)),
+				OnClick(a.onSelectEdge(s.Index), app.EventScope(strconv.Itoa(s.Index))).Text(stepLine(s)),
 		))
 	}
 	return app.Div().Class("trace-viewer").Body(
 		app.Div().Class("trace-steps").Body(
-			app.H3().ID("audit-steps-heading").Text("Steps of trace "+p.bundle.Trace.TraceID),
-			p.pager("steps", "step", w, len(steps)),
-			app.Ol().Class("step-list").ID("audit-edges").Aria("labelledby", "audit-steps-heading").OnKeyDown(p.onStepKey).Body(items...),
+			app.H3().ID("audit-steps-heading").Text("Steps of trace "+a.bundle.Trace.TraceID),
+			a.pager("steps", "step", w, len(steps)),
+			app.Ol().Class("step-list").ID("audit-edges").Aria("labelledby", "audit-steps-heading").OnKeyDown(a.onStepKey).Body(items...),
 		),
-		p.renderStepDetail(),
+		a.renderStepDetail(),
 	)
 }
 
 // stepLine is one step of the list in words: "3 browser_click · ok ·
 // state changed", with a denial, an error and a surprise said.
-func stepLine(s skillpage.Step) string {
+func stepLine(s skill.Step) string {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(s.Index) + " " + s.Tool + " · " + words.Outcome(s.Outcome))
 	if s.Decision != "" && s.Decision != skill.DecisionAllow && s.Outcome != skill.OutcomeDenied {
@@ -193,32 +244,35 @@ func stepLine(s skillpage.Step) string {
 // onSelectEdge selects the step of edge i and makes its detail, or, when
 // it is already selected, clears the selection; the page context (what
 // the capability workbench prefills an edge field with) follows.
-func (p *skillPage) onSelectEdge(i int) app.EventHandler {
+func (a *auditTab) onSelectEdge(i int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		p.auditUI.shown = nil
-		if p.edge != nil && *p.edge == i {
-			p.edge, p.auditUI.detail = nil, nil
+		a.shown = nil
+		if a.edge != nil && *a.edge == i {
+			a.edge, a.detail = nil, nil
 		} else {
-			p.edge = &i
-			if d, ok := skillpage.DetailOf(p.bundle, i); ok {
-				p.auditUI.detail = &d
+			a.edge = &i
+			if d, ok := a.bundle.StepDetail(i); ok {
+				v := viewStep(d)
+				a.detail = &v
 			}
 		}
-		p.publishContext()
+		if a.onSelect != nil {
+			a.onSelect()
+		}
 	}
 }
 
 // onStepKey moves the selection through the steps with the arrow keys
 // (Home and End for the first and last), turning the page when the next
 // step is on another, and keeps the focus on the selected step.
-func (p *skillPage) onStepKey(ctx app.Context, e app.Event) {
-	n := len(p.audit.Steps)
+func (a *auditTab) onStepKey(ctx app.Context, e app.Event) {
+	n := len(a.steps)
 	if n == 0 {
 		return
 	}
 	cur := -1
-	if p.edge != nil {
-		cur = *p.edge
+	if a.edge != nil {
+		cur = *a.edge
 	}
 	next := cur
 	switch e.Get("key").String() {
@@ -237,11 +291,8 @@ func (p *skillPage) onStepKey(ctx app.Context, e app.Event) {
 	if next == cur {
 		return
 	}
-	if p.auditUI.page == nil {
-		p.auditUI.page = map[string]int{}
-	}
-	p.auditUI.page["steps"] = next / auditPageSize
-	p.onSelectEdge(next)(ctx, e)
+	a.setPage("steps", next/auditPageSize)
+	a.onSelectEdge(next)(ctx, e)
 	id := "audit-edge-" + strconv.Itoa(next)
 	ctx.Defer(func(app.Context) {
 		if el := app.Window().GetElementByID(id); el.Truthy() {
@@ -252,23 +303,23 @@ func (p *skillPage) onStepKey(ctx app.Context, e app.Event) {
 	})
 }
 
-func (p *skillPage) onShowAll(id string) app.EventHandler {
+func (a *auditTab) onShowAll(id string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		if p.auditUI.shown == nil {
-			p.auditUI.shown = map[string]bool{}
+		if a.shown == nil {
+			a.shown = map[string]bool{}
 		}
-		p.auditUI.shown[id] = !p.auditUI.shown[id]
+		a.shown[id] = !a.shown[id]
 	}
 }
 
 // longText is a long text of the selected step, cut to its first lines
 // until "Show all" is pressed. It is text, never HTML.
-func (p *skillPage) longText(id, label, text string) app.UI {
+func (a *auditTab) longText(id, label, text string) app.UI {
 	if text == "" {
 		return app.P().ID(id).Class("muted").Text("(empty)")
 	}
-	shown, clipped := skillpage.Clip(text, clipLines, clipChars)
-	open := p.auditUI.shown[id]
+	shown, clipped := words.Clip(text, clipLines, clipChars)
+	open := a.shown[id]
 	if open {
 		shown = text
 	}
@@ -280,15 +331,15 @@ func (p *skillPage) longText(id, label, text string) app.UI {
 				more = "Show less"
 			}
 			return app.Button().Type("button").Class("secondary show-all").ID(id+"-more").
-				Aria("expanded", strconv.FormatBool(open)).Aria("controls", id).Text(more).OnClick(p.onShowAll(id))
+				Aria("expanded", strconv.FormatBool(open)).Aria("controls", id).Text(more).OnClick(a.onShowAll(id))
 		}),
 	)
 }
 
 // renderStepDetail is everything about the selected step.
-func (p *skillPage) renderStepDetail() app.UI {
-	d := p.auditUI.detail
-	if d == nil || p.edge == nil || d.Index != *p.edge {
+func (a *auditTab) renderStepDetail() app.UI {
+	d := a.detail
+	if d == nil || a.edge == nil || d.Index != *a.edge {
 		return app.Section().Class("trace-detail").ID("audit-detail").Aria("label", "Selected step").Body(
 			app.P().Class("muted").Text("Select a step to see its call, the body's answer, what the body showed before and after, its state, authorization, events and time."),
 		)
@@ -298,22 +349,23 @@ func (p *skillPage) renderStepDetail() app.UI {
 		changed = "changed"
 	}
 	auth := app.UI(app.P().Class("status status-error").Text("No authorization block: the step was not authorized."))
-	if a := d.Authorization; a != nil {
+	policy := a.bundle.Manifest.DelegaticPolicyID
+	if z := d.Edge.Authorization; z != nil {
 		auth = app.Dl().Class("facts").ID("audit-detail-auth").Body(
-			app.Dt().Text("Decision"), app.Dd().Body(decisionBadge(a.Decision)),
-			app.Dt().Text("Policy"), app.Dd().Body(app.Code().ID("audit-detail-policy").Text(a.PolicyID),
-				app.If(d.Policy != "" && a.PolicyID != d.Policy, func() app.UI {
-					return app.Span().Class("status-error").Text(" — not the manifest's " + d.Policy)
+			app.Dt().Text("Decision"), app.Dd().Body(decisionBadge(z.Decision)),
+			app.Dt().Text("Policy"), app.Dd().Body(app.Code().ID("audit-detail-policy").Text(z.PolicyID),
+				app.If(policy != "" && z.PolicyID != policy, func() app.UI {
+					return app.Span().Class("status-error").Text(" — not the manifest's " + policy)
 				})),
-			app.Dt().Text("Reason"), app.Dd().Text(a.Reason),
-			app.Dt().Text("Capability · action"), app.Dd().Body(app.Code().Text(a.Capability), app.Text(" · "), app.Code().Text(a.ActionType)),
-			app.Dt().Text("Authorizer"), app.Dd().Text(a.Authorizer+map[bool]string{true: " (" + a.Strength + ")", false: ""}[a.Strength != ""]),
-			app.Dt().Text("Decided at"), app.Dd().Text(a.DecidedAt),
-			app.Dt().Text("Block"), app.Dd().Body(app.Code().Class("hash").Text(a.BlockID)),
+			app.Dt().Text("Reason"), app.Dd().Text(z.Reason),
+			app.Dt().Text("Capability · action"), app.Dd().Body(app.Code().Text(z.Capability), app.Text(" · "), app.Code().Text(z.ActionType)),
+			app.Dt().Text("Authorizer"), app.Dd().Text(z.Authorizer+map[bool]string{true: " (" + z.Strength + ")", false: ""}[z.Strength != ""]),
+			app.Dt().Text("Decided at"), app.Dd().Text(z.DecidedAt),
+			app.Dt().Text("Block"), app.Dd().Body(app.Code().Class("hash").Text(z.BlockID)),
 		)
 	}
-	params := make([]app.UI, 0, 2*len(d.ParamSources))
-	for _, kv := range d.ParamSources {
+	params := make([]app.UI, 0, 2*len(d.params))
+	for _, kv := range d.params {
 		params = append(params, app.Dt().Body(app.Code().Text(kv.Key)), app.Dd().Text(kv.Value))
 	}
 	hashes := make([]app.UI, 0, len(d.ToolCalls))
@@ -323,8 +375,8 @@ func (p *skillPage) renderStepDetail() app.UI {
 			app.Text(" · response "), app.Code().Class("hash").Text(tc.ResponseHash),
 		))
 	}
-	events := make([]app.UI, len(d.Events))
-	for i, ev := range d.Events {
+	events := make([]app.UI, len(d.events))
+	for i, ev := range d.events {
 		events[i] = app.Li().Body(
 			app.Code().Text(ev.Type), app.Text(" · "+ev.Time+" "),
 			app.Details().Body(app.Summary().Body(app.Code().Text(ev.Summary)),
@@ -358,37 +410,37 @@ func (p *skillPage) renderStepDetail() app.UI {
 		),
 		app.Dl().Class("facts").Body(
 			app.Dt().Text("Outcome"), app.Dd().ID("audit-detail-outcome").Title(d.Outcome).Text(words.Outcome(d.Outcome)),
-			app.Dt().Text("Server · capability"), app.Dd().Body(app.Text(d.Server+" · "), app.Code().Text(d.Capability)),
-			app.Dt().Text("Edge id"), app.Dd().Body(app.Code().Class("hash").Text(d.EdgeID)),
+			app.Dt().Text("Server · capability"), app.Dd().Body(app.Text(d.Edge.Tool.Server+" · "), app.Code().Text(d.Edge.Capability)),
+			app.Dt().Text("Edge id"), app.Dd().Body(app.Code().Class("hash").Text(d.Edge.EdgeID)),
 			app.Dt().Text("Time"), app.Dd().ID("audit-detail-time").Text(d.Time),
-			app.Dt().Text("Latency"), app.Dd().Text(words.Ratio(d.LatencyMS)+" ms (latency_ms) · "+span),
+			app.Dt().Text("Latency"), app.Dd().Text(words.Ratio(d.Edge.LatencyMS)+" ms (latency_ms) · "+span),
 			app.Dt().Text("Cost"), app.Dd().ID("audit-detail-cost").Text("not recorded per step: the bundle records a run's model cost as a whole"),
 		),
 		app.H4().Text("Call (request)"),
-		p.longText("audit-request", "Request of step "+strconv.Itoa(d.Index), d.Request),
+		a.longText("audit-request", "Request of step "+strconv.Itoa(d.Index), d.request),
 		app.If(len(hashes) > 0, func() app.UI { return app.Ul().Class("audit-hashes").ID("audit-detail-hashes").Body(hashes...) }),
 		app.H4().Text("Answer (response)"),
-		p.longText("audit-response", "Response of step "+strconv.Itoa(d.Index), d.Response),
+		a.longText("audit-response", "Response of step "+strconv.Itoa(d.Index), d.response),
 		app.Div().Class("observations").Body(
 			app.Div().Body(
 				app.H4().Text("Observation before"),
-				app.P().Class("muted").Text("From "+d.BeforeFrom+"."),
-				app.If(d.ObservationBefore != "", func() app.UI {
-					return p.longText("audit-obs-before", "Observation before step "+strconv.Itoa(d.Index), d.ObservationBefore)
+				app.P().Class("muted").Text("From "+d.beforeFrom+"."),
+				app.If(d.before != "", func() app.UI {
+					return a.longText("audit-obs-before", "Observation before step "+strconv.Itoa(d.Index), d.before)
 				}),
 			),
 			app.Div().Body(
 				app.H4().Text("Observation after"),
 				app.P().Class("muted").Text("The body's answer to this step."),
-				p.longText("audit-obs-after", "Observation after step "+strconv.Itoa(d.Index), d.ObservationAfter),
+				a.longText("audit-obs-after", "Observation after step "+strconv.Itoa(d.Index), d.after),
 			),
 		),
 		app.H4().Text("State"),
 		app.Dl().Class("facts").ID("audit-detail-state").Body(
-			app.Dt().Text("Before"), app.Dd().Body(app.Code().Class("hash").Text(orText(d.StateBefore, "(none)"))),
-			app.Dt().Text("After"), app.Dd().Body(app.Code().Class("hash").Text(orText(d.StateAfter, "(none)"))),
+			app.Dt().Text("Before"), app.Dd().Body(app.Code().Class("hash").Text(orText(d.Edge.StateBefore, "(none)"))),
+			app.Dt().Text("After"), app.Dd().Body(app.Code().Class("hash").Text(orText(d.Edge.StateAfter, "(none)"))),
 			app.Dt().Text("State"), app.Dd().Body(app.Strong().ID("audit-detail-changed").Text(changed)),
-			app.Dt().Text("Shape before → after"), app.Dd().Body(hashPair(d.ShapeBefore, d.ShapeAfter)),
+			app.Dt().Text("Shape before → after"), app.Dd().Body(hashPair(d.Edge.ShapeBefore, d.Edge.ShapeAfter)),
 		),
 		app.H4().Text("Authorization"),
 		auth,
@@ -406,13 +458,13 @@ func (p *skillPage) renderStepDetail() app.UI {
 	)
 }
 
-func (p *skillPage) renderAuditEvents() app.UI {
-	all := p.bundle.Evidence.Events
-	w := p.window("events", len(all))
+func (a *auditTab) renderEvents() app.UI {
+	all := a.bundle.Evidence.Events
+	w := a.window("events", len(all))
 	rows := make([]app.UI, 0, w.End-w.Start)
 	for i := w.Start; i < w.End; i++ {
 		// Only this page's rows are put into words.
-		e := skillpage.EventRowOf(all[i])
+		e := eventRowOf(all[i])
 		rows = append(rows, app.Tr().Body(
 			app.Td().Text(strconv.Itoa(i+1)),
 			app.Td().Body(app.Code().Text(e.Type)),
@@ -426,14 +478,14 @@ func (p *skillPage) renderAuditEvents() app.UI {
 		))
 	}
 	return app.Div().Body(
-		p.pager("events", "event", w, len(all)),
+		a.pager("events", "event", w, len(all)),
 		auditTable("audit-events", "PULSE events (CloudEvents), in the order recorded", []string{"#", "Type", "Time", "Data"}, rows),
 	)
 }
 
-func (p *skillPage) renderAuditAuth() app.UI {
-	all := p.audit.Authorizations
-	w := p.window("auth", len(all))
+func (a *auditTab) renderAuth() app.UI {
+	all := a.auths
+	w := a.window("auth", len(all))
 	rows := make([]app.UI, 0, w.End-w.Start)
 	for _, r := range all[w.Start:w.End] {
 		where := "demonstration"
@@ -452,15 +504,15 @@ func (p *skillPage) renderAuditAuth() app.UI {
 		))
 	}
 	return app.Div().Body(
-		p.pager("auth", "authorization block", w, len(all)),
+		a.pager("auth", "authorization block", w, len(all)),
 		auditTable("audit-auth", "Authorization blocks: every decision, during the demonstration and every replay",
 			[]string{"Where", "Edge", "Decision", "Capability", "Action", "Reason", "Policy · authorizer", "Block"}, rows),
 	)
 }
 
-func (p *skillPage) renderAuditTools() app.UI {
-	all := p.audit.ToolCalls
-	w := p.window("tools", len(all))
+func (a *auditTab) renderTools() app.UI {
+	all := a.bundle.Evidence.ToolCalls
+	w := a.window("tools", len(all))
 	rows := make([]app.UI, 0, w.End-w.Start)
 	for _, c := range all[w.Start:w.End] {
 		edge := "–"
@@ -476,15 +528,15 @@ func (p *skillPage) renderAuditTools() app.UI {
 		))
 	}
 	return app.Div().Body(
-		p.pager("tools", "tool call", w, len(all)),
+		a.pager("tools", "tool call", w, len(all)),
 		auditTable("audit-tools", "Tool calls: request and response hashes",
 			[]string{"Edge", "Server", "Tool", "Request hash", "Response hash"}, rows),
 	)
 }
 
-func (p *skillPage) renderAuditTranscript() app.UI {
-	all := p.bundle.Evidence.Transcript
-	w := p.window("transcript", len(all))
+func (a *auditTab) renderTranscript() app.UI {
+	all := a.bundle.Evidence.Transcript
+	w := a.window("transcript", len(all))
 	rows := make([]app.UI, 0, w.End-w.Start)
 	for _, tr := range all[w.Start:w.End] {
 		// Model output is untrusted: it is shown as text, never as HTML.
@@ -504,7 +556,7 @@ func (p *skillPage) renderAuditTranscript() app.UI {
 		))
 	}
 	return app.Div().Body(
-		p.pager("transcript", "turn", w, len(all)),
+		a.pager("transcript", "turn", w, len(all)),
 		auditTable("audit-transcript", "Transcript: every LLM turn, as text (redacted turns say so)",
 			[]string{"Turn", "Role", "Content"}, rows),
 	)
@@ -540,4 +592,112 @@ func decisionBadge(d string) app.UI {
 		class = "verdict-fail"
 	}
 	return app.Span().Class("verdict " + class).Title(d).Text(words.Decision(d))
+}
+
+// stepView is a step's detail put into text once, when the step is
+// selected, so that rendering the tab again converts nothing: the call
+// and the answer as indented JSON, the observations as snapshot text
+// (words.Snapshot), the parameter sources sorted, the events as rows.
+type stepView struct {
+	skill.StepDetail
+	request, response string
+	// before is what the body showed before the step (the answer to the
+	// step before), "" for the first step; beforeFrom says where it
+	// comes from.
+	before, beforeFrom string
+	after              string
+	params             []keyValue
+	events             []eventRow
+}
+
+func viewStep(d skill.StepDetail) stepView {
+	v := stepView{
+		StepDetail: d,
+		request:    jsonText(d.Edge.Tool),
+		response:   jsonText(d.Edge.ObservedOutcome),
+		after:      words.Snapshot(d.Edge.ObservedOutcome),
+		beforeFrom: "not recorded: the bundle keeps the state before the first step as a hash only",
+	}
+	if d.Before != nil {
+		v.before = words.Snapshot(d.Before.ObservedOutcome)
+		v.beforeFrom = "the body's answer to step " + strconv.Itoa(d.Before.Index)
+	}
+	for _, p := range slices.Sorted(maps.Keys(d.Edge.ParamSources)) {
+		v.params = append(v.params, keyValue{Key: p, Value: d.Edge.ParamSources[p]})
+	}
+	for _, ev := range d.Events {
+		v.events = append(v.events, eventRowOf(ev))
+	}
+	return v
+}
+
+// keyValue is one member of an open object, its value as text.
+type keyValue struct{ Key, Value string }
+
+// scopeOf is evidence.authorization, the authorization in scope for the
+// whole run (policy, approver, principal), as key/value pairs sorted by
+// key, each value as compact JSON.
+func scopeOf(b *skill.Bundle) []keyValue {
+	out := make([]keyValue, 0, len(b.Evidence.Authorization))
+	for _, k := range slices.Sorted(maps.Keys(b.Evidence.Authorization)) {
+		v, err := words.CompactJSON(b.Evidence.Authorization[k])
+		if err != nil {
+			v = "(cannot be shown: " + err.Error() + ")"
+		}
+		out = append(out, keyValue{Key: k, Value: v})
+	}
+	return out
+}
+
+// eventRow is one CloudEvents envelope of evidence.events as a row.
+type eventRow struct {
+	Type    string
+	Time    string
+	Summary string // the event's data as compact JSON, cut at summaryLen
+	Full    string // the event's data as indented JSON
+}
+
+// summaryLen is how many characters of an event's data a summary keeps.
+const summaryLen = 200
+
+// eventRowOf is one event as a row: its data as compact JSON cut at
+// summaryLen, and as indented JSON, & and < as written.
+func eventRowOf(e skill.Event) eventRow {
+	compact, err := words.CompactJSON(e.Data)
+	if err != nil {
+		compact = "(data cannot be shown: " + err.Error() + ")"
+	}
+	if utf8.RuneCountInString(compact) > summaryLen {
+		compact = string([]rune(compact)[:summaryLen]) + "…"
+	}
+	return eventRow{Type: e.Type, Time: e.Time, Summary: compact, Full: jsonText(e.Data)}
+}
+
+// jsonText is v as indented JSON, or why it cannot be shown.
+func jsonText(v any) string {
+	s, err := words.JSON(v)
+	if err != nil {
+		return "(cannot be shown: " + err.Error() + ")"
+	}
+	return s
+}
+
+// window is the part of a list of n items that page Page (from 0) of a
+// given size shows: [Start, End), with Pages pages in all.
+type window struct {
+	Start, End, Page, Pages int
+}
+
+// pageOf is page p of a list of n items, size a page; p is held within
+// the pages there are.
+func pageOf(n, size, p int) window {
+	if size < 1 {
+		size = 1
+	}
+	pages := (n + size - 1) / size
+	if pages < 1 {
+		pages = 1
+	}
+	p = max(0, min(p, pages-1))
+	return window{Start: p * size, End: min(n, (p+1)*size), Page: p, Pages: pages}
 }

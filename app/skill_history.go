@@ -12,48 +12,68 @@ import (
 	"workbench/pkg/words"
 )
 
-// historyState is the History tab: every stored version of the skill and
-// the diff (package skilldiff) of two of them — manifest members and the
-// verdict of each gate as the workbench re-derives it, never as a bundle
-// claims it.
-type historyState struct {
+// historyTab is the skill page's History tab, a component of its own:
+// every stored version of the skill and the diff (package skilldiff) of
+// two of them — manifest members and the verdict of each gate as the
+// workbench re-derives it, never as a bundle claims it.
+//
+// The page makes one per version it shows and renders that same one each
+// time the tab is opened, so the versions compared stay while another
+// tab is open.
+type historyTab struct {
+	app.Compo
+	pageTab
+	env *env
+	// id is the skill's; versions every stored version, oldest first;
+	// shown the version the page shows.
+	id       string
+	versions []store.StoredBundle
+	shown    int
+
 	from, to int // versions compared
 	diff     *skilldiff.Diff
 	busy     bool
 	err      error
 	// seq numbers the comparisons asked for: an answer to an older one
 	// is dropped, so a quick change of versions never shows a stale diff.
-	seq int
+	seq latest
 }
 
-// openHistory compares the version before the one shown with it, the
-// first time the tab opens.
-func (p *skillPage) openHistory(ctx app.Context) {
-	if p.hist.to != 0 || len(p.versions) < 2 {
+// OnMount compares the version before the one shown with it, the first
+// time the tab opens.
+func (h *historyTab) OnMount(ctx app.Context) {
+	h.keep(ctx)
+	if h.to != 0 || len(h.versions) < 2 {
 		return
 	}
-	to := p.stored.SkillVersion
-	from := 0
-	for _, v := range p.versions {
+	h.compareVersions(firstPair(h.versions, h.shown))
+}
+
+// firstPair is the two versions the History tab compares first: the one
+// before shown and shown, or, when shown is the oldest, shown and the one
+// after it. versions has at least two, oldest first.
+func firstPair(versions []store.StoredBundle, shown int) (from, to int) {
+	to = shown
+	for _, v := range versions {
 		if v.SkillVersion < to {
 			from = v.SkillVersion
 		}
 	}
 	if from == 0 {
-		from, to = to, p.versions[1].SkillVersion
-		for _, v := range p.versions {
+		from, to = to, versions[1].SkillVersion
+		for _, v := range versions {
 			if v.SkillVersion > from {
 				to = v.SkillVersion
 				break
 			}
 		}
 	}
-	p.compareVersions(ctx, from, to)
+	return from, to
 }
 
 // versionData returns the stored bundle of version n.
-func (p *skillPage) versionData(n int) (store.StoredBundle, bool) {
-	for _, v := range p.versions {
+func (h *historyTab) versionData(n int) (store.StoredBundle, bool) {
+	for _, v := range h.versions {
 		if v.SkillVersion == n {
 			return v, true
 		}
@@ -63,30 +83,29 @@ func (p *skillPage) versionData(n int) (store.StoredBundle, bool) {
 
 // compareVersions re-verifies both versions and diffs them. It runs the
 // verification off the UI goroutine.
-func (p *skillPage) compareVersions(ctx app.Context, from, to int) {
-	a, okA := p.versionData(from)
-	b, okB := p.versionData(to)
+func (h *historyTab) compareVersions(from, to int) {
+	a, okA := h.versionData(from)
+	b, okB := h.versionData(to)
 	if !okA || !okB {
 		return
 	}
-	p.hist.seq++
-	seq := p.hist.seq
-	p.hist.from, p.hist.to, p.hist.busy, p.hist.err = from, to, true, nil
-	ctx.Async(func() {
-		d, err := p.diffVersions(a, b)
-		ctx.Dispatch(func(app.Context) {
-			if seq != p.hist.seq {
+	seq := h.seq.next()
+	h.from, h.to, h.busy, h.err = from, to, true, nil
+	h.own().Async(func() {
+		d, err := h.diffVersions(a, b)
+		h.settle(h, func() {
+			if !h.seq.is(seq) {
 				return
 			}
-			p.hist.busy, p.hist.err, p.hist.diff = false, err, d
+			h.busy, h.err, h.diff = false, err, d
 		})
 	})
 }
 
 // diffVersions re-derives the proofs of two stored versions and compares
 // them. It blocks: call it from a goroutine.
-func (p *skillPage) diffVersions(a, b store.StoredBundle) (*skilldiff.Diff, error) {
-	v, err := p.env.verify()
+func (h *historyTab) diffVersions(a, b store.StoredBundle) (*skilldiff.Diff, error) {
+	v, err := h.env.verify()
 	if err != nil {
 		return nil, err
 	}
@@ -116,28 +135,28 @@ func (p *skillPage) diffVersions(a, b store.StoredBundle) (*skilldiff.Diff, erro
 	return &d, nil
 }
 
-func (p *skillPage) onHistoryPick(which string) app.EventHandler {
+func (h *historyTab) onPick(which string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		n, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
 		if err != nil {
 			return
 		}
-		from, to := p.hist.from, p.hist.to
+		from, to := h.from, h.to
 		if which == "from" {
 			from = n
 		} else {
 			to = n
 		}
-		p.compareVersions(p.own(), from, to)
+		h.compareVersions(from, to)
 	}
 }
 
-func (p *skillPage) renderHistory() app.UI {
-	rows := make([]app.UI, 0, len(p.versions))
-	for i := len(p.versions) - 1; i >= 0; i-- {
-		v := p.versions[i]
+func (h *historyTab) Render() app.UI {
+	rows := make([]app.UI, 0, len(h.versions))
+	for i := len(h.versions) - 1; i >= 0; i-- {
+		v := h.versions[i]
 		rows = append(rows, app.Tr().Body(
-			app.Td().Body(app.A().Href("/skills/"+p.id+"?v="+strconv.Itoa(v.SkillVersion)).Text("v"+strconv.Itoa(v.SkillVersion))),
+			app.Td().Body(app.A().Href("/skills/"+h.id+"?v="+strconv.Itoa(v.SkillVersion)).Text("v"+strconv.Itoa(v.SkillVersion))),
 			app.Td().Text(v.CreatedAt),
 			app.Td().Body(app.Code().Class("hash").Text(v.ContentHash)),
 		))
@@ -147,21 +166,20 @@ func (p *skillPage) renderHistory() app.UI {
 			app.Th().Scope("col").Text("Version"), app.Th().Scope("col").Text("Stored bundle made"), app.Th().Scope("col").Text("Content hash"))),
 		app.TBody().Body(rows...),
 	)
-	if len(p.versions) < 2 {
+	if len(h.versions) < 2 {
 		return app.Div().Body(app.H2().Text("History"), list,
 			app.P().ID("history-single").Class("muted").Text("Only one version is stored, so there is nothing to compare yet."))
 	}
 	pick := func(id, label, which string, cur int) app.UI {
-		opts := make([]app.UI, 0, len(p.versions))
-		for _, v := range p.versions {
+		opts := make([]app.UI, 0, len(h.versions))
+		for _, v := range h.versions {
 			opts = append(opts, app.Option().Value(strconv.Itoa(v.SkillVersion)).Selected(v.SkillVersion == cur).Text("v"+strconv.Itoa(v.SkillVersion)))
 		}
 		return app.Div().Class("field").Body(
 			app.Label().For(id).Text(label),
-			app.Select().ID(id).OnChange(p.onHistoryPick(which)).Body(opts...),
+			app.Select().ID(id).OnChange(h.onPick(which)).Body(opts...),
 		)
 	}
-	h := p.hist
 	return app.Div().Body(
 		app.H2().Text("History"),
 		list,

@@ -11,107 +11,142 @@ import (
 	"workbench/pkg/teach"
 	"workbench/pkg/words"
 	"workbench/pkg/workbench"
+	"workbench/schemas"
 )
 
-// manifestEdit is the Manifest tab's form: the name, slug and description
-// a user may change (spec §2.1, §4.4), the schema's verdict on every
-// keystroke, and the save of the edit as a new version.
-type manifestEdit struct {
-	edit      workbench.ManifestEdit
-	edited    bool  // the user changed a field
-	schemaErr error // the manifest schema could not be compiled
-	problems  teach.DraftProblems
-	checkErr  error
-	saving    bool
-	saveErr   error
+// manifestTab is the skill page's Manifest tab, a component of its own:
+// the manifest as stored, and the form for the name, slug and description
+// a user may change (spec §2.1, §4.4), with the schema's verdict on every
+// keystroke and the save of the edit as a new version
+// (workbench.Workbench.SaveManifest).
+//
+// The page makes one per version it shows and renders that same one each
+// time the tab is opened, so an edit stays while another tab is open. The
+// manifest schema is compiled after the page is shown; the page hands it
+// over with setSchemas.
+type manifestTab struct {
+	app.Compo
+	pageTab
+	env    *env
+	bundle *skill.Bundle
+	// newest says the version shown is the skill's newest, the only one
+	// an edit may be saved onto.
+	newest bool
+	// onSaved is told the message about the version an edit was saved
+	// as; the page then reads the skill again.
+	onSaved func(msg string)
+
+	schemas   *schemas.Validator // nil until compiled
+	schemaErr error              // the manifest schema could not be compiled
+
+	edit     workbench.ManifestEdit
+	edited   bool // the user changed a field
+	problems teach.DraftProblems
+	checkErr error
+	saving   bool
+	saveErr  error
 }
 
-func newManifestEdit(m skill.Manifest) manifestEdit {
-	return manifestEdit{edit: workbench.EditOf(m)}
+func newManifestTab(e *env, page app.Context, b *skill.Bundle, newest bool, onSaved func(string)) *manifestTab {
+	return &manifestTab{pageTab: pageTab{page: page}, env: e, bundle: b, newest: newest, onSaved: onSaved, edit: workbench.EditOf(b.Manifest)}
+}
+
+func (f *manifestTab) OnMount(ctx app.Context) { f.keep(ctx) }
+
+// setSchemas hands over the compiled manifest schema (or why it could not
+// be compiled); an edit made meanwhile is checked now, and could not be
+// saved before.
+func (f *manifestTab) setSchemas(sv *schemas.Validator, err error) {
+	f.settle(f, func() {
+		f.schemas, f.schemaErr = sv, err
+		if f.edited {
+			f.check()
+		}
+	})
 }
 
 // changed reports whether the form differs from the stored manifest.
-func (f manifestEdit) changed(m skill.Manifest) bool {
+func (f *manifestTab) changed() bool {
+	m := f.bundle.Manifest
 	return f.edit.Name != m.Name || f.edit.Slug != m.Slug || f.edit.Description != m.Description
 }
 
 // check validates the edited manifest against the manifest schema.
-func (p *skillPage) checkEdit() {
-	m := p.bundle.Manifest
-	m.Name, m.Slug, m.Description = p.edit.edit.Name, p.edit.edit.Slug, p.edit.edit.Description
-	if p.schemas == nil {
-		p.edit.problems, p.edit.checkErr = nil, p.edit.schemaErr
+func (f *manifestTab) check() {
+	m := f.bundle.Manifest
+	m.Name, m.Slug, m.Description = f.edit.Name, f.edit.Slug, f.edit.Description
+	if f.schemas == nil {
+		f.problems, f.checkErr = nil, f.schemaErr
 		return
 	}
-	p.edit.problems, p.edit.checkErr = teach.CheckDraft(p.schemas, m)
+	f.problems, f.checkErr = teach.CheckDraft(f.schemas, m)
 }
 
-func (p *skillPage) onEditField(field string) app.EventHandler {
+func (f *manifestTab) onField(field string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		v := ctx.JSSrc().Get("value").String()
 		switch field {
 		case "name":
-			p.edit.edit.Name = v
+			f.edit.Name = v
 		case "slug":
-			p.edit.edit.Slug = v
+			f.edit.Slug = v
 		case "description":
-			p.edit.edit.Description = v
+			f.edit.Description = v
 		}
-		p.edit.saveErr, p.edit.edited = nil, true
-		p.checkEdit()
+		f.saveErr, f.edited = nil, true
+		f.check()
 	}
 }
 
-func (p *skillPage) onEditSave(ctx app.Context, e app.Event) {
+func (f *manifestTab) onSave(ctx app.Context, e app.Event) {
 	e.PreventDefault()
-	ctx = p.own()
-	p.checkEdit()
-	if !p.newest() || p.schemas == nil || !p.edit.problems.Valid() || p.edit.checkErr != nil || p.edit.saving {
+	ctx = f.own()
+	f.check()
+	if !f.newest || f.schemas == nil || !f.problems.Valid() || f.checkErr != nil || f.saving {
 		return
 	}
-	p.edit.saving, p.edit.saveErr = true, nil
-	b, edit := p.bundle, p.edit.edit
+	f.saving, f.saveErr = true, nil
+	b, edit := f.bundle, f.edit
 	ctx.Async(func() {
 		var nb *skill.Bundle
-		v, err := p.env.verify()
+		v, err := f.env.verify()
 		if err == nil {
 			var st store.Store
-			if st, err = p.env.store(ctx, nil); err == nil {
+			if st, err = f.env.store(ctx, nil); err == nil {
 				nb, err = (&workbench.Workbench{Verifier: v, Store: st}).SaveManifest(ctx, b, edit)
-				p.env.dropStore(err)
+				f.env.dropStore(err)
 			}
 		}
-		ctx.Dispatch(func(ctx app.Context) {
-			p.edit.saving = false
+		f.settle(f, func() {
+			f.saving = false
 			if err != nil {
-				p.edit.saveErr = err
+				f.saveErr = err
 				return
 			}
-			p.reload(ctx, "Saved the edited manifest as version "+strconv.Itoa(nb.SkillVersion)+".")
+			f.onSaved("Saved the edited manifest as version " + strconv.Itoa(nb.SkillVersion) + ".")
 		})
 	})
 }
 
-func (p *skillPage) renderManifest() app.UI {
-	m := p.bundle.Manifest
+func (f *manifestTab) Render() app.UI {
+	m := f.bundle.Manifest
 	// & and < as written, not \u0026: the text is shown as text.
 	text, err := words.JSON(m)
 	if err != nil {
 		text = "the manifest cannot be shown: " + err.Error()
 	}
-	f := p.edit
-	canSave := p.newest() && p.schemas != nil && f.changed(m) && f.problems.Valid() && f.checkErr == nil && !f.saving
+	canSave := f.newest && f.schemas != nil && f.changed() && f.problems.Valid() && f.checkErr == nil && !f.saving
 	return app.Div().Body(
 		app.H2().Text("Manifest"),
-		app.Form().ID("manifest-form").OnSubmit(p.onEditSave).Body(
+		app.Form().ID("manifest-form").OnSubmit(f.onSave).Body(
 			app.P().Class("muted").Text("Name, slug and description are yours to change; every other member comes from the recording. Saving makes a new version with a re-derived proof; the old version stays in the library."),
-			p.editField("name", "Name", false, f.edit.Name),
-			p.editField("slug", "Slug (kebab-case: a-z, 0-9 and hyphens)", false, f.edit.Slug),
-			p.editField("description", "Description", true, f.edit.Description),
+			f.field("name", "Name", false, f.edit.Name),
+			f.field("slug", "Slug (kebab-case: a-z, 0-9 and hyphens)", false, f.edit.Slug),
+			f.field("description", "Description", true, f.edit.Description),
 			app.If(len(f.problems[""]) > 0, func() app.UI {
 				return app.P().Class("field-error").Role("alert").Text("Manifest: " + strings.Join(f.problems[""], "; "))
 			}),
-			app.If(p.schemas == nil && f.schemaErr == nil, func() app.UI {
+			app.If(f.schemas == nil && f.schemaErr == nil, func() app.UI {
 				return app.P().Class("muted").ID("manifest-schema-loading").Text("Loading the manifest schema; edits are checked as soon as it is ready.")
 			}),
 			app.If(f.checkErr != nil, func() app.UI {
@@ -128,27 +163,27 @@ func (p *skillPage) renderManifest() app.UI {
 				)
 			}),
 		),
-		app.H3().Text("Manifest JSON (version "+strconv.Itoa(p.bundle.SkillVersion)+", as stored)"),
+		app.H3().Text("Manifest JSON (version "+strconv.Itoa(f.bundle.SkillVersion)+", as stored)"),
 		// Focusable, so a keyboard user can scroll a manifest wider or
 		// taller than its box.
 		app.Pre().Class("json").ID("manifest-json").TabIndex(0).Text(text),
 	)
 }
 
-// editField is one input of the manifest form, its schema errors beside it.
-func (p *skillPage) editField(field, label string, multiline bool, value string) app.UI {
+// field is one input of the manifest form, its schema errors beside it.
+func (f *manifestTab) field(field, label string, multiline bool, value string) app.UI {
 	id := "edit-" + field
-	msgs := p.edit.problems[field]
+	msgs := f.problems[field]
 	errID := id + "-error"
 	var input app.UI
 	if multiline {
-		ta := app.Textarea().ID(id).Name(field).Rows(3).Text(value).OnInput(p.onEditField(field))
+		ta := app.Textarea().ID(id).Name(field).Rows(3).Text(value).OnInput(f.onField(field))
 		if len(msgs) > 0 {
 			ta = ta.Aria("invalid", "true").Aria("describedby", errID)
 		}
 		input = ta
 	} else {
-		in := app.Input().Type("text").ID(id).Name(field).Value(value).OnInput(p.onEditField(field))
+		in := app.Input().Type("text").ID(id).Name(field).Value(value).OnInput(f.onField(field))
 		if len(msgs) > 0 {
 			in = in.Aria("invalid", "true").Aria("describedby", errID)
 		}

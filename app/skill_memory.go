@@ -26,13 +26,9 @@ import (
 // tab is open.
 type memoryTab struct {
 	app.Compo
-	ownContext
+	pageTab
 	env    *env
 	bundle *skill.Bundle
-	// page is the skill page's own context. Answers are applied through
-	// it (settle): another tab may be open when one comes, and go-app
-	// drops what is dispatched through a component no longer mounted.
-	page app.Context
 
 	loading    bool
 	loaded     bool
@@ -56,7 +52,7 @@ func (m *memoryTab) OnMount(ctx app.Context) {
 	m.loading = true
 	ctx.Async(func() {
 		cfg, err := m.env.services(ctx)
-		m.settle(func() {
+		m.settle(m, func() {
 			m.loading, m.loaded, m.configured, m.err = false, true, cfg.Configured(services.RoleMemory), err
 		})
 	})
@@ -77,7 +73,7 @@ func (m *memoryTab) onSync(ctx app.Context, e app.Event) {
 			defer g.Close(context.WithoutCancel(ctx))
 			st, err = g.Sync(ctx, b)
 		}
-		m.settle(func() {
+		m.settle(m, func() {
 			m.syncing, m.syncErr = false, err
 			if err == nil {
 				m.stored = &st
@@ -100,23 +96,12 @@ func (m *memoryTab) onRetrieve(ctx app.Context, e app.Event) {
 			defer g.Close(context.WithoutCancel(ctx))
 			got, err = g.Retrieve(ctx, id)
 		}
-		m.settle(func() {
+		m.settle(m, func() {
 			m.reading, m.readErr = false, err
 			if err == nil {
 				m.retrieved = &got
 			}
 		})
-	})
-}
-
-// settle applies an answer to the tab's state on the UI goroutine, whether
-// or not the tab is open, and shows it when it is.
-func (m *memoryTab) settle(f func()) {
-	m.page.Dispatch(func(app.Context) {
-		f()
-		if m.Mounted() {
-			m.own().Update()
-		}
 	})
 }
 

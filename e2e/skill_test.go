@@ -166,6 +166,14 @@ func TestSkillConformancePanel(t *testing.T) {
 	s.click("#tab-memory")
 	s.waitText("#memory-status", "Graphonomous is not configured")
 
+	// A tab keeps what it holds while another is open: back on Audit,
+	// the view last chosen, and in the steps the step selected.
+	s.click("#tab-audit")
+	s.waitVisible("#audit-auth")
+	s.click("#audit-view-steps")
+	s.waitJS(`!!document.querySelector('#audit-edge-0 .audit-edge-select[aria-pressed="true"]')`)
+	s.waitText("#audit-detail-heading", "Step 0")
+
 	// Keyboard: the tabs follow the arrow keys.
 	s.click("#tab-manifest")
 	s.waitVisible("#manifest-form")

@@ -1,6 +1,9 @@
 package skill
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // Manifest bindings (spec §5.2): what a skill's replay depends on besides
 // the body.
@@ -15,13 +18,19 @@ const (
 
 // ModelBound reports whether replaying e asks a model for any of its
 // parameters: whether one of them has the source SourceLLM.
-func (e *Edge) ModelBound() bool {
-	for _, s := range e.ParamSources {
+func (e *Edge) ModelBound() bool { return len(e.ModelParams()) > 0 }
+
+// ModelParams are the parameters of e a model chose (source SourceLLM),
+// which a replay asks a model for again, sorted; nil when there are none.
+func (e *Edge) ModelParams() []string {
+	var out []string
+	for p, s := range e.ParamSources {
 		if s == SourceLLM {
-			return true
+			out = append(out, p)
 		}
 	}
-	return false
+	slices.Sort(out)
+	return out
 }
 
 // ModelBound reports whether replaying the trace asks a model for any

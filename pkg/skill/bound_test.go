@@ -1,6 +1,7 @@
 package skill_test
 
 import (
+	"slices"
 	"testing"
 
 	"workbench/pkg/skill"
@@ -39,6 +40,28 @@ func TestModelBound(t *testing.T) {
 			}
 			if any != tc.bound {
 				t.Errorf("the edges' ModelBound give %v, the trace's %v", any, tc.bound)
+			}
+		})
+	}
+}
+
+func TestModelParams(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		sources map[string]string
+		want    []string
+	}{
+		{"none", nil, nil},
+		{"literal and input", map[string]string{"url": skill.SourceInputPrefix + "repo", "name": skill.SourceLiteral}, nil},
+		{"sorted", map[string]string{"wait": skill.SourceLLM, "url": skill.SourceInputPrefix + "repo", "a": skill.SourceLLM}, []string{"a", "wait"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := edgeWith(tc.sources)
+			if got := e.ModelParams(); !slices.Equal(got, tc.want) {
+				t.Errorf("ModelParams() = %v, want %v", got, tc.want)
+			}
+			if e.ModelBound() != (len(tc.want) > 0) {
+				t.Errorf("ModelBound() = %v with model parameters %v", e.ModelBound(), tc.want)
 			}
 		})
 	}

@@ -17,11 +17,15 @@ import (
 
 func referenceBundle(t *testing.T) []byte {
 	t.Helper()
-	data, err := os.ReadFile("../../fixtures/valid-skill-bundle.v0.json")
+	data, err := readFixture("valid-skill-bundle.v0.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return data
+}
+
+func readFixture(name string) ([]byte, error) {
+	return os.ReadFile("../../fixtures/" + name)
 }
 
 // Decoding a bundle two different ways — into a generic map and into the

@@ -138,12 +138,6 @@ func text(v json.RawMessage) string {
 	return string(v)
 }
 
-// specGates is the order of spec §5.4.
-var specGates = [...]string{
-	skill.GateAuthority, skill.GateTraceCompleteness, skill.GateReplayFidelity,
-	skill.GateRedactionVerify, skill.GateContentHash, skill.GateNoHiddenCapability,
-}
-
 // gates pairs the verdicts of two gate lists by id. A gate listed twice
 // in one proof counts by its first entry.
 func gates(from, to []skill.Gate) []Gate {
@@ -157,17 +151,18 @@ func gates(from, to []skill.Gate) []Gate {
 		return m
 	}
 	old, cur := verdicts(from), verdicts(to)
+	specGates := skill.GateIDs()
 	var others []string
 	for _, m := range []map[string]string{old, cur} {
 		for id := range m {
-			if !slices.Contains(specGates[:], id) && !slices.Contains(others, id) {
+			if !slices.Contains(specGates, id) && !slices.Contains(others, id) {
 				others = append(others, id)
 			}
 		}
 	}
 	slices.Sort(others)
 	var out []Gate
-	for _, id := range append(slices.Clone(specGates[:]), others...) {
+	for _, id := range append(specGates, others...) {
 		o, inOld := old[id]
 		n, inNew := cur[id]
 		if inOld || inNew {

@@ -143,7 +143,7 @@ func readForeign(doc *canonjson.Document, hash *HashCheck) *Foreign {
 	}
 	claimed := foreignClaims(doc)
 	var gates []skill.Gate
-	for _, id := range gateIDs() {
+	for _, id := range skill.GateIDs() {
 		g := found[id]
 		g.ID = id
 		if c, ok := claimed[id]; ok {

@@ -379,8 +379,3 @@ var levelRank = map[string]int{
 	skill.LevelSemantic:     3,
 	skill.LevelExact:        4,
 }
-
-func gateIDs() []string {
-	return []string{skill.GateAuthority, skill.GateTraceCompleteness, skill.GateReplayFidelity,
-		skill.GateRedactionVerify, skill.GateContentHash, skill.GateNoHiddenCapability}
-}

@@ -14,7 +14,7 @@ func Overclaims(claimed, derived skill.ProofResult) []Overclaim {
 	for _, g := range derived.ProofGates {
 		dg[g.ID] = g
 	}
-	for _, id := range gateIDs() {
+	for _, id := range skill.GateIDs() {
 		var cg *skill.Gate
 		for i := range claimed.ProofGates {
 			if claimed.ProofGates[i].ID == id {

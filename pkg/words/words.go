@@ -1,6 +1,8 @@
 // Package words says the workbench's values to a person: counts with the
 // right plural, money in one format, the spec's enum values in words, and
-// JSON as it was written (with & and < as themselves).
+// JSON as it was written (with & and < as themselves), an observation as
+// lines a person reads (Snapshot), and long text cut for a collapsed view
+// (Clip).
 //
 // The pages show these strings as text, never as HTML, so JSON that keeps
 // < and & unescaped is safe to show: the UI framework escapes text.

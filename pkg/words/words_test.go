@@ -1,6 +1,8 @@
 package words_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"workbench/pkg/skill"
@@ -147,5 +149,58 @@ func TestFidelity(t *testing.T) {
 		if got := words.Fidelity(tc.f, tc.committed, tc.attempted, tc.recorded); got != tc.want {
 			t.Errorf("Fidelity(%v, %d, %d, %d) = %q, want %q", tc.f, tc.committed, tc.attempted, tc.recorded, got, tc.want)
 		}
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"text", `"- heading \"Docs\" [ref=e1]"`, `- heading "Docs" [ref=e1]`},
+		{"object", `{"url":"https://a.test/?q=1&r=2","title":"A <b>"}`, "title: A <b>\nurl: https://a.test/?q=1&r=2"},
+		{"nested", `{"links":[{"name":"README","href":"/r"}],"forms":[]}`, "forms: (none)\nlinks:\n  - href: /r\n    name: README"},
+		{"scalars", `[1,true,null,"x"]`, "- 1\n- true\n- null\n- x"},
+		{"empty object", `{}`, "{}"},
+		{"empty array", `[]`, "(none)"},
+		{"null", `null`, "null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(tc.in), &v); err != nil {
+				t.Fatal(err)
+			}
+			if got := words.Snapshot(v); got != tc.want {
+				t.Errorf("Snapshot(%s) =\n%s\nwant\n%s", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 50) // 500 characters, one line
+	lines := "1\n2\n3\n4\n5"
+	for _, tc := range []struct {
+		name        string
+		in          string
+		lines, max  int
+		want        string
+		wantClipped bool
+	}{
+		{"short", "hello", 10, 100, "hello", false},
+		{"exactly the lines", lines, 5, 100, lines, false},
+		{"too many lines", lines, 3, 100, "1\n2\n3", true},
+		{"too many characters", long, 10, 25, long[:25], true},
+		{"cut at a line end", "aaaaaaaaaa\nbbbbbbbbbb\ncccccccccc", 10, 25, "aaaaaaaaaa\nbbbbbbbbbb", true},
+		{"multibyte", "ééééé", 10, 3, "ééé", true},
+		{"trailing newline", "a\n", 10, 100, "a", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, clipped := words.Clip(tc.in, tc.lines, tc.max)
+			if got != tc.want || clipped != tc.wantClipped {
+				t.Errorf("Clip = %q, %t; want %q, %t", got, clipped, tc.want, tc.wantClipped)
+			}
+		})
 	}
 }

@@ -1,17 +1,17 @@
-package skillpage
+package verify
 
 import (
 	"strings"
 
 	"workbench/pkg/skill"
-	"workbench/pkg/verify"
 )
 
-// Panel is the conformance panel of one bundle (spec §8.3 criterion 10).
+// Panel is a report laid out as the conformance panel of spec §8.3
+// criterion 10: each gate and invariant, claimed beside re-verified.
 //
 // Verdict is the one overall badge: the re-verified overall verdict, or
-// fail when the bundle overclaims (verify.Report.Verdict). Claimed and
-// Derived are the two overall verdicts it rests on.
+// fail when the bundle overclaims (Report.Verdict). Claimed and Derived
+// are the two overall verdicts it rests on.
 type Panel struct {
 	Verdict    string
 	Claimed    string
@@ -20,7 +20,7 @@ type Panel struct {
 	Invariants []InvariantRow
 	// Overclaims lists every place the claim is better than the evidence;
 	// the ones about a gate or an invariant are also marked on its row.
-	Overclaims []verify.Overclaim
+	Overclaims []Overclaim
 }
 
 // GateRow is one proof gate, claimed beside re-verified.
@@ -50,23 +50,12 @@ type InvariantRow struct {
 	Overclaim bool
 }
 
-// GateIDs are the six gates of spec §5.4, in the spec's order.
-func GateIDs() []string {
-	return []string{skill.GateAuthority, skill.GateTraceCompleteness, skill.GateReplayFidelity,
-		skill.GateRedactionVerify, skill.GateContentHash, skill.GateNoHiddenCapability}
-}
-
-// InvariantIDs are the four invariants of spec §5.4, in the spec's order.
-func InvariantIDs() []string {
-	return []string{skill.InvEveryActionAuthorized, skill.InvStateHashPerEdge,
-		skill.InvBundleHashReproducible, skill.InvRedactedBundleStillVerify}
-}
-
-// Conformance builds the panel of a verification report. Gates and
-// invariants come in the spec's order; one the verifier did not derive
-// (which it always does) or the bundle claims beyond the spec's is listed
-// after them, so nothing either side says is dropped.
-func Conformance(r *verify.Report) Panel {
+// Conformance lays r out as the conformance panel. Gates and invariants
+// come in the spec's order (skill.GateIDs, skill.InvariantIDs); one the
+// verifier did not derive (which it always does) or the bundle claims
+// beyond the spec's is listed after them, so nothing either side says is
+// dropped.
+func (r *Report) Conformance() Panel {
 	p := Panel{
 		Verdict: r.Verdict, Claimed: r.Claimed.OverallVerdict, Derived: r.Derived.OverallVerdict,
 		Overclaims: r.Overclaims,
@@ -83,7 +72,7 @@ func Conformance(r *verify.Report) Panel {
 	for _, g := range r.Derived.ProofGates {
 		derived[g.ID] = g
 	}
-	for _, id := range ordered(GateIDs(), ids(r.Derived.ProofGates), ids(r.Claimed.ProofGates)) {
+	for _, id := range ordered(skill.GateIDs(), gateIDsOf(r.Derived.ProofGates), gateIDsOf(r.Claimed.ProofGates)) {
 		c, d := claimed[id], derived[id]
 		p.Gates = append(p.Gates, GateRow{
 			ID: id, Claimed: c.Verdict, ClaimedLevel: c.Level,
@@ -101,39 +90,31 @@ func Conformance(r *verify.Report) Panel {
 		di[v.ID] = v
 		dids = append(dids, v.ID)
 	}
-	for _, id := range ordered(InvariantIDs(), dids, cids) {
+	for _, id := range ordered(skill.InvariantIDs(), dids, cids) {
 		c, cok := ci[id]
 		d, dok := di[id]
 		row := InvariantRow{ID: id, Overclaim: over[id]}
 		if cok {
-			row.Claimed = Held(c.Held)
+			row.Claimed = held(c.Held)
 		}
 		if dok {
-			row.Derived, row.CheckedN, row.Detail = Held(d.Held), d.CheckedN, d.Detail
+			row.Derived, row.CheckedN, row.Detail = held(d.Held), d.CheckedN, d.Detail
 		}
 		p.Invariants = append(p.Invariants, row)
 	}
 	return p
 }
 
-// Held says an invariant's held value in words: "held", "not held", "n/a",
-// or the value as given when it is none of these.
-func Held(h any) string {
-	switch h {
-	case true:
-		return "held"
-	case false:
-		return "not held"
-	case nil:
+// held says an invariant's held value in words as the overclaims do
+// (heldString), and "" when the proof gives none.
+func held(h any) string {
+	if h == nil {
 		return ""
 	}
-	if s, ok := h.(string); ok {
-		return s
-	}
-	return "unknown"
+	return heldString(h)
 }
 
-func ids(gs []skill.Gate) []string {
+func gateIDsOf(gs []skill.Gate) []string {
 	out := make([]string, len(gs))
 	for i, g := range gs {
 		out[i] = g.ID
