@@ -17,7 +17,6 @@ import (
 	"workbench/pkg/verify"
 	"workbench/pkg/words"
 	"workbench/pkg/workbench"
-	"workbench/schemas"
 )
 
 // skillPage is one stored skill (/skills/{id}): its newest version's
@@ -46,7 +45,9 @@ type skillPage struct {
 	report   *verify.Report
 	panel    skillpage.Panel
 	advice   workbench.ExportAdvice
-	schemas  *schemas.Validator
+	// checker checks the Manifest tab's edits (workbench.CheckDraft);
+	// nil until the verifier is ready.
+	checker *workbench.Workbench
 
 	tab string
 
@@ -229,13 +230,15 @@ func (p *skillPage) load(ctx app.Context) {
 		if err != nil {
 			return
 		}
-		// The manifest form checks every keystroke against the schema.
-		// Compiling it takes a moment in the browser, so it happens after
-		// the page is shown; an edit made meanwhile is checked when it is
-		// ready, and cannot be saved before.
-		sv, serr := schemas.New()
+		// The manifest form checks every keystroke through the flow
+		// layer, with the verifier loadSkill verified with (the tab's,
+		// compiled once). It is set after the page is shown; an edit made
+		// meanwhile is checked when it is, and cannot be saved before.
+		v, serr := p.env.verify()
 		ctx.Dispatch(func(app.Context) {
-			p.schemas, p.edit.schemaErr = sv, serr
+			if p.edit.schemaErr = serr; serr == nil {
+				p.checker = &workbench.Workbench{Verifier: v}
+			}
 			if p.edit.edited {
 				p.checkEdit()
 			}

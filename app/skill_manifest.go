@@ -8,7 +8,6 @@ import (
 
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
-	"workbench/pkg/teach"
 	"workbench/pkg/words"
 	"workbench/pkg/workbench"
 )
@@ -20,7 +19,7 @@ type manifestEdit struct {
 	edit      workbench.ManifestEdit
 	edited    bool  // the user changed a field
 	schemaErr error // the manifest schema could not be compiled
-	problems  teach.DraftProblems
+	problems  workbench.DraftProblems
 	checkErr  error
 	saving    bool
 	saveErr   error
@@ -35,15 +34,16 @@ func (f manifestEdit) changed(m skill.Manifest) bool {
 	return f.edit.Name != m.Name || f.edit.Slug != m.Slug || f.edit.Description != m.Description
 }
 
-// check validates the edited manifest against the manifest schema.
+// checkEdit checks the edited manifest through the flow layer
+// (workbench.CheckDraft).
 func (p *skillPage) checkEdit() {
 	m := p.bundle.Manifest
 	m.Name, m.Slug, m.Description = p.edit.edit.Name, p.edit.edit.Slug, p.edit.edit.Description
-	if p.schemas == nil {
+	if p.checker == nil {
 		p.edit.problems, p.edit.checkErr = nil, p.edit.schemaErr
 		return
 	}
-	p.edit.problems, p.edit.checkErr = teach.CheckDraft(p.schemas, m)
+	p.edit.problems, p.edit.checkErr = p.checker.CheckDraft(m)
 }
 
 func (p *skillPage) onEditField(field string) app.EventHandler {
@@ -66,7 +66,7 @@ func (p *skillPage) onEditSave(ctx app.Context, e app.Event) {
 	e.PreventDefault()
 	ctx = p.own()
 	p.checkEdit()
-	if !p.newest() || p.schemas == nil || !p.edit.problems.Valid() || p.edit.checkErr != nil || p.edit.saving {
+	if !p.newest() || p.checker == nil || !p.edit.problems.Valid() || p.edit.checkErr != nil || p.edit.saving {
 		return
 	}
 	p.edit.saving, p.edit.saveErr = true, nil
@@ -100,7 +100,7 @@ func (p *skillPage) renderManifest() app.UI {
 		text = "the manifest cannot be shown: " + err.Error()
 	}
 	f := p.edit
-	canSave := p.newest() && p.schemas != nil && f.changed(m) && f.problems.Valid() && f.checkErr == nil && !f.saving
+	canSave := p.newest() && p.checker != nil && f.changed(m) && f.problems.Valid() && f.checkErr == nil && !f.saving
 	return app.Div().Body(
 		app.H2().Text("Manifest"),
 		app.Form().ID("manifest-form").OnSubmit(p.onEditSave).Body(
@@ -111,7 +111,7 @@ func (p *skillPage) renderManifest() app.UI {
 			app.If(len(f.problems[""]) > 0, func() app.UI {
 				return app.P().Class("field-error").Role("alert").Text("Manifest: " + strings.Join(f.problems[""], "; "))
 			}),
-			app.If(p.schemas == nil && f.schemaErr == nil, func() app.UI {
+			app.If(p.checker == nil && f.schemaErr == nil, func() app.UI {
 				return app.P().Class("muted").ID("manifest-schema-loading").Text("Loading the manifest schema; edits are checked as soon as it is ready.")
 			}),
 			app.If(f.checkErr != nil, func() app.UI {
