@@ -16,7 +16,6 @@ import (
 	"workbench/pkg/verify"
 	"workbench/pkg/words"
 	"workbench/pkg/workbench"
-	"workbench/schemas"
 )
 
 // skillPage is one stored skill (/skills/{id}): its newest version's
@@ -231,14 +230,14 @@ func (p *skillPage) load(ctx app.Context) {
 		if err != nil {
 			return
 		}
-		// The manifest form checks every keystroke against the schema.
-		// Compiling it takes a moment in the browser, so it happens after
-		// the page is shown; an edit made meanwhile is checked when it is
-		// ready, and cannot be saved before.
-		sv, serr := schemas.New()
+		// The manifest form checks every keystroke through the flow
+		// layer, with the verifier loadSkill verified with (the tab's,
+		// compiled once). It is set after the page is shown; an edit made
+		// meanwhile is checked when it is, and cannot be saved before.
+		v, serr := p.env.verify()
 		ctx.Dispatch(func(app.Context) {
 			if p.manifest != nil && p.manifest.bundle == l.bundle {
-				p.manifest.setSchemas(sv, serr)
+				p.manifest.setVerifier(v, serr)
 			}
 		})
 	})

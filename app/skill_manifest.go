@@ -8,10 +8,9 @@ import (
 
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
-	"workbench/pkg/teach"
+	"workbench/pkg/verify"
 	"workbench/pkg/words"
 	"workbench/pkg/workbench"
-	"workbench/schemas"
 )
 
 // manifestTab is the skill page's Manifest tab, a component of its own:
@@ -22,8 +21,8 @@ import (
 //
 // The page makes one per version it shows and renders that same one each
 // time the tab is opened, so an edit stays while another tab is open. The
-// manifest schema is compiled after the page is shown; the page hands it
-// over with setSchemas.
+// verifier that checks an edit (workbench.CheckDraft) is ready after the
+// page is shown; the page hands it over with setVerifier.
 type manifestTab struct {
 	app.Compo
 	pageTab
@@ -36,12 +35,12 @@ type manifestTab struct {
 	// as; the page then reads the skill again.
 	onSaved func(msg string)
 
-	schemas   *schemas.Validator // nil until compiled
-	schemaErr error              // the manifest schema could not be compiled
+	checker   *workbench.Workbench // checks an edit; nil until the verifier is ready
+	schemaErr error                // the verifier could not be made
 
 	edit     workbench.ManifestEdit
 	edited   bool // the user changed a field
-	problems teach.DraftProblems
+	problems workbench.DraftProblems
 	checkErr error
 	saving   bool
 	saveErr  error
@@ -53,12 +52,13 @@ func newManifestTab(e *env, page app.Context, b *skill.Bundle, newest bool, onSa
 
 func (f *manifestTab) OnMount(ctx app.Context) { f.keep(ctx) }
 
-// setSchemas hands over the compiled manifest schema (or why it could not
-// be compiled); an edit made meanwhile is checked now, and could not be
-// saved before.
-func (f *manifestTab) setSchemas(sv *schemas.Validator, err error) {
+// setVerifier hands over the tab's verifier (or why there is none); an
+// edit made meanwhile is checked now, and could not be saved before.
+func (f *manifestTab) setVerifier(v *verify.Verifier, err error) {
 	f.settle(f, func() {
-		f.schemas, f.schemaErr = sv, err
+		if f.schemaErr = err; err == nil {
+			f.checker = &workbench.Workbench{Verifier: v}
+		}
 		if f.edited {
 			f.check()
 		}
@@ -71,15 +71,16 @@ func (f *manifestTab) changed() bool {
 	return f.edit.Name != m.Name || f.edit.Slug != m.Slug || f.edit.Description != m.Description
 }
 
-// check validates the edited manifest against the manifest schema.
+// check checks the edited manifest through the flow layer
+// (workbench.CheckDraft).
 func (f *manifestTab) check() {
 	m := f.bundle.Manifest
 	m.Name, m.Slug, m.Description = f.edit.Name, f.edit.Slug, f.edit.Description
-	if f.schemas == nil {
+	if f.checker == nil {
 		f.problems, f.checkErr = nil, f.schemaErr
 		return
 	}
-	f.problems, f.checkErr = teach.CheckDraft(f.schemas, m)
+	f.problems, f.checkErr = f.checker.CheckDraft(m)
 }
 
 func (f *manifestTab) onField(field string) app.EventHandler {
@@ -102,7 +103,7 @@ func (f *manifestTab) onSave(ctx app.Context, e app.Event) {
 	e.PreventDefault()
 	ctx = f.own()
 	f.check()
-	if !f.newest || f.schemas == nil || !f.problems.Valid() || f.checkErr != nil || f.saving {
+	if !f.newest || f.checker == nil || !f.problems.Valid() || f.checkErr != nil || f.saving {
 		return
 	}
 	f.saving, f.saveErr = true, nil
@@ -135,7 +136,7 @@ func (f *manifestTab) Render() app.UI {
 	if err != nil {
 		text = "the manifest cannot be shown: " + err.Error()
 	}
-	canSave := f.newest && f.schemas != nil && f.changed() && f.problems.Valid() && f.checkErr == nil && !f.saving
+	canSave := f.newest && f.checker != nil && f.changed() && f.problems.Valid() && f.checkErr == nil && !f.saving
 	return app.Div().Body(
 		app.H2().Text("Manifest"),
 		app.Form().ID("manifest-form").OnSubmit(f.onSave).Body(
@@ -146,7 +147,7 @@ func (f *manifestTab) Render() app.UI {
 			app.If(len(f.problems[""]) > 0, func() app.UI {
 				return app.P().Class("field-error").Role("alert").Text("Manifest: " + strings.Join(f.problems[""], "; "))
 			}),
-			app.If(f.schemas == nil && f.schemaErr == nil, func() app.UI {
+			app.If(f.checker == nil && f.schemaErr == nil, func() app.UI {
 				return app.P().Class("muted").ID("manifest-schema-loading").Text("Loading the manifest schema; edits are checked as soon as it is ready.")
 			}),
 			app.If(f.checkErr != nil, func() app.UI {

@@ -15,7 +15,6 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/workbench"
-	"workbench/schemas"
 )
 
 // teachPage is /teach (spec §2, §3 steps 1–2): the user picks a fixture
@@ -55,10 +54,11 @@ type teachPage struct {
 
 	ownContext
 
-	// validator checks the draft manifest on every keystroke; compiled
-	// when the page opens.
-	validator    *schemas.Validator
-	validatorErr error
+	// checker checks the draft manifest on every keystroke
+	// (workbench.CheckDraft): a Workbench over the tab's verifier, whose
+	// schemas are compiled when the page opens.
+	checker    *workbench.Workbench
+	checkerErr error
 
 	// The leave guard (teachleave.go): whether leaving would lose
 	// something, read by the window listeners as the browser calls them;
@@ -103,7 +103,7 @@ type teachRun struct {
 
 	draft    skill.Manifest
 	draftErr error
-	problems teach.DraftProblems
+	problems workbench.DraftProblems
 	checkErr error
 
 	summary    *teach.Summary // what the recording amounts to, once the verifier has judged the draft
@@ -134,11 +134,13 @@ func (p *teachPage) OnNav(ctx app.Context) {
 	if p.form.scenario == "" && !p.form.freeform {
 		p.form.init(ctx)
 	}
-	if p.validator == nil && p.validatorErr == nil {
+	if p.checker == nil && p.checkerErr == nil {
 		ctx.Async(func() {
-			v, err := schemas.New()
+			v, err := p.env.verify()
 			ctx.Dispatch(func(app.Context) {
-				p.validator, p.validatorErr = v, err
+				if p.checkerErr = err; err == nil {
+					p.checker = &workbench.Workbench{Verifier: v}
+				}
 				p.check()
 			})
 		})

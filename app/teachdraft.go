@@ -7,17 +7,16 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/pulse"
-	"workbench/pkg/teach"
 	"workbench/pkg/workbench"
 )
 
 // check validates the draft as it stands; called on every keystroke.
 func (p *teachPage) check() {
 	r := p.run
-	if r == nil || r.draftErr != nil || r.draft.SkillID == "" || p.validator == nil {
+	if r == nil || r.draftErr != nil || r.draft.SkillID == "" || p.checker == nil {
 		return
 	}
-	r.problems, r.checkErr = teach.CheckDraft(p.validator, r.draft)
+	r.problems, r.checkErr = p.checker.CheckDraft(r.draft)
 }
 
 // editable says whether the draft's fields may still change: not while
@@ -49,7 +48,7 @@ func (p *teachPage) onDraftDescription(ctx app.Context, e app.Event) {
 func (p *teachPage) canSave() bool {
 	r := p.run
 	return r != nil && r.stage == stageFinished && r.draftErr == nil && r.sealErr == nil &&
-		p.validator != nil && r.checkErr == nil && r.problems.Valid()
+		p.checker != nil && r.checkErr == nil && r.problems.Valid()
 }
 
 // onSave seals the bundle with the manifest as edited and stores it in
@@ -190,9 +189,9 @@ func (p *teachPage) renderDraft() app.UI {
 	}
 	return app.Form().ID("teach-draft").OnSubmit(p.onSave).Body(
 		app.H3().Text("Draft skill manifest"),
-		app.If(p.validatorErr != nil, func() app.UI {
+		app.If(p.checkerErr != nil, func() app.UI {
 			return app.P().Class("status status-error").Role("alert").Body(app.Text("The schemas did not load: "),
-				app.Span().Class("error-text").Text(teachErrText(p.validatorErr)))
+				app.Span().Class("error-text").Text(teachErrText(p.checkerErr)))
 		}),
 		app.Div().Class("field").Body(
 			app.Label().For("draft-name").Text("Name"),

@@ -1,30 +1,24 @@
-// Package compare is the engine of a model comparison (spec §8.4, fixture
-// skill.model_comparison): Replay replays one skill once, with one model,
-// and proves the replay as the skill's next version (the replay record,
-// that version, the proof the verifier derives from it, what the model's
-// calls cost and how long the replay took); Of sets several models'
-// results for one input side by side, and for each pair of models says
-// where their results differ.
-//
-// Which models and which inputs are compared, on which bodies and under
-// which authorizer, and which version is saved, is the compare flow's
-// business (workbench.Workbench.Compare): it gives every model a fresh
-// body, the same input and the same authorizer, so the model is the only
-// thing that changes between the results Of compares.
+// Package compare sets several models' results of one skill, replayed
+// with one input, side by side (spec §8.4, fixture
+// skill.model_comparison): Of pairs every two models and says, for each
+// pair, where their results differ; Summary says what was found in
+// sentences. It runs nothing: the results come from the compare flow
+// (workbench.Workbench.Compare), which replays the skill once per model,
+// each on a fresh body with the same input and the same authorizer, so
+// the model is the only thing that changes between the results compared.
 //
 // Guarantees:
-//   - A model whose call fails (a 401, a 402, a rate limit, an upstream
-//     error, a malformed reply) has that failure as its result, with no
-//     replay record, bundle or proof made up for it.
-//   - A skill whose parameters are all literal or bound to an input makes
-//     no model call on replay, so its results cannot tell models apart. The
-//     comparison says so (ModelsExercised is false, pairs are
-//     OutcomeNotExercised), and never reports such results as agreement.
+//   - A model with no result (its call failed: a 401, a 402, a rate
+//     limit, an upstream error, a malformed reply) is compared with no
+//     one: its pairs are OutcomeIncomparable, and the summary says why.
+//   - Results that made no model call cannot tell models apart (a skill
+//     whose parameters are all literal or bound to an input asks no model
+//     on replay). The comparison says so (ModelsExercised is false, pairs
+//     are OutcomeNotExercised), and never reports such results as
+//     agreement.
 package compare
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -32,42 +26,11 @@ import (
 	"strings"
 	"time"
 
-	"workbench/pkg/assemble"
-	"workbench/pkg/body"
-	"workbench/pkg/openrouter"
-	"workbench/pkg/replay"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
 )
 
-// Model is the chat API the models are reached through; *openrouter.Client
-// is one.
-type Model interface {
-	Chat(ctx context.Context, req openrouter.Request) (*openrouter.Response, error)
-}
-
-// Options configure a replay.
-type Options struct {
-	// Model answers the model's chat calls. It may be nil only when the
-	// skill has no parameter a model chooses.
-	Model Model
-	// Authorizer decides every replayed action.
-	Authorizer replay.Authorizer
-	// Input is what the skill replays with; nil means the inputs the
-	// demonstration ran with (evidence.scenario.inputs).
-	Input map[string]any
-	// Deterministic says the body answers the same actions with the same
-	// states (the simulator); see replay.Options.
-	Deterministic bool
-	Now           func() time.Time
-	NewID         func() string
-	// Progress, when set, is called after each replayed edge.
-	Progress func(model string, edge skill.ReplayEdge)
-	// Finished, when set, is called when the result is complete.
-	Finished func(r *Result)
-}
-
-// Result is one model's run.
+// Result is one model's replay of the skill, as the compare flow made it.
 //
 // Invariant: exactly one of Err and Record is set. When Record is set, so
 // are Bundle and Report.
@@ -91,10 +54,10 @@ type Result struct {
 	CostUSD   float64
 	CostKnown bool
 	// Latency is how long the replay took, from its first action to its
-	// end, by Options.Now; proving it is not counted.
+	// end; proving it is not counted.
 	Latency time.Duration
-	// Err is why this model has no replay record: a *ModelError when its
-	// call failed.
+	// Err is why this model has no replay record: the flow's
+	// *workbench.ModelError when its call failed.
 	Err error
 }
 
@@ -105,26 +68,6 @@ func (r *Result) Verdict() string {
 	}
 	return r.Report.Verdict
 }
-
-// ModelError is a model call that failed during a replay. The replay
-// stopped there, and what it recorded is discarded: it would describe the
-// network or the account, not the skill or the model's choices.
-type ModelError struct {
-	Model string
-	Edge  int // the edge whose parameters the model was asked for; -1 if unknown
-	Err   error
-}
-
-func (e *ModelError) Error() string {
-	if e.Edge >= 0 {
-		return fmt.Sprintf("model %s failed at edge %d: %v", e.Model, e.Edge, e.Err)
-	}
-	return fmt.Sprintf("model %s failed: %v", e.Model, e.Err)
-}
-
-// Unwrap returns the client's error, so errors.Is(err,
-// openrouter.ErrOutOfCredit) and errors.As(err, **openrouter.APIError) work.
-func (e *ModelError) Unwrap() error { return e.Err }
 
 // Pair outcomes.
 const (
@@ -170,8 +113,8 @@ type Comparison struct {
 
 // Of sets the results of the models that replayed b with input side by
 // side: every pair of them (i < j, in the order given) and whether any
-// model was exercised at all. It replays nothing; the results come from
-// Replay, one per model, each on a fresh body.
+// model was exercised at all. It replays nothing; the results are the
+// compare flow's, one per model, each replayed on a fresh body.
 func Of(b *skill.Bundle, input map[string]any, results []Result) *Comparison {
 	c := &Comparison{SkillID: b.SkillID, SkillVersion: b.SkillVersion, Input: input, Results: results, ModelBound: b.Trace.ModelBound()}
 	for i := range c.Results {
@@ -183,137 +126,6 @@ func Of(b *skill.Bundle, input map[string]any, results []Result) *Comparison {
 		}
 	}
 	return c
-}
-
-// Replay replays b once on bd with model (or with no model when model is
-// ""), saves the replay as a new version of b and verifies it. It returns
-// an error only when the replay cannot run at all: bad arguments, an
-// input the skill rejects, a bundle that cannot be saved, or ctx ending.
-// A failed model call is in the Result.
-func Replay(ctx context.Context, v *verify.Verifier, b *skill.Bundle, bd body.Body, model string, opt Options) (Result, error) {
-	if v == nil || b == nil || bd == nil {
-		return Result{}, errors.New("compare: a verifier, a bundle and a body are required")
-	}
-	opt = defaults(b, opt)
-	if model != "" && opt.Model == nil {
-		return Result{}, fmt.Errorf("compare: model %s named, and no model client is configured", model)
-	}
-	if model == "" && b.Trace.ModelBound() {
-		return Result{}, errors.New("compare: the skill has parameters a model chooses on replay; name a model")
-	}
-	r, err := replayOne(ctx, b, bd, model, opt)
-	if err != nil {
-		return Result{}, err
-	}
-	if r.Record != nil {
-		if err := r.save(v, b, opt); err != nil {
-			return Result{}, err
-		}
-	}
-	if opt.Finished != nil {
-		opt.Finished(&r)
-	}
-	return r, nil
-}
-
-func defaults(b *skill.Bundle, opt Options) Options {
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
-	if opt.NewID == nil {
-		opt.NewID = skill.NewID
-	}
-	if opt.Input == nil {
-		opt.Input = b.Evidence.Scenario.Inputs
-	}
-	return opt
-}
-
-// replayOne runs one replay. Its error is one that would stop every model
-// alike: bad options, a rejected input, ctx ending.
-func replayOne(ctx context.Context, b *skill.Bundle, bd body.Body, model string, opt Options) (Result, error) {
-	r := Result{Model: model}
-	mt := &meter{costKnown: true}
-	ro := replay.Options{
-		Input: opt.Input, Authorizer: opt.Authorizer, Deterministic: opt.Deterministic,
-		Now: opt.Now, NewID: opt.NewID,
-	}
-	if model != "" && opt.Model != nil {
-		mt.m = opt.Model
-		ro.Chooser = replay.ModelChooser{Model: mt, ModelID: model}
-	}
-	if opt.Progress != nil {
-		ro.Progress = func(e skill.ReplayEdge) { opt.Progress(model, e) }
-	}
-	start := opt.Now()
-	rec, err := replay.Run(ctx, b, bd, ro)
-	if err != nil {
-		return r, fmt.Errorf("compare: %w", err)
-	}
-	r.Latency = opt.Now().Sub(start)
-	if err := ctx.Err(); err != nil {
-		return r, fmt.Errorf("compare: %w", err)
-	}
-	r.ModelCalls, r.CostUSD, r.CostKnown = mt.calls, mt.cost, mt.costKnown
-	if mt.err != nil {
-		edge := -1
-		if rec.Report.HaltedAtEdge != nil {
-			edge = *rec.Report.HaltedAtEdge
-		}
-		r.Err = &ModelError{Model: model, Edge: edge, Err: mt.err}
-		return r, nil
-	}
-	r.Record = &rec
-	return r, nil
-}
-
-// save stores r's replay as a new version of onto and verifies its bytes.
-func (r *Result) save(v *verify.Verifier, onto *skill.Bundle, opt Options) error {
-	nb, err := assemble.WithReplay(v, onto, *r.Record, opt.Now(), opt.NewID)
-	if err != nil {
-		return fmt.Errorf("compare: save the replay of %s: %w", r.Model, err)
-	}
-	data, err := nb.Encode()
-	if err != nil {
-		return fmt.Errorf("compare: save the replay of %s: %w", r.Model, err)
-	}
-	rep, err := v.Bytes(data)
-	if err != nil {
-		return fmt.Errorf("compare: the saved replay of %s does not verify: %w", r.Model, err)
-	}
-	r.Bundle, r.Report = nb, rep
-	return nil
-}
-
-// meter stands between the replay and the model client: it counts the
-// calls and their cost, and keeps the error of a call that failed, which
-// the replay itself would report only as a halt.
-type meter struct {
-	m         Model
-	calls     int
-	cost      float64
-	costKnown bool
-	err       error
-}
-
-func (mt *meter) Chat(ctx context.Context, req openrouter.Request) (*openrouter.Response, error) {
-	mt.calls++
-	resp, err := mt.m.Chat(ctx, req)
-	if err != nil {
-		mt.err = err
-		// A generation that failed part way may have been billed.
-		var ae *openrouter.APIError
-		if errors.As(err, &ae) && ae.Usage != nil && ae.Usage.Cost != nil {
-			mt.cost += *ae.Usage.Cost
-		}
-		return nil, err
-	}
-	if c, ok := resp.Cost(); ok {
-		mt.cost += c
-	} else {
-		mt.costKnown = false
-	}
-	return resp, nil
 }
 
 func pair(a, b *Result) Pair {

@@ -52,6 +52,12 @@ func New(v *schemas.Validator, scenarios []fixtures.Scenario, now func() time.Ti
 	return &Verifier{schemas: v, scenarios: m, now: now, buffers: sync.Pool{New: func() any { return new([]byte) }}}
 }
 
+// Schemas is the validator v checks artifacts with. A form that checks a
+// manifest as it is typed uses the same one, so a draft the form accepts
+// is one the verifier's schema accepts too, and the schemas are compiled
+// once.
+func (v *Verifier) Schemas() *schemas.Validator { return v.schemas }
+
 // Standard returns the workbench's own Verifier, the one the app, the
 // command line and the benchmarks verify with: the embedded bundle schemas
 // (schemas.New), every fixture scenario (fixtures.Scenarios) and the

@@ -51,8 +51,9 @@ type InputSet struct {
 }
 
 // Cell is one cell of the matrix: one model's replay of one input set,
-// proved as the next version (or the model's failure), with its cost and
-// latency. Front-ends read it without the engine package.
+// proved as the next version (or the model's failure, a *ModelError), with
+// its cost and latency. It is the value compare.Of compares; front-ends
+// read it without importing pkg/compare.
 type Cell = compare.Result
 
 // SetComparison is one input set's cells side by side, with where each
@@ -128,7 +129,8 @@ func (e *InputSetError) Unwrap() error { return e.Err }
 // not accept is an *InputSetError, bad models a *ModelListError, a
 // model-bound skill with no key a *MissingKeyError; PrepareReplay's and
 // Authorize's errors are returned as they are. A model whose call fails
-// is that cell's result (compare.Result.Err), and the other cells run.
+// is that cell's result (Cell.Err, a *ModelError), and the other cells
+// run.
 func (w *Workbench) Compare(ctx context.Context, req CompareRequest) (*Comparison, error) {
 	if w.Verifier == nil {
 		return nil, errors.New("workbench: compare needs the verifier")
@@ -170,7 +172,7 @@ func (w *Workbench) Compare(ctx context.Context, req CompareRequest) (*Compariso
 	var recs []skill.ReplayRecord
 	for j, s := range setups {
 		c.Inputs = append(c.Inputs, s.Input)
-		results := make([]compare.Result, len(req.Models))
+		results := make([]Cell, len(req.Models))
 		for i, m := range req.Models {
 			r, err := w.cell(ctx, s, auth, client, m, j, req.Progress)
 			if err != nil {
@@ -243,17 +245,17 @@ func (w *Workbench) compareModel(ctx context.Context, s *ReplaySetup, models []s
 	return client, nil
 }
 
-// cell replays s once with model on a fresh body: one cell of the matrix.
-func (w *Workbench) cell(ctx context.Context, s *ReplaySetup, auth *Authority, client Model, model string, set int, progress func(CompareProgress)) (compare.Result, error) {
+// cell replays s once with model on a fresh body (runReplay) and seals
+// the replay as the next version (seal): one cell of the matrix.
+func (w *Workbench) cell(ctx context.Context, s *ReplaySetup, auth *Authority, client Model, model string, set int, progress func(CompareProgress)) (Cell, error) {
 	bd, trusted, closeBd, err := w.OpenBody(ctx, s)
 	if err != nil {
-		return compare.Result{}, err
+		return Cell{}, err
 	}
 	defer closeBd()
-	opt := compare.Options{Model: client, Authorizer: auth.For(s, trusted), Input: s.Input,
-		Deterministic: s.Deterministic(), Now: w.now}
+	var onEdge func(skill.ReplayEdge)
 	if progress != nil {
-		opt.Progress = func(_ string, e skill.ReplayEdge) {
+		onEdge = func(e skill.ReplayEdge) {
 			progress(CompareProgress{Model: model, Set: set, Edge: &e})
 		}
 	}
@@ -263,11 +265,16 @@ func (w *Workbench) cell(ctx context.Context, s *ReplaySetup, auth *Authority, c
 	if client == nil {
 		use = ""
 	}
-	r, err := compare.Replay(ctx, w.Verifier, s.Bundle, bd, use, opt)
+	r, err := w.runReplay(ctx, s, bd, auth.For(s, trusted), use, client, onEdge)
 	if err != nil {
-		return compare.Result{}, fmt.Errorf("compare %s on input set %d: %w", model, set+1, err)
+		return Cell{}, fmt.Errorf("compare %s on input set %d: %w", model, set+1, err)
 	}
 	r.Model = model
+	if r.Record != nil {
+		if r.Bundle, r.Report, err = w.seal(s.Bundle, *r.Record); err != nil {
+			return Cell{}, fmt.Errorf("compare %s on input set %d: saving the replay as the next version: %w", model, set+1, err)
+		}
+	}
 	return r, nil
 }
 
@@ -320,7 +327,7 @@ func (c *Comparison) record(now time.Time) store.Comparison {
 }
 
 // cellOf is one result as the library keeps it.
-func cellOf(r compare.Result, set int) store.ComparisonCell {
+func cellOf(r Cell, set int) store.ComparisonCell {
 	cell := store.ComparisonCell{Model: r.Model, Input: set, Verdict: r.Verdict(),
 		ModelCalls: r.ModelCalls, CostUSD: r.CostUSD, CostKnown: r.CostKnown, LatencyMS: r.Latency.Milliseconds()}
 	if r.Err != nil {

@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"workbench/fixtures"
-	"workbench/pkg/assemble"
 	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
-	"workbench/pkg/compare"
 	"workbench/pkg/judge"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/policy"
@@ -474,8 +472,8 @@ type ReplayResult struct {
 	ModelCalls int
 	CostUSD    float64
 	CostKnown  bool
-	// Err is why the replay has no record: a *compare.ModelError when the
-	// model's call failed.
+	// Err is why the replay has no record: a *ModelError when the model's
+	// call failed.
 	Err error
 	// Authority names who authorized the run.
 	Authority string
@@ -500,10 +498,10 @@ func (r *ReplayResult) Verdict() string {
 
 // Replay replays req.Bundle on the body it was taught on, under the
 // authorizer spec OQ-2 names, halting at the first divergence the skill
-// does not tolerate; seals the replay as the skill's next version and
-// verifies it; and, when req.Judge, asks the judge whether the output is
-// equivalent and seals that into the version instead. Nothing is stored:
-// SaveReplay stores the result.
+// does not tolerate (runReplay); when req.Judge, asks the judge whether
+// the output is equivalent; and seals the replay, with the judge's
+// answer, as the skill's next version and verifies it (seal). Nothing is
+// stored: SaveReplay stores the result.
 //
 // Besides PrepareReplay's errors: a model-bound skill with no model is a
 // *MissingModelError, with no key a *MissingKeyError; delegatic-mcp
@@ -538,37 +536,35 @@ func (w *Workbench) Replay(ctx context.Context, req ReplayRequest) (*ReplayResul
 		tap = judge.NewTap(bd)
 		on = tap
 	}
-	opt := compare.Options{Authorizer: auth.For(s, trusted), Input: s.Input,
-		Deterministic: s.Deterministic(), Now: w.now}
-	if client != nil {
-		opt.Model = client
-	}
-	if req.Progress != nil {
-		opt.Progress = func(_ string, e skill.ReplayEdge) { req.Progress(e) }
-	}
-	r, err := compare.Replay(ctx, w.Verifier, s.Bundle, on, model, opt)
+	r, err := w.runReplay(ctx, s, on, auth.For(s, trusted), model, client, req.Progress)
 	if err != nil {
 		return nil, err
 	}
-	out := &ReplayResult{Setup: s, Model: model, Record: r.Record, Bundle: r.Bundle, Report: r.Report,
+	out := &ReplayResult{Setup: s, Model: model, Record: r.Record,
 		ModelCalls: r.ModelCalls, CostUSD: r.CostUSD, CostKnown: r.CostKnown, Err: r.Err,
 		Authority: auth.Name, Fallback: auth.Fallback, Unavailable: auth.Unavailable}
-	if req.Judge && out.Record != nil {
-		if err := w.judge(ctx, s.Bundle, tap, out); err != nil {
-			return nil, err
-		}
+	if out.Record == nil {
+		return out, nil
+	}
+	onto := s.Bundle
+	if req.Judge {
+		onto = w.judge(ctx, s.Bundle, tap, out)
+	}
+	if out.Bundle, out.Report, err = w.seal(onto, *out.Record); err != nil {
+		return nil, fmt.Errorf("saving the replay as the next version: %w", err)
 	}
 	return out, nil
 }
 
 // judge is the judge step: it asks the judge whether r's output is
 // equivalent to the demonstration's and, when judging changed anything,
-// seals the judged replay as b's next version in place of the unjudged
-// one: the judge's answer (or why there is none) goes into the new
-// version's evidence.judge and evidence.score, and the level becomes
-// semantic only on a confirmed equivalence, inconclusive when no judge
-// could judge (judge.Apply).
-func (w *Workbench) judge(ctx context.Context, b *skill.Bundle, tap *judge.Tap, r *ReplayResult) error {
+// puts the judged record in r and returns b with the judge's answer (or
+// why there is none) in its evidence.judge and evidence.score, for the
+// replay to be sealed onto: the level becomes semantic only on a
+// confirmed equivalence, inconclusive when no judge could judge
+// (judge.Apply). When judging changed nothing (an exact or failed
+// replay), r keeps its record and b is returned as it is.
+func (w *Workbench) judge(ctx context.Context, b *skill.Bundle, tap *judge.Tap, r *ReplayResult) *skill.Bundle {
 	r.Judged = true
 	var o judge.Outcome
 	var j judge.Judge
@@ -587,35 +583,13 @@ func (w *Workbench) judge(ctx context.Context, b *skill.Bundle, tap *judge.Tap, 
 	}
 	r.JudgeNote = o.Reason
 	if o.Judge == nil && o.Score == nil && o.Record.Report.FidelityLevel == r.Record.Report.FidelityLevel {
-		return nil // nothing to judge (an exact or failed replay)
+		return b // nothing to judge (an exact or failed replay)
 	}
 	onto := *b
 	onto.Evidence.Judge, onto.Evidence.Score = o.Judge, o.Score
-	nb, rep, err := w.seal(&onto, o.Record)
-	if err != nil {
-		return fmt.Errorf("saving the judged replay: %w", err)
-	}
 	rec := o.Record
-	r.Record, r.Bundle, r.Report = &rec, nb, rep
-	return nil
-}
-
-// seal makes rec b's next version (assemble.WithReplay) and verifies the
-// bytes that version exports.
-func (w *Workbench) seal(b *skill.Bundle, rec skill.ReplayRecord) (*skill.Bundle, *verify.Report, error) {
-	nb, err := assemble.WithReplay(w.Verifier, b, rec, w.now(), skill.NewID)
-	if err != nil {
-		return nil, nil, err
-	}
-	data, err := nb.Encode()
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := w.Verifier.Bytes(data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the new version does not verify: %w", err)
-	}
-	return nb, rep, nil
+	r.Record = &rec
+	return &onto
 }
 
 // SaveReplay stores r's new version and its replay in the library.

@@ -10,15 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody/mcpbodytest"
-	"workbench/pkg/compare"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter/openroutertest"
 	"workbench/pkg/policy"
-	"workbench/pkg/replay"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/workbench"
 )
 
 // TestHostServerGoesAway: the server goes away between the model's two
@@ -87,18 +85,13 @@ func TestHostServerGoesAway(t *testing.T) {
 
 	// The server goes away after the first replayed edge.
 	rb := dialHost(t, ctx, fs.URL, dir, true)
-	r, err := compare.Replay(ctx, v, b, rb, "", compare.Options{
-		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired,
-			BodyKind: body.KindHost, TrustedServer: true, DestructiveMode: true},
-		Progress: func(_ string, e skill.ReplayEdge) {
+	r := replayOn(t, ctx, v, nil, rb, workbench.ReplayRequest{Bundle: b, Destructive: true,
+		Progress: func(e skill.ReplayEdge) {
 			if e.Index == 0 {
 				fs.Stop()
 			}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rp := r.Record.Report
 	if rp.Status != skill.StatusHalted || rp.HaltedAtEdge == nil || *rp.HaltedAtEdge != 1 || rp.EdgesCommitted != 1 || len(rp.SurpriseSignals) != 1 {
 		t.Fatalf("replay: %s at %v, %d committed, %+v", rp.Status, rp.HaltedAtEdge, rp.EdgesCommitted, rp.SurpriseSignals)

@@ -13,16 +13,38 @@ import (
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
 	"workbench/pkg/body/mcpbody/mcpbodytest"
-	"workbench/pkg/compare"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/openrouter/openroutertest"
 	"workbench/pkg/policy"
-	"workbench/pkg/replay"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
+
+// replayOn replays a skill through the replay flow on bd, an MCP body
+// already open, which the flow closes when the replay ends. No
+// delegatic-mcp is configured here, so the local policy engine decides,
+// as a user accepts it to; cl, when not nil, re-chooses the model's
+// parameters.
+func replayOn(t *testing.T, ctx context.Context, v *verify.Verifier, cl *openrouter.Client, bd *mcpbody.Body, req workbench.ReplayRequest) *workbench.ReplayResult {
+	t.Helper()
+	w := &workbench.Workbench{Verifier: v,
+		Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return bd, bd.Trusted(), nil }}
+	if cl != nil {
+		w.Models = func(context.Context) (workbench.Model, error) { return cl, nil }
+	}
+	req.AcceptLocalPolicy = true
+	r, err := w.Replay(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Fallback || r.Authority != "local:"+skill.DefaultPolicyID {
+		t.Errorf("authorized by %s (fallback %v), want the local engine on the user's say-so", r.Authority, r.Fallback)
+	}
+	return r
+}
 
 func verifier(t *testing.T) *verify.Verifier {
 	t.Helper()
@@ -157,16 +179,9 @@ func TestBrowserTeachAndReplay(t *testing.T) {
 		t.Errorf("the clicked reference is bound to %q, want the model", src)
 	}
 
-	// Replay in a fresh browser context.
-	auth := func(bd *mcpbody.Body) replay.PolicyAuthorizer {
-		return replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired,
-			BodyKind: body.KindBrowser, TrustedServer: bd.Trusted(), AgentID: "openrouter:example/replayer"}
-	}
+	// Replay in a fresh browser context, through the replay flow.
 	again := dialBrowser(t, ctx, pw)
-	r, err := compare.Replay(ctx, v, b, again, "example/replayer", compare.Options{Model: cl, Authorizer: auth(again)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := replayOn(t, ctx, v, cl, again, workbench.ReplayRequest{Bundle: b, Model: "example/replayer"})
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
@@ -195,10 +210,7 @@ func TestBrowserTeachAndReplay(t *testing.T) {
 	// The docs page changes its layout: replay halts at the click.
 	web.setDocs("relaid")
 	third := dialBrowser(t, ctx, pw)
-	r2, err := compare.Replay(ctx, v, r.Bundle, third, "example/replayer", compare.Options{Model: cl, Authorizer: auth(third)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r2 := replayOn(t, ctx, v, cl, third, workbench.ReplayRequest{Bundle: r.Bundle, Model: "example/replayer"})
 	if r2.Err != nil {
 		t.Fatal(r2.Err)
 	}

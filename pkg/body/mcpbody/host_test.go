@@ -14,13 +14,14 @@ import (
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
 	"workbench/pkg/body/mcpbody/mcpbodytest"
-	"workbench/pkg/compare"
+
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter/openroutertest"
 	"workbench/pkg/policy"
-	"workbench/pkg/replay"
+
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/workbench"
 )
 
 // workspace makes the directory the host body works in.
@@ -181,15 +182,8 @@ func TestHostTeachAndReplay(t *testing.T) {
 	if err := os.Remove(status); err != nil {
 		t.Fatal(err)
 	}
-	auth := func(bd *mcpbody.Body, destructive bool) replay.PolicyAuthorizer {
-		return replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired,
-			BodyKind: body.KindHost, TrustedServer: bd.Trusted(), DestructiveMode: destructive}
-	}
 	again := dialHost(t, ctx, fs.URL, dir, true)
-	r, err := compare.Replay(ctx, v, b, again, "", compare.Options{Authorizer: auth(again, true)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := replayOn(t, ctx, v, nil, again, workbench.ReplayRequest{Bundle: b, Destructive: true})
 	if rp := r.Record.Report; rp.Status != skill.StatusSuccess || rp.EdgesCommitted != 2 {
 		t.Fatalf("replay: %s, %d committed, %+v", rp.Status, rp.EdgesCommitted, rp.SurpriseSignals)
 	}
@@ -207,10 +201,7 @@ func TestHostTeachAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	third := dialHost(t, ctx, fs.URL, dir, true)
-	r2, err := compare.Replay(ctx, v, b, third, "", compare.Options{Authorizer: auth(third, false)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r2 := replayOn(t, ctx, v, nil, third, workbench.ReplayRequest{Bundle: b})
 	rp := r2.Record.Report
 	if rp.Status != skill.StatusHalted || rp.HaltedAtEdge == nil || *rp.HaltedAtEdge != 1 || len(rp.SurpriseSignals) != 1 || rp.SurpriseSignals[0].Kind != skill.KindPolicyDeny {
 		t.Errorf("replay without destructive mode: %s at %v, %+v", rp.Status, rp.HaltedAtEdge, rp.SurpriseSignals)

@@ -1,0 +1,29 @@
+package workbench
+
+import (
+	"errors"
+
+	"workbench/pkg/skill"
+	"workbench/pkg/teach"
+)
+
+// DraftProblems are the reasons a manifest being edited does not satisfy
+// the manifest schema, keyed by the member each concerns ("" for the
+// manifest as a whole), for a form to show beside its fields.
+type DraftProblems = teach.DraftProblems
+
+// CheckDraft checks m, a draft manifest or a stored one being edited, as
+// the form stands after the user's edits: against the manifest schema of
+// the Workbench's verifier, with a slug the workbench would write and no
+// secret, e-mail address or password in the name or slug
+// (teach.CheckDraft). The teach page's draft and the skill page's
+// Manifest tab call it on every keystroke; it connects to nothing.
+//
+// The error is not nil only when m could not be checked at all, or the
+// Workbench has no verifier.
+func (w *Workbench) CheckDraft(m skill.Manifest) (DraftProblems, error) {
+	if w.Verifier == nil {
+		return nil, errors.New("workbench: checking a manifest needs the verifier")
+	}
+	return teach.CheckDraft(w.Verifier.Schemas(), m)
+}
