@@ -921,15 +921,7 @@ func (t *txn) keepTraces(ctx context.Context, f store.BundleFile, oldHash string
 	if len(orphans) == 0 {
 		return nil
 	}
-	bundles, err := t.objectStore(store.StoreBundles)
-	if err != nil {
-		return t.abort(err)
-	}
-	index, err := bundles.Call("index", "skill_id")
-	if err != nil {
-		return t.abort(fail(t.op, store.StoreBundles, "skill_id", thrown(err)))
-	}
-	stored, err := t.get(ctx, index, store.StoreBundles, id, "getAll", id)
+	stored, err := t.ofSkill(ctx, store.StoreBundles, id)
 	if err != nil {
 		return err
 	}
@@ -959,17 +951,23 @@ func (t *txn) keepTraces(ctx context.Context, f store.BundleFile, oldHash string
 	return nil
 }
 
-// relink links the replays of skill id that name bundle from to bundle to.
-func (t *txn) relink(ctx context.Context, id, from, to string) error {
-	os, err := t.objectStore(store.StoreReplays)
+// ofSkill reads every record of storeName that belongs to skill id,
+// through the store's skill_id index.
+func (t *txn) ofSkill(ctx context.Context, storeName, id string) (safejs.Value, error) {
+	os, err := t.objectStore(storeName)
 	if err != nil {
-		return t.abort(err)
+		return safejs.Value{}, t.abort(err)
 	}
 	index, err := os.Call("index", "skill_id")
 	if err != nil {
-		return t.abort(fail(t.op, store.StoreReplays, "skill_id", thrown(err)))
+		return safejs.Value{}, t.abort(fail(t.op, storeName, "skill_id", thrown(err)))
 	}
-	all, err := t.get(ctx, index, store.StoreReplays, id, "getAll", id)
+	return t.get(ctx, index, storeName, id, "getAll", id)
+}
+
+// relink links the replays of skill id that name bundle from to bundle to.
+func (t *txn) relink(ctx context.Context, id, from, to string) error {
+	all, err := t.ofSkill(ctx, store.StoreReplays, id)
 	if err != nil {
 		return err
 	}
