@@ -14,11 +14,26 @@
 #                copy is kept under .cache/brotli11 by its source's SHA-256
 
 APP_WASM := build/app.wasm
+# The app's native half, which writes the site.
+SITE_GEN  := build/app-site
+# What the site in SITE_DIR was written from: a digest of app.wasm, the
+# native half and static/web (names and bytes).
+SITE_STAMP := build/site.sum
 
+# Both halves are always rebuilt (go build is quick when nothing changed),
+# but the site is written again only when one of them or static/web
+# changed: writing it compresses app.wasm, seconds of CPU that the e2e and
+# smoke layers, which both need the site, would otherwise each spend.
 .PHONY: build
 build:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(APP_WASM) ./app
-	$(GO) run ./app -out $(SITE_DIR) -wasm $(APP_WASM) -web static/web
+	$(GO) build -o $(SITE_GEN) ./app
+	@sum="$$({ find static/web -type f | LC_ALL=C sort; cat $(APP_WASM) $(SITE_GEN); find static/web -type f | LC_ALL=C sort | xargs cat; } | sha256sum)"; \
+	if [ -e $(SITE_DIR)/index.html ] && [ "$$sum" = "$$(cat $(SITE_STAMP) 2>/dev/null)" ]; then \
+		echo "app: the site in $(SITE_DIR) is up to date"; \
+	else \
+		rm -f $(SITE_STAMP) && $(SITE_GEN) -out $(SITE_DIR) -wasm $(APP_WASM) -web static/web && echo "$$sum" > $(SITE_STAMP); \
+	fi
 ifeq ($(BROTLI),11)
 	@command -v brotli >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq brotli; }
 	@mkdir -p .cache/brotli11 && find $(SITE_DIR) -name '*.br' | while read -r br; do \

@@ -54,7 +54,7 @@ pages: worker build
 WORKER_TEST_ENV := WORKBENCH_WRANGLER=$(abspath $(WRANGLER)) WORKBENCH_WORKER_WASM=$(abspath $(WORKER_WASM))
 
 test-worker: node-deps worker site-placeholder
-	$(WORKER_TEST_ENV) $(GO) test -count=1 ./proxy
+	$(WORKER_TEST_ENV) $(GO) test -count=1 -timeout 30m ./proxy
 
 bench-worker: node-deps worker site-placeholder
 	$(WORKER_TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2000x ./proxy
