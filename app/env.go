@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -46,6 +47,8 @@ type env struct {
 	verifierOnce sync.Once
 	verifier     *verify.Verifier
 	verifierErr  error
+	// warmOnce runs the verifier's warm-up once per page load (warmVerifier).
+	warmOnce sync.Once
 }
 
 func newEnv() *env {
@@ -108,6 +111,21 @@ func (e *env) verify() (*verify.Verifier, error) {
 	})
 	return e.verifier, e.verifierErr
 }
+
+// warmVerifier compiles the schemas (verify) and then lets the browser
+// compile the verifier's code (Verifier.Warm), once per page load. Call it
+// from a goroutine, never an event handler.
+func (e *env) warmVerifier() {
+	e.warmOnce.Do(func() {
+		if v, err := e.verify(); err == nil {
+			v.Warm(context.Background(), warmBudget)
+		}
+	})
+}
+
+// warmBudget is how long warmVerifier runs the verifier: long enough for
+// the browser to optimize its hottest code (docs/perf/app-import.md).
+const warmBudget = 300 * time.Millisecond
 
 // verdict returns the re-derived verdict of the bundle with this content
 // hash, if one was computed in this tab.

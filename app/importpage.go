@@ -45,9 +45,10 @@ type importResult struct {
 
 func (p *importPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Import · Skill Workbench")
-	// Compiling the schemas takes seconds in the browser: start it now
-	// rather than when the first file arrives. Errors surface per file.
-	ctx.Async(func() { p.env.verify() })
+	// Compiling the schemas and the verifier's code takes seconds in the
+	// browser: start it now rather than when the first file arrives.
+	// Errors surface per file.
+	ctx.Async(p.env.warmVerifier)
 	p.reloadSigning(ctx)
 }
 

@@ -265,17 +265,29 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		if err := os.WriteFile(big, data, 0o644); err != nil {
 			return err
 		}
-		var imports, importCPU []float64
-		for range cfg.runs {
-			t, err := measureImport(ctx, cfg, srv.base, big)
-			if err != nil {
-				return fmt.Errorf("import: %w", err)
+		// When the file is dropped: at once when the page answers (the
+		// worst case), and after the pause a person needs to find and
+		// drag a file. The second is left out of -check runs.
+		paces := []struct {
+			name  string
+			pause time.Duration
+		}{{"dropped at once", 0}, {"dropped after 2 s", 2 * time.Second}}
+		for _, pace := range paces {
+			if cfg.check && pace.pause > 0 {
+				continue
 			}
-			imports, importCPU = append(imports, t.wall), append(importCPU, t.cpu)
+			var imports, importCPU []float64
+			for range cfg.runs {
+				t, err := measureImport(ctx, cfg, srv.base, big, pace.pause)
+				if err != nil {
+					return fmt.Errorf("import (%s): %w", pace.name, err)
+				}
+				imports, importCPU = append(imports, t.wall), append(importCPU, t.cpu)
+			}
+			report(row{what: fmt.Sprintf("import a %.1f MB bundle (%d edges), %s: drop to row accepted", mb(len(data)), steps, pace.name), result: spread(imports),
+				goal: "≤ 1.0 s", met: median(imports) <= goalImport, judged: !cfg.check})
+			report(row{what: fmt.Sprintf("import, %s: Chromium CPU time", pace.name), result: spread(importCPU)})
 		}
-		report(row{what: fmt.Sprintf("import a %.1f MB bundle (%d edges): drop to row accepted", mb(len(data)), steps), result: spread(imports),
-			goal: "≤ 1.0 s", met: median(imports) <= goalImport, judged: !cfg.check})
-		report(row{what: "import: Chromium CPU time", result: spread(importCPU)})
 	}
 
 	// 4. The library page with many skills.
