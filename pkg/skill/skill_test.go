@@ -15,7 +15,7 @@ import (
 	"workbench/pkg/skill"
 )
 
-func referenceBundle(t *testing.T) []byte {
+func referenceBundle(t testing.TB) []byte {
 	t.Helper()
 	data, err := readFixture("valid-skill-bundle.v0.json")
 	if err != nil {

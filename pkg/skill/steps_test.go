@@ -11,11 +11,7 @@ import (
 
 func referenceDecoded(t testing.TB) *skill.Bundle {
 	t.Helper()
-	data, err := readFixture("valid-skill-bundle.v0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := skill.Decode(data)
+	b, _, err := skill.Decode(referenceBundle(t))
 	if err != nil {
 		t.Fatal(err)
 	}
