@@ -2,14 +2,18 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"workbench/fixtures"
+	"workbench/pkg/skill"
 )
 
 // Warm verifies the spec's valid fixture bundle, again and again until
-// budget has passed (at least once), discards what it finds, and returns
-// how many times it ran.
+// budget has passed (at least once), and returns how many times it ran.
+// It stops with an error at the first run whose bundle is not accepted as
+// a sealed pass: the code a person's good file runs would then be left
+// cold, and the verifier itself is in doubt.
 //
 // In a browser the WebAssembly engine compiles each function with a
 // baseline compiler when it is first called and optimizes it only after it
@@ -19,17 +23,23 @@ import (
 // calls Warm when a person is about to bring a file (the import page), so
 // that the compiling is done before the file arrives. Between runs it
 // sleeps a millisecond, which lets a browser's event loop run.
-func (v *Verifier) Warm(ctx context.Context, budget time.Duration) int {
+func (v *Verifier) Warm(ctx context.Context, budget time.Duration) (int, error) {
 	sample := fixtures.ValidBundle()
 	start := time.Now()
 	n := 0
 	for ctx.Err() == nil {
-		_, _, _ = v.File(sample)
+		rep, _, err := v.File(sample)
+		if err == nil && rep.Verdict != skill.VerdictPass {
+			err = fmt.Errorf("verdict %s", rep.Verdict)
+		}
+		if err != nil {
+			return n, fmt.Errorf("warm-up: the spec's valid fixture: %w", err)
+		}
 		n++
 		if time.Since(start) >= budget {
 			break
 		}
 		time.Sleep(time.Millisecond)
 	}
-	return n
+	return n, nil
 }

@@ -581,7 +581,7 @@ func (d *DB) Trace(ctx context.Context, skillID, traceID string) (*skill.Trace, 
 	if v.IsUndefined() {
 		return nil, t.abort(&store.Error{Op: op, Store: store.StoreTraces, Key: key, Kind: store.ErrNotFound})
 	}
-	raw, err := t.traceBytes(ctx, v)
+	raw, err := t.traceBytes(ctx, skillID, traceID, v)
 	if err != nil {
 		return nil, err
 	}
@@ -595,33 +595,28 @@ func (d *DB) Trace(ctx context.Context, skillID, traceID string) (*skill.Trace, 
 	return &tr, nil
 }
 
-// traceBytes reads the bytes of stored trace record v.
-func (t *txn) traceBytes(ctx context.Context, v safejs.Value) ([]byte, error) {
-	invalid := func(key string, err error) error {
-		return t.abort(&store.Error{Op: t.op, Store: store.StoreTraces, Key: key, Kind: store.ErrInvalid, Err: err})
+// traceBytes reads the bytes of stored trace record v, whose key is
+// skillID and traceID.
+func (t *txn) traceBytes(ctx context.Context, skillID, traceID string, v safejs.Value) ([]byte, error) {
+	invalid := func(err error) error {
+		return t.abort(&store.Error{Op: t.op, Store: store.StoreTraces, Key: skillID + " " + traceID, Kind: store.ErrInvalid, Err: err})
 	}
 	if copied, err := v.Get("json"); err == nil && !copied.IsUndefined() {
 		raw, err := jsbytes.ToGo(copied)
 		if err != nil {
-			return nil, invalid("", err)
+			return nil, invalid(err)
 		}
 		return raw, nil
 	}
-	var r store.TraceRef
+	r := store.TraceRef{SkillID: skillID, TraceID: traceID}
 	var err error
-	for name, s := range map[string]*string{"skill_id": &r.SkillID, "trace_id": &r.TraceID, "bundle": &r.Bundle} {
-		if err == nil {
-			*s, err = jsString(v, name)
+	if r.Bundle, err = jsString(v, "bundle"); err == nil {
+		if r.Start, err = jsInt(v, "start"); err == nil {
+			r.End, err = jsInt(v, "end")
 		}
 	}
-	if err == nil {
-		r.Start, err = jsInt(v, "start")
-	}
-	if err == nil {
-		r.End, err = jsInt(v, "end")
-	}
 	if err != nil {
-		return nil, invalid(r.SkillID+" "+r.TraceID, err)
+		return nil, invalid(err)
 	}
 	bundles, err := t.objectStore(store.StoreBundles)
 	if err != nil {
@@ -632,16 +627,17 @@ func (t *txn) traceBytes(ctx context.Context, v safejs.Value) ([]byte, error) {
 		return nil, err
 	}
 	if b.IsUndefined() {
-		return nil, invalid(r.SkillID+" "+r.TraceID, fmt.Errorf("the record names bundle %s, which is not stored", r.Bundle))
+		return nil, invalid(fmt.Errorf("the record names bundle %s, which is not stored", r.Bundle))
 	}
 	sb, err := bundleFrom(b)
-	if err == nil {
-		var raw []byte
-		if raw, err = r.In(sb.Data); err == nil {
-			return raw, nil
-		}
+	if err != nil {
+		return nil, invalid(err)
 	}
-	return nil, invalid(r.SkillID+" "+r.TraceID, err)
+	raw, err := r.In(sb.Data)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	return raw, nil
 }
 
 // Bundle implements store.Store.
@@ -806,16 +802,9 @@ func (d *DB) deleteSkill(ctx context.Context, id string, beforeCommit func() err
 			}
 		}
 	}
-	// Traces are keyed [skill_id, trace_id]: every key of the skill lies
-	// between [id] and [id, []], since a shorter array sorts first and an
-	// array sorts after every string.
-	keyRange, err := safejs.Global().Get("IDBKeyRange")
-	var traces safejs.Value
-	if err == nil {
-		traces, err = keyRange.Call("bound", []any{id}, []any{id, []any{}})
-	}
+	traces, err := t.tracesOf(id)
 	if err != nil {
-		return t.abort(fail(op, store.StoreTraces, id, thrown(err)))
+		return err
 	}
 	if err := t.call(store.StoreTraces, id, "delete", traces); err != nil {
 		return err
@@ -886,13 +875,9 @@ func (d *DB) ReplaceBundle(ctx context.Context, oldHash string, f store.BundleFi
 // deleted when none does. f's own trace record was written already.
 func (t *txn) keepTraces(ctx context.Context, f store.BundleFile, oldHash string) error {
 	id := f.Bundle.SkillID
-	keyRange, err := safejs.Global().Get("IDBKeyRange")
-	var span safejs.Value
-	if err == nil {
-		span, err = keyRange.Call("bound", []any{id}, []any{id, []any{}})
-	}
+	span, err := t.tracesOf(id)
 	if err != nil {
-		return t.abort(fail(t.op, store.StoreTraces, id, thrown(err)))
+		return err
 	}
 	traces, err := t.objectStore(store.StoreTraces)
 	if err != nil {
@@ -949,6 +934,22 @@ func (t *txn) keepTraces(ctx context.Context, f store.BundleFile, oldHash string
 		}
 	}
 	return nil
+}
+
+// tracesOf is the key range of skill id's trace records. Traces are keyed
+// [skill_id, trace_id]: every key of the skill lies between [id] and
+// [id, []], since a shorter array sorts first and an array sorts after
+// every string.
+func (t *txn) tracesOf(id string) (safejs.Value, error) {
+	keyRange, err := safejs.Global().Get("IDBKeyRange")
+	var span safejs.Value
+	if err == nil {
+		span, err = keyRange.Call("bound", []any{id}, []any{id, []any{}})
+	}
+	if err != nil {
+		return safejs.Value{}, t.abort(fail(t.op, store.StoreTraces, id, thrown(err)))
+	}
+	return span, nil
 }
 
 // ofSkill reads every record of storeName that belongs to skill id,
