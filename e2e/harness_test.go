@@ -37,6 +37,7 @@ type session struct {
 	mu       sync.Mutex
 	requests []string // every URL the tab requested
 	problems []string // console errors, exceptions, log errors
+	console  []string // the page's other console output: Go's stdout and stderr
 	expected []string // console texts the test provokes on purpose
 }
 
@@ -73,6 +74,10 @@ document.addEventListener("securitypolicyviolation", (e) => {
 });`
 
 var servingAt = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+) `)
+
+// goCrash matches the first line Go's runtime writes when the program
+// ends abnormally.
+var goCrash = regexp.MustCompile(`^"?(panic: |fatal error: )`)
 
 // newSession starts everything and registers the end-of-test checks.
 func newSession(t testing.TB, opts ...option) *session {
@@ -166,17 +171,24 @@ func (s *session) listen(ev any) {
 	case *network.EventRequestWillBeSent:
 		s.requests = append(s.requests, ev.Request.URL)
 	case *runtime.EventConsoleAPICalled:
-		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-			var parts []string
-			for _, a := range ev.Args {
-				if a.Value != nil {
-					parts = append(parts, string(a.Value))
-				} else {
-					parts = append(parts, a.Description)
-				}
+		var parts []string
+		for _, a := range ev.Args {
+			if a.Value != nil {
+				parts = append(parts, string(a.Value))
+			} else {
+				parts = append(parts, a.Description)
 			}
-			s.problems = append(s.problems, "console."+string(ev.Type)+": "+strings.Join(parts, " "))
 		}
+		text := strings.Join(parts, " ")
+		switch {
+		case ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert:
+			s.problems = append(s.problems, "console."+string(ev.Type)+": "+text)
+		case goCrash.MatchString(text):
+			// wasm_exec.js writes Go's stderr with console.log: a panic
+			// or a fatal error there is the app gone.
+			s.problems = append(s.problems, "the Go program stopped: "+text)
+		}
+		s.console = append(s.console, text)
 	case *runtime.EventExceptionThrown:
 		d := ev.ExceptionDetails
 		text := d.Text
@@ -232,6 +244,9 @@ next:
 			}
 		}
 		t.Errorf("console: %s", p)
+	}
+	if t.Failed() && len(s.console) > 0 {
+		t.Logf("the page's console (its last 200 lines):\n%s", strings.Join(s.console[max(0, len(s.console)-200):], "\n"))
 	}
 }
 

@@ -9,7 +9,7 @@ LAYER_E2E += test-e2e
 # The tests run E2E_PARALLEL at a time, each in its own tab (a browser
 # context of its own) of one Chromium, with its own `workbench serve`:
 # most of a test's time is spent waiting on the page, not on the CPU.
-E2E_PARALLEL ?= 3
+E2E_PARALLEL ?= 4
 
 test-e2e: chromium node-deps build
 	WORKBENCH_E2E=1 WORKBENCH_BODIES_REQUIRED=1 WORKBENCH_MCP_INTEROP_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -parallel $(E2E_PARALLEL) -timeout 45m ./e2e/
