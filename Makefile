@@ -49,13 +49,14 @@ test-layer-smoke: $(LAYER_SMOKE)
 # when it is over. The npm packages are installed first, once: both
 # sides need them.
 test:
-	@mkdir -p build && : > build/test-times.txt; \
+	@mkdir -p build && : > build/test-times.txt; began=$$(date +%s); \
 	layer() { start=$$(date +%s); $(MAKE) --no-print-directory test-layer-$$1; rc=$$?; \
 		echo "layer $$1: $$(( $$(date +%s) - start )) s$$2" >> build/test-times.txt; return $$rc; }; \
 	failed() { echo "make test: $$1 failed"; exit 1; }; \
 	$(MAKE) --no-print-directory node-deps || exit 1; \
 	layer native || failed "layer native"; \
-	{ if $(MAKE) --no-print-directory build; then \
+	{ start=$$(date +%s); if $(MAKE) --no-print-directory build; then \
+		echo "site build: $$(( $$(date +%s) - start )) s (in the background, beside wasm and interop)" >> build/test-times.txt; \
 		layer worker " (in the background, after the site build, beside wasm and interop)"; \
 	  else echo "the site build failed"; false; fi; \
 	  echo $$? > build/test-worker.rc; } > build/test-worker.log 2>&1 & \
@@ -67,6 +68,7 @@ test:
 	[ "$$(cat build/test-worker.rc)" = 0 ] || failed "the site build or layer worker"; \
 	layer e2e || failed "layer e2e"; \
 	layer smoke || failed "layer smoke"; \
+	echo "all: $$(( $$(date +%s) - began )) s" >> build/test-times.txt; \
 	echo "make test: every layer passed"; cat build/test-times.txt
 
 # The deployable site in build/site: the browser app (mk/app.mk).
