@@ -335,10 +335,22 @@ func (s *session) waitVisible(sel string) {
 	}
 }
 
-// text returns the text of the first element matching a CSS selector.
+// text returns the text of the first element matching a CSS selector,
+// once there is one: its innerText when it is rendered, "" when it is not.
+// The element is found and read in one evaluation: the page may replace
+// it between two protocol calls (a re-render), and a node id found by the
+// first is then unknown to the second ("No node with given id found").
 func (s *session) text(sel string) string {
 	s.t.Helper()
-	return run(s, chromedp.Text(chromedp.CSS(sel)))
+	ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
+	defer cancel()
+	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return null;
+  return {text: e.offsetWidth || e.offsetHeight || e.getClientRects().length ? e.innerText : ""}; })()`, sel)
+	v, err := chromedp.Run(ctx, chromedp.Poll[struct{ Text string }](expr, chromedp.WithPollingTimeout(0)))
+	if err != nil {
+		s.t.Fatalf("browser: reading the text of %s: %v", sel, err)
+	}
+	return v.Text
 }
 
 // click clicks the first element matching a CSS selector (see tap).
