@@ -19,7 +19,7 @@ type homePage struct {
 	app.Compo
 	env *env
 
-	keyInput string // the field; cleared once the key is kept
+	keyInput string // the field's text as its last input event read it; see clearKeyField
 	hasKey   bool
 	refused  bool // OpenRouter refused the key entered last, so none is kept
 	check    keyCheck
@@ -191,7 +191,20 @@ func (p *homePage) onKeySubmit(ctx app.Context, e app.Event) {
 		return
 	}
 	p.keyInput, p.hasKey, p.storeErr = "", true, ""
+	clearKeyField()
 	p.checkKey(ctx, key)
+}
+
+// clearKeyField empties the key field on the page. The field is not
+// bound to keyInput in Render: go-app writes a bound value into the
+// element after the input event's handler ran, and a key pressed in
+// between (typing fast, or a loaded machine) would be overwritten by the
+// value the handler read — a character silently lost from a password
+// field. So the page writes the field only when it empties it.
+func clearKeyField() {
+	if el := app.Window().GetElementByID("key"); el.Truthy() {
+		el.Set("value", "")
+	}
 }
 
 func (p *homePage) onForget(ctx app.Context, e app.Event) {
@@ -205,6 +218,7 @@ func (p *homePage) onForget(ctx app.Context, e app.Event) {
 	}
 	p.checkSeq.next() // a check still running is of the forgotten key
 	p.hasKey, p.check, p.keyInput = false, keyCheck{}, ""
+	clearKeyField()
 }
 
 func (p *homePage) onBody(b session.Body) app.EventHandler {
@@ -245,7 +259,7 @@ func (p *homePage) renderKey() app.UI {
 				app.Div().Class("field-row").Body(
 					app.Input().Type("password").ID("key").Name("key").
 						AutoComplete(false).Attr("autocomplete", "off").Attr("spellcheck", "false").
-						Placeholder("sk-or-v1-…").Value(p.keyInput).OnInput(p.onKeyInput),
+						Placeholder("sk-or-v1-…").OnInput(p.onKeyInput),
 					app.Button().Type("submit").ID("key-check").Text("Check and keep key"),
 					app.If(p.hasKey, func() app.UI {
 						return app.Button().Type("button").ID("key-forget").Class("secondary").Text("Forget key").OnClick(p.onForget)

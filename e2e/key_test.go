@@ -122,3 +122,46 @@ func TestBodyChoice(t *testing.T) {
 		t.Errorf("sessionStorage workbench.body = %q", got)
 	}
 }
+
+// A key pressed while the page is still answering the one before is
+// kept: the page never writes an older value back into the key field.
+// The race is made deterministic: one input event is fired, then another
+// character lands in the field before the page had a frame to answer.
+func TestKeyFieldKeepsWhatIsTyped(t *testing.T) {
+	t.Parallel()
+	s := newSession(t)
+	s.open("/")
+	s.waitVisible("#key")
+	got := eval[string](s, `(async () => {
+  const e = document.querySelector("#key");
+  const frames = () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 50))));
+  for (const c of "sk-or-v1-abc") {
+    e.value += c;
+    e.dispatchEvent(new Event("input", {bubbles: true}));
+  }
+  e.value += "d";
+  await frames();
+  e.value += "e";
+  e.dispatchEvent(new Event("input", {bubbles: true}));
+  e.value += "f";
+  await frames();
+  return e.value;
+})()`)
+	if got != "sk-or-v1-abcdef" {
+		t.Errorf("the key field holds %q after typing %q", got, "sk-or-v1-abcdef")
+	}
+	// The key checked is the one typed, to the last character.
+	s.expectConsole("401 (Unauthorized)")
+	s.setField("#key", "sk-or-v1-abcdef", "input")
+	s.click("#key-check")
+	s.waitVisible("#key-error")
+	var sent []string
+	for _, r := range s.OR.Requests() {
+		if r.Route == "/key" {
+			sent = append(sent, r.Header.Get("Authorization"))
+		}
+	}
+	if len(sent) != 1 || sent[0] != "Bearer sk-or-v1-abcdef" {
+		t.Errorf("the key check sent Authorization %q, want once %q", sent, "Bearer sk-or-v1-abcdef")
+	}
+}
