@@ -126,6 +126,8 @@ func TestPaletteContextPrefills(t *testing.T) {
 	s.openPalette(chromedp.ModifierCtrl)
 	s.waitJS(`!document.querySelector(` + jsQuote(inferred("/skill_id")) + `)`)
 	for _, w := range want {
+		// The form is drawn again for this page; read it once it is there.
+		s.waitPresent(field(w.pointer))
 		if got := eval[string](s, `document.querySelector(`+jsQuote(field(w.pointer))+`).value`); got != "" {
 			t.Errorf("/skills: %s still holds %q from the skill page", w.pointer, got)
 		}
