@@ -24,6 +24,10 @@ func (o *ownContext) keep(ctx app.Context) { o.kept = ctx }
 // own is the context kept last.
 func (o *ownContext) own() app.Context { return o.kept }
 
+// hasOwn reports whether a context was kept: go-app queues OnMount after
+// mounting, so a component is mounted a moment before it has one.
+func (o *ownContext) hasOwn() bool { return o.kept.Context != nil }
+
 // pageTab is a tab a page makes once for the thing it shows and renders
 // again each time the tab is opened (the skill page's Manifest, Memory,
 // Audit and History tabs), so what the tab holds stays while another tab
@@ -39,11 +43,14 @@ type pageTab struct {
 // settle applies f, the answer to the tab's asynchronous work, on the UI
 // goroutine whether or not the tab c is open, and shows it when it is.
 // The page renders the same tab again, which go-app takes for no change,
-// so an open tab is re-rendered here.
+// so an open tab is re-rendered here. A tab mounted so recently that its
+// queued OnMount has not run yet has no context of its own to update
+// through (updating through the zero one panics); go-app renders it
+// again after that OnMount, with what f changed.
 func (t *pageTab) settle(c app.Composer, f func()) {
 	t.page.Dispatch(func(app.Context) {
 		f()
-		if c.Mounted() {
+		if c.Mounted() && t.hasOwn() {
 			t.own().Update()
 		}
 	})

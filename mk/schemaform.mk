@@ -4,7 +4,9 @@
 #   - the committed schema corpus compared with what server-everything and
 #     Playwright MCP list today (both started from node_modules);
 #   - pkg/schemaform's tests compiled to WebAssembly, under Node;
-#   - the component driven in headless Chromium (wasmbrowsertest).
+#   - the component driven in headless Chromium (wasmbrowsertest), and,
+#     in the same run, the skill page tabs' settle (app/ownctx_wasm_test.go),
+#     which needs go-app's OnMount, called only in a browser.
 #
 #   make test-schemaform     the layer
 #   make schemaform-corpus   regenerate pkg/schemaform/testdata/corpus
@@ -18,7 +20,7 @@ test-schemaform: node-deps chromium
 	$(WASM_TEST) -count=1 ./pkg/schemaform
 	@mkdir -p $(STORE_BROWSER_PATH) && ln -sf $(CHROMIUM) $(STORE_BROWSER_PATH)/chromium
 	@status=0; out=$$(PATH="$(STORE_BROWSER_PATH):$$PATH" GOOS=js GOARCH=wasm \
-		$(GO) test -count=1 -exec $(WASMBROWSERTEST) -run '^TestSchemaForm' ./app 2>&1) || status=$$?; \
+		$(GO) test -count=1 -exec $(WASMBROWSERTEST) -run '^(TestSchemaForm|TestSettle)' ./app 2>&1) || status=$$?; \
 	printf '%s\n' "$$out" | grep -v 'unknown IPAddressSpace value'; exit $$status
 
 schemaform-corpus: node-deps
