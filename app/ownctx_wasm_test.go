@@ -43,16 +43,8 @@ func (p *settlePage) Render() app.UI {
 // program stopped on the skill page when the manifest tab's verifier was
 // ready that early (seen in an e2e run of TestLayoutEveryRouteEverySize).
 func TestSettleBeforeTheTabsOnMount(t *testing.T) {
-	doc := js.Global().Get("document")
-	body := doc.Get("body")
-	body.Call("insertBefore", doc.Call("createElement", "div"), body.Get("firstChild"))
-	t.Cleanup(func() { body.Get("firstElementChild").Call("remove") })
-	e := app.NewTestEngine()
 	p := &settlePage{}
-	if err := e.Load(p); err != nil {
-		t.Fatal(err)
-	}
-	e.ConsumeAll()
+	e := load(t, p)
 	if !p.hasOwn() {
 		t.Fatal("the page has no context of its own after its OnMount")
 	}
@@ -72,7 +64,7 @@ func TestSettleBeforeTheTabsOnMount(t *testing.T) {
 	if tab.answer != "settled" {
 		t.Errorf("the answer was not applied: %q", tab.answer)
 	}
-	if got := doc.Call("getElementById", "settle-answer"); got.IsNull() || got.Get("textContent").String() != "settled" {
+	if got := js.Global().Get("document").Call("getElementById", "settle-answer"); got.IsNull() || got.Get("textContent").String() != "settled" {
 		t.Errorf("the tab does not show the answer")
 	}
 }

@@ -20,19 +20,27 @@ import (
 
 func mount(t *testing.T, f *schemaform.Form) (app.TestEngine, *int) {
 	t.Helper()
+	changes := 0
+	e := load(t, &schemaForm{Form: f, IDPrefix: "w", OnChange: func(app.Context, *schemaform.Form) { changes++ }})
+	return e, &changes
+}
+
+// load mounts c in the browser page under go-app's test engine and runs
+// what its mounting queued.
+func load(t *testing.T, c app.Composer) app.TestEngine {
+	t.Helper()
 	// go-app mounts into the body's first element; the page's own
 	// elements (the test runner's) stay after it.
 	doc := js.Global().Get("document")
 	body := doc.Get("body")
 	body.Call("insertBefore", doc.Call("createElement", "div"), body.Get("firstChild"))
 	t.Cleanup(func() { body.Get("firstElementChild").Call("remove") })
-	changes := 0
 	e := app.NewTestEngine()
-	if err := e.Load(&schemaForm{Form: f, IDPrefix: "w", OnChange: func(app.Context, *schemaform.Form) { changes++ }}); err != nil {
+	if err := e.Load(c); err != nil {
 		t.Fatal(err)
 	}
 	e.ConsumeAll()
-	return e, &changes
+	return e
 }
 
 func el(t *testing.T, id string) js.Value {
