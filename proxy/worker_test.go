@@ -81,7 +81,21 @@ func runMain(m *testing.M) int {
 	defer d.stop()
 	d.up, d.rec, d.sse, d.json = up, rec, sse, js
 	worker = d
-	return m.Run()
+	code := m.Run()
+	if code != 0 {
+		// What workerd and the Worker logged says whether a failure was
+		// the Worker's answer or the dev server's (a reload, a restart).
+		fmt.Fprintf(os.Stderr, "--- wrangler dev's log (at most its last 256 KiB):\n%s\n", tail(d.logs.String(), 256<<10))
+	}
+	return code
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }
 
 // devServer is a running `wrangler dev`.
@@ -246,6 +260,32 @@ func (d *devServer) ready() bool {
 	return resp.StatusCode != http.StatusServiceUnavailable
 }
 
+// settleFront sends the Worker POSTs it refuses on its own until one is
+// answered by the Worker. After an upload the Worker answered before the
+// body's end, wrangler dev's front (its ProxyWorker) sometimes fails its
+// next request to the Worker at once, as if the Worker had restarted: a
+// POST or DELETE then gets the front's 503 "Your worker restarted
+// mid-request" or 500, and a GET is queued for a retry that, for a GET
+// carrying a body, never comes. The Worker's log shows none of them. A
+// POST, which the front never retries, spends that failure here.
+func (d *devServer) settleFront() (seen string, err error) {
+	client := &http.Client{Timeout: 10 * time.Second}
+	for range 10 {
+		resp, err := client.Post(d.origin+"/api/mcp/settle-probe", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			return seen, err
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			return seen, nil
+		}
+		seen += fmt.Sprintf("the front answered a probe %d %.120q; ", resp.StatusCode, b)
+		time.Sleep(100 * time.Millisecond)
+	}
+	return seen, fmt.Errorf("the front still fails the Worker's requests: %s", seen)
+}
+
 // settled reports whether every reload of the Worker in wrangler's log
 // has finished.
 func (d *devServer) settled() bool {
@@ -281,6 +321,7 @@ func target(d *devServer) proxytest.Target {
 		// What workerd's fetch adds on its own; CF-Worker names the
 		// Worker making a subrequest, as Cloudflare's edge does too.
 		TransportHeaders: []string{"Content-Length", "Accept-Encoding", "Transfer-Encoding", "Connection", "Cf-Worker"},
+		Settle:           d.settleFront,
 	}
 }
 
@@ -289,6 +330,7 @@ func mcpTarget(d *devServer) proxytest.MCPTarget {
 		Addr: d.addr, Origin: d.origin, Layer: proxytest.Workerd, Recorder: d.rec,
 		Names:            []string{"everything-json", "everything-sse", proxytest.MCPRecorder, proxytest.MCPRecorderAuth},
 		TransportHeaders: []string{"Content-Length", "Accept-Encoding", "Transfer-Encoding", "Connection", "Cf-Worker"},
+		Settle:           d.settleFront,
 	}
 }
 

@@ -522,9 +522,8 @@ func readsAByte(body io.Reader) bool {
 // bytes, read whole, and checks that any other request has none.
 func readBody(r *http.Request, maxBody int64) ([]byte, *Error) {
 	if r.Method != http.MethodPost {
-		// A declared length is refused before anything is read: under
-		// wrangler dev a read of a GET's body can wait for bytes that
-		// never come (seen as a 30 s hang in the workerd attack suite).
+		// A declared length is refused before anything is read: no byte
+		// of the body is needed to refuse it.
 		if r.ContentLength > 0 || readsAByte(r.Body) {
 			return nil, errorf(http.StatusBadRequest, CodeBody, "a %s request has no body", r.Method)
 		}

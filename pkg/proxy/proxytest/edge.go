@@ -133,6 +133,7 @@ func RunTimeouts(t *testing.T, tg Target, c Timeouts) {
 		checkWithin(t, el, c.Idle)
 	})
 	t.Run("trickled-body", func(t *testing.T) {
+		defer tg.settle(t)
 		mark := tg.Upstream.Len()
 		runTrickle(t, tg.Addr, tg.raw(Attack{Method: "POST", Target: mp + "chat/completions",
 			Headers: []string{"Origin: {origin}", "Authorization: {key}", jsonCT, "Content-Length: 100000"}}), c.Body)
@@ -169,6 +170,7 @@ func RunMCPTimeouts(t *testing.T, tg MCPTarget, c Timeouts) {
 		checkWithin(t, time.Since(start), c.Idle)
 	})
 	t.Run("trickled-body", func(t *testing.T) {
+		defer tg.proxyTarget().settle(t)
 		mark := tg.Recorder.Len()
 		runTrickle(t, tg.Addr, tg.proxyTarget().raw(Attack{Method: "POST", Target: mcpMount + MCPRecorder,
 			Headers: []string{"Origin: {origin}", jsonCT, mcpAcc, "Content-Length: 100000"}}), c.Body)

@@ -22,6 +22,7 @@ type MCPTarget struct {
 	// TransportHeaders are header names the host's HTTP client adds on
 	// its own; canonical form.
 	TransportHeaders []string
+	Settle           func() (string, error) // as Target.Settle
 }
 
 const (
@@ -31,7 +32,7 @@ const (
 )
 
 func (tg MCPTarget) proxyTarget() Target {
-	return Target{Addr: tg.Addr, Origin: tg.Origin, Layer: tg.Layer}
+	return Target{Addr: tg.Addr, Origin: tg.Origin, Layer: tg.Layer, Settle: tg.Settle}
 }
 
 // MCPAttacks is the hostile-request table for the MCP relay. Every entry

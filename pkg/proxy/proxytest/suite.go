@@ -36,6 +36,28 @@ type Target struct {
 	// to an upstream request (Content-Length, Accept-Encoding …); they may
 	// reach the upstream besides the three forwarded ones. Canonical form.
 	TransportHeaders []string
+	// Settle, when not nil, is called after a request the host answered
+	// before its body ended (an oversized or trickled upload), before the
+	// next is sent. Under wrangler dev the front's next request to the
+	// Worker can fail on the connection that upload left behind; Settle
+	// spends that failure on a request of its own; what it saw, if
+	// anything, is logged.
+	Settle func() (seen string, err error)
+}
+
+// settle calls tg.Settle, if any.
+func (tg Target) settle(t *testing.T) {
+	t.Helper()
+	if tg.Settle == nil {
+		return
+	}
+	seen, err := tg.Settle()
+	if err != nil {
+		t.Fatalf("after an upload answered before its end: %v", err)
+	}
+	if seen != "" {
+		t.Logf("after the upload: %s", seen)
+	}
 }
 
 // Want is the expected outcome of one attack on one layer.
@@ -325,6 +347,9 @@ func RunAttacks(t *testing.T, tg Target) {
 func runAttackTable(t *testing.T, tg Target, rec *recording, sd side, attacks []Attack, check func(t *testing.T, resp *Response, got []Received)) {
 	for _, a := range attacks {
 		t.Run(a.Name, func(t *testing.T) {
+			if a.BodySize > 0 {
+				defer tg.settle(t)
+			}
 			want := a.want(tg.Layer)
 			mark := rec.Len()
 			resp, err := send(tg.Addr, a.Method, tg.raw(a))
