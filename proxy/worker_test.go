@@ -250,37 +250,43 @@ func (d *devServer) ready() bool {
 	if resp.StatusCode != http.StatusOK {
 		return false
 	}
-	// A POST the Worker refuses on its own (no Origin), reaching no
-	// upstream.
-	resp, err = http.Post(d.origin+"/api/mcp/ready-probe", "application/json", strings.NewReader("{}"))
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode != http.StatusServiceUnavailable
+	status, _, err := d.probe()
+	return err == nil && status != http.StatusServiceUnavailable
 }
 
-// settleFront sends the Worker POSTs it refuses on its own until one is
-// answered by the Worker. After an upload the Worker answered before the
-// body's end, wrangler dev's front (its ProxyWorker) sometimes fails its
-// next request to the Worker at once, as if the Worker had restarted: a
-// POST or DELETE then gets the front's 503 "Your worker restarted
-// mid-request" or 500, and a GET is queued for a retry that, for a GET
-// carrying a body, never comes. The Worker's log shows none of them. A
-// POST, which the front never retries, spends that failure here.
-func (d *devServer) settleFront() (seen string, err error) {
+// probe POSTs to the relay what the Worker refuses on its own (no
+// Origin), reaching no upstream, and returns the answer's status and
+// body: the Worker's 403, or the front's 503 when the request never
+// reached the Worker.
+func (d *devServer) probe() (int, []byte, error) {
 	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Post(d.origin+"/api/mcp/probe", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, nil
+}
+
+// settleFront sends probes until one is answered by the Worker. After an
+// upload the Worker answered before the body's end, wrangler dev's front
+// (its ProxyWorker) sometimes fails its next request to the Worker at
+// once, as if the Worker had restarted: a POST or DELETE then gets the
+// front's 503 "Your worker restarted mid-request" or 500, and a GET is
+// queued for a retry that, for a GET carrying a body, never comes. The
+// Worker's log shows none of them. A POST, which the front never
+// retries, spends that failure here.
+func (d *devServer) settleFront() (seen string, err error) {
 	for range 10 {
-		resp, err := client.Post(d.origin+"/api/mcp/settle-probe", "application/json", strings.NewReader("{}"))
+		status, b, err := d.probe()
 		if err != nil {
 			return seen, err
 		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable {
+		if status != http.StatusServiceUnavailable {
 			return seen, nil
 		}
-		seen += fmt.Sprintf("the front answered a probe %d %.120q; ", resp.StatusCode, b)
+		seen += fmt.Sprintf("the front answered a probe %d %.120q; ", status, b)
 		time.Sleep(100 * time.Millisecond)
 	}
 	return seen, fmt.Errorf("the front still fails the Worker's requests: %s", seen)

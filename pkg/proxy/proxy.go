@@ -511,20 +511,12 @@ func bearer(v string) bool {
 	return true
 }
 
-// readsAByte reports whether body yields at least one byte.
-func readsAByte(body io.Reader) bool {
-	var one [1]byte
-	n, _ := io.ReadFull(body, one[:])
-	return n > 0
-}
-
 // readBody returns a POST's application/json body of at most maxBody
 // bytes, read whole, and checks that any other request has none.
 func readBody(r *http.Request, maxBody int64) ([]byte, *Error) {
 	if r.Method != http.MethodPost {
-		// A declared length is refused before anything is read: no byte
-		// of the body is needed to refuse it.
-		if r.ContentLength > 0 || readsAByte(r.Body) {
+		var one [1]byte
+		if n, _ := io.ReadFull(r.Body, one[:]); n > 0 || r.ContentLength > 0 {
 			return nil, errorf(http.StatusBadRequest, CodeBody, "a %s request has no body", r.Method)
 		}
 		return nil, nil
