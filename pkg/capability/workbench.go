@@ -64,13 +64,16 @@ type Workbench struct {
 	// only, and a skill taught on a browser or a host says so.
 	Bodies workbench.BodyFactory
 	// Authorizers applies spec OQ-2's choice of authorizer; nil means no
-	// delegatic-mcp.
-	Authorizers workbench.AuthorizerChooser
+	// delegatic-mcp. AcceptsLocalPolicy is the person's standing answer
+	// (workbench.Workbench.AcceptsLocalPolicy); nil asks every run.
+	Authorizers        workbench.AuthorizerChooser
+	AcceptsLocalPolicy func() bool
 }
 
 // flows is the flow layer with w's dependencies.
 func (w *Workbench) flows() *workbench.Workbench {
-	f := &workbench.Workbench{Verifier: w.Verifier, Store: w.Store, Bodies: w.Bodies, Authorizers: w.Authorizers}
+	f := &workbench.Workbench{Verifier: w.Verifier, Store: w.Store, Bodies: w.Bodies, Authorizers: w.Authorizers,
+		AcceptsLocalPolicy: w.AcceptsLocalPolicy}
 	if w.Model != nil {
 		m := w.Model
 		f.Models = func(context.Context) (workbench.Model, error) { return m, nil }
@@ -392,7 +395,7 @@ func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, err
 	})
 	var ae *workbench.AuthorizerUnavailableError
 	if errors.As(err, &ae) {
-		return nil, fmt.Errorf("%w; nothing ran: to replay under the local policy engine (%s), ask again with accept_local_policy", err, ae.Local)
+		return nil, fmt.Errorf("%w; nothing ran: to replay under the local policy engine (%s), ask again with accept_local_policy, or accept it for every run of this tab where the page asks", err, ae.Local)
 	}
 	if err != nil {
 		return nil, err
@@ -567,7 +570,7 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	rig, err := f.OpenTeach(ctx, plan, in.AcceptLocal)
 	var ae *workbench.AuthorizerUnavailableError
 	if errors.As(err, &ae) {
-		return Result{}, fmt.Errorf("%w; nothing ran: to demonstrate under the local policy engine (%s), ask again with accept_local_policy", err, ae.Local)
+		return Result{}, fmt.Errorf("%w; nothing ran: to demonstrate under the local policy engine (%s), ask again with accept_local_policy, or accept it for every run of this tab where the page asks", err, ae.Local)
 	}
 	if err != nil {
 		return Result{}, err
