@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -75,6 +76,19 @@ func TestTeachScenarioToSavedSkill(t *testing.T) {
 	}
 	if got := s.text("#view-url"); got != page {
 		t.Errorf("the body's view shows %q, want %s", got, page)
+	}
+	// Granted &body.browser only, the model was never offered a file or
+	// shell tool: what the stand-in received says so.
+	for i, r := range s.OR.ChatRequests(teacher) {
+		names := r.ToolNames()
+		if !slices.Contains(names, "browser_navigate") {
+			t.Errorf("request %d offers no browser tool: %v", i, names)
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, "file_") || strings.HasPrefix(n, "shell_") {
+				t.Errorf("request %d offers %s to a task granted &body.browser only: %v", i, n, names)
+			}
+		}
 	}
 	if got := s.text("#teach-cost"); !strings.Contains(got, "$0.002") {
 		t.Errorf("cost %q: want the two replies' $0.001 each", got)

@@ -59,7 +59,10 @@ type Step struct {
 	Bound map[string]any
 	// Choose names the parameters the model chooses again, sorted.
 	Choose []string
-	// Tools are the tools the body offers now.
+	// Tools are the tools the model is offered: the one tool the step
+	// needs, as the body describes it now. The model chooses arguments
+	// for the recorded call, never another action (DESIGN §4: only what
+	// the skill declares is offered).
 	Tools []body.Tool
 	// Observation is what the body shows now (body.Perceive): for the
 	// simulator its page and working directory, not its whole world.
@@ -237,7 +240,7 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 	}
 
 	// 3. Bind the parameters.
-	args, err := r.bind(ctx, e, tools)
+	args, err := r.bind(ctx, e, tool)
 	var drift *driftError
 	switch {
 	case err == nil:
@@ -312,7 +315,7 @@ func (r *run) observe(ctx context.Context) (hash, shape string, err error) {
 }
 
 // bind computes the arguments of a replayed call from the recorded ones.
-func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[string]any, error) {
+func (r *run) bind(ctx context.Context, e skill.Edge, tool body.Tool) (map[string]any, error) {
 	args := make(map[string]any, len(e.Tool.Arguments))
 	var choose []string
 	for name, v := range e.Tool.Arguments {
@@ -340,7 +343,7 @@ func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[st
 	slices.Sort(choose)
 	c, err := r.opt.Chooser.Choose(ctx, Step{
 		Edge: e, Goal: Goal(r.b.Trace.Goal, r.recorded, r.opt.Input), Input: r.opt.Input,
-		Bound: maps.Clone(args), Choose: choose, Tools: tools, Observation: obs,
+		Bound: maps.Clone(args), Choose: choose, Tools: []body.Tool{tool}, Observation: obs,
 	})
 	// A refused or failed call may still have been billed and answered by
 	// a named model: keep both whatever happened.
