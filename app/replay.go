@@ -463,6 +463,10 @@ func (p *replayPage) renderRun() app.UI {
 			)
 		}),
 		app.If(p.result != nil, func() app.UI { return p.renderOutcome() }),
+		renderDifferences(rows),
+		renderSteps(rows),
+		app.If(p.result != nil, func() app.UI { return p.renderSave() }),
+		app.H3().Text("State hashes, edge by edge"),
 		renderEdgeTable(rows),
 	)
 }
@@ -511,6 +515,16 @@ func (p *replayPage) renderOutcome() app.UI {
 				app.Ul().Body(items...),
 			)
 		}),
+	)
+}
+
+// renderSave offers to keep the replay as the skill's next version.
+func (p *replayPage) renderSave() app.UI {
+	r := p.result
+	if r.Record == nil {
+		return app.If(false, nil)
+	}
+	return app.Div().ID("replay-save-panel").Body(
 		app.Div().Class("field-row").Body(
 			app.Button().Type("button").ID("replay-save").Disabled(p.saving || p.saved != nil).
 				Text("Save as new bundle (version "+strconv.Itoa(r.Bundle.SkillVersion)+")").OnClick(p.onSave),

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	s := newSession(t, withTimeout(10*time.Minute), withServeFlags("--mcp", "browser="+pw), withOpenRouter(openroutertest.WithScript(
 		openroutertest.Script{Model: teacher, CostPerCall: 0.001, Steps: []openroutertest.Step{
 			openroutertest.ToolCall("browser_navigate", map[string]any{"url": site.URL + "/"}), click, openroutertest.Answer("Getting started")}},
-		openroutertest.Script{Model: replayer, Steps: []openroutertest.Step{click, click}},
+		openroutertest.Script{Model: replayer, Steps: []openroutertest.Step{click, click, click}},
 	)))
 
 	// The MCP client tries protocol 2026-07-28 first; Playwright MCP
@@ -169,6 +170,27 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	if got := s.text("#replay-authorizer"); !strings.Contains(got, "local:workbench-default-v1") {
 		t.Errorf("replay authorizer %q", got)
 	}
+	// In words before any hash: each step's call and what the body
+	// answered, the heading it read among it.
+	steps := s.text("#replay-steps")
+	for _, want := range []string{"Step 0: browser_navigate", site.URL, "Step 1: browser_click", "Getting started"} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("the replay's steps lack %q:\n%s", want, steps)
+		}
+	}
+
+	// A new heading in the same layout: the replay passes structurally
+	// and says what it read.
+	site.Retitle("Quick start")
+	s.open("/skills/" + id + "/replay")
+	s.waitVisible("#replay-form")
+	replayOnce()
+	if got := s.text("#replay-status"); got != "success" {
+		t.Errorf("replay on the retitled page: status %q", got)
+	}
+	if steps := s.text("#replay-step-1"); !strings.Contains(steps, "Quick start") {
+		t.Errorf("the click's step does not show the heading it read: %q", steps)
+	}
 
 	site.Move() // the docs page now has another layout
 	s.open("/skills/" + id + "/replay")
@@ -179,5 +201,17 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	}
 	if got := s.text("#replay-surprises"); !strings.Contains(got, "Edge 1: state hash mismatch") {
 		t.Errorf("surprises %q", got)
+	}
+	// What differed, marked line by line, with the tolerance exceeded.
+	if got := s.text("#replay-diff-1-tolerance"); !strings.HasPrefix(got, "Structural:") {
+		t.Errorf("tolerance %q", got)
+	}
+	removed := eval[[]string](s, `[...document.querySelectorAll("#replay-diff-1-lines .diff-removed")].map((e) => e.textContent)`)
+	added := eval[[]string](s, `[...document.querySelectorAll("#replay-diff-1-lines .diff-added")].map((e) => e.textContent)`)
+	// The recorded answer is the demonstration's, which read "Getting
+	// started"; the moved page shows a list instead.
+	if !slices.ContainsFunc(removed, func(l string) bool { return strings.Contains(l, "Getting started") }) ||
+		!slices.ContainsFunc(added, func(l string) bool { return strings.Contains(l, "moved") }) {
+		t.Errorf("the difference marks removed %q and added %q; want the old heading out and the new list in", removed, added)
 	}
 }

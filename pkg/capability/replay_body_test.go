@@ -90,6 +90,12 @@ func TestReplayOnAnMCPBody(t *testing.T) {
 			if n, _ := m["saved_version"].(int); m["authorizer"] != "local:"+skill.DefaultPolicyID || n <= b.SkillVersion {
 				t.Errorf("replay: %v", m)
 			}
+			// In words: the outcome, and each step with what the body
+			// answered.
+			steps, _ := m["steps"].([]map[string]any)
+			if m["outcome"] != "success" || len(steps) != len(b.Trace.Edges) || !strings.Contains(steps[0]["answered"].(string), "Latest release") {
+				t.Errorf("outcome %v, steps %v", m["outcome"], steps)
+			}
 		})
 	}
 }

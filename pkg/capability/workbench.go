@@ -15,6 +15,7 @@ import (
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/words"
 	"workbench/pkg/workbench"
 )
 
@@ -406,11 +407,33 @@ func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, err
 	if _, err := f.SaveReplay(ctx, r); err != nil {
 		return nil, err
 	}
-	return map[string]any{
-		"replay": r.Record.Report, "saved_version": r.Bundle.SkillVersion,
+	out := map[string]any{
+		"outcome": words.Status(r.Record.Report.Status, r.Record.Report.HaltedAtEdge),
+		"replay":  r.Record.Report, "saved_version": r.Bundle.SkillVersion,
 		"content_hash": r.Bundle.ContentHash, "verdict": r.Report.Verdict,
 		"re_verified": r.Report.Derived, "model_calls": r.ModelCalls, "authorizer": r.Authority,
-	}, nil
+	}
+	// In words, as the replay page says it: each step's call and what the
+	// body answered, and what differed where the state diverged.
+	rows := workbench.EdgeRows(b, r.Record.Edges, r.Record.Report.SurpriseSignals)
+	var steps []map[string]any
+	for _, row := range rows {
+		if !row.Replayed {
+			continue
+		}
+		answered, _ := words.Clip(row.Saw, 30, 2400)
+		steps = append(steps, map[string]any{"step": row.Index, "tool": row.Tool, "arguments": row.ReplayedArgs,
+			"verdict": words.Match(row.Match), "answered": answered})
+		if d := row.Difference; d != nil {
+			lines := make([]string, len(d.Lines))
+			for i, l := range d.Lines {
+				lines[i] = string(l.Op) + " " + l.Text
+			}
+			out["differed"] = map[string]any{"edge": row.Index, "tolerance": d.Tolerance, "lines": lines, "observed": d.Observed}
+		}
+	}
+	out["steps"] = steps
+	return out, nil
 }
 
 func (w *Workbench) compare(ctx context.Context, input json.RawMessage) (any, error) {

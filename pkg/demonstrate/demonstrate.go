@@ -468,7 +468,7 @@ func (d *demo) call(ctx context.Context, act *pulse.Span, step int, call openrou
 	if res.IsError {
 		e.OutcomeStatus = skill.OutcomeError
 	}
-	e.ObservedOutcome = observed(res)
+	e.ObservedOutcome = res.Observed()
 	d.record(e, span, res)
 	text := res.Text
 	if res.IsError {
@@ -525,13 +525,6 @@ func Offer(tools []body.Tool, caps []string) []body.Tool {
 		}
 	}
 	return out
-}
-
-func observed(res body.Result) any {
-	if res.Structured != nil {
-		return res.Structured
-	}
-	return res.Text
 }
 
 func compileSchemas(tools []body.Tool) (map[string]*jsonschema.Schema, error) {

@@ -223,6 +223,11 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 	}
 	re.ObservedStateBefore = before
 	if i == 0 && before != e.StateBefore {
+		// What the body shows instead, for a person to read: the
+		// recording keeps only the hash of where it started.
+		if seen, err := body.Perceive(ctx, r.bd); err == nil {
+			re.Perceived = seen
+		}
 		switch {
 		case beforeShape != e.ShapeBefore:
 			predicted = e.StateBefore
@@ -264,10 +269,12 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 	}
 
 	// 5. Act, then compare the state after.
+	re.Arguments = args
 	res, err := r.bd.Call(ctx, e.Tool.Name, args)
 	if err != nil {
 		return halt(skill.KindOther, "unexpected_error", "the tool call failed: "+err.Error(), "", 1)
 	}
+	re.Outcome = res.Observed()
 	if res.IsError && e.OutcomeStatus == skill.OutcomeOK {
 		return halt(skill.KindOther, "unexpected_error", "the tool reported an error: "+truncate(res.Text, 200), "", 1)
 	}

@@ -624,6 +624,17 @@ type ReplayEdge struct {
 	ObservedShapeAfter  string         `json:"observed_shape_after,omitempty"`
 	Match               string         `json:"match"`
 	Authorization       *Authorization `json:"authorization,omitempty"`
+
+	// Arguments and Outcome are what the replayed call was given and what
+	// the body answered it (beside the recorded edge's arguments and
+	// observed_outcome); Perceived is what the body showed before the
+	// first action when that differed from the recording. They are for a
+	// person to read while the replay's result is on screen and live in
+	// memory only: the record a bundle keeps holds hashes, so nothing a
+	// replay's body said is stored or exported past redaction.
+	Arguments map[string]any `json:"-"`
+	Outcome   any            `json:"-"`
+	Perceived any            `json:"-"`
 }
 
 // Replay edge matches.
