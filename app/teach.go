@@ -99,10 +99,11 @@ type teachRun struct {
 	taught   *workbench.Taught // the demonstration and its draft, once drafted
 	events   []skill.Event     // the PULSE events the run's recorder holds
 
-	draft    skill.Manifest
-	draftErr error
-	problems workbench.DraftProblems
-	checkErr error
+	draft      skill.Manifest
+	slugEdited bool // the person wrote the slug: it no longer follows the name
+	draftErr   error
+	problems   workbench.DraftProblems
+	checkErr   error
 
 	summary    *teach.Summary // what the recording amounts to, once the verifier has judged the draft
 	summaryErr error

@@ -103,6 +103,10 @@ func TestTeachScenarioToSavedSkill(t *testing.T) {
 		t.Fatal("Save is disabled on a valid draft")
 	}
 
+	// The slug follows the name until the slug is edited.
+	s.setField("#draft-name", "Read the docs heading", "input")
+	s.waitFor(`document.querySelector("#draft-slug").value === "read-the-docs-heading"`)
+
 	// Name emptied: the error is beside the field and Save is disabled.
 	s.setField("#draft-name", "", "input")
 	s.waitVisible("#draft-name-error")
@@ -121,9 +125,13 @@ func TestTeachScenarioToSavedSkill(t *testing.T) {
 	if got := s.text("#draft-slug-error"); !strings.Contains(got, "pattern") {
 		t.Errorf("slug error %q", got)
 	}
-	// Fixed, one keystroke at a time: each is checked, and the errors go.
+	// Fixed, one keystroke at a time: each is checked, and the errors go;
+	// the edited slug no longer follows the name.
 	s.setField("#draft-name", "", "input")
 	s.typeInto("#draft-name", "Read a heading")
+	if got := eval[string](s, `document.querySelector("#draft-slug").value`); got != "Read A Heading" {
+		t.Errorf("the edited slug changed with the name: %q", got)
+	}
 	s.setField("#draft-slug", "read-a-heading", "input")
 	s.setField("#draft-description", "Opens a docs page and reports its main heading.", "input")
 	s.waitFor(`!document.querySelector("#draft-name-error") && !document.querySelector("#draft-slug-error")`)

@@ -136,12 +136,8 @@ func (e *env) reverify(b *skill.Bundle) *verify.Report {
 }
 
 func gate(p skill.ProofResult, id string) skill.Gate {
-	for _, g := range p.ProofGates {
-		if g.ID == id {
-			return g
-		}
-	}
-	return skill.Gate{}
+	g, _ := p.Gate(id)
+	return g
 }
 
 func TestScenarioBasicPromptToManifest(t *testing.T) {

@@ -347,6 +347,16 @@ type ProofResult struct {
 	IASubstrate map[string]any `json:"ia_substrate,omitempty"`
 }
 
+// Gate returns the proof's gate with the given id, and whether it has one.
+func (p ProofResult) Gate(id string) (Gate, bool) {
+	for _, g := range p.ProofGates {
+		if g.ID == id {
+			return g, true
+		}
+	}
+	return Gate{}, false
+}
+
 // Verdicts of gates and of a whole proof. NotApplicable is for gates only.
 const (
 	VerdictPass          = "pass"
