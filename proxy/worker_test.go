@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -70,7 +71,11 @@ func runMain(m *testing.M) int {
 	defer tok.Close()
 	// The deployment from a clone is checked while the suite runs: its
 	// build is CPU the suite, mostly waiting on wrangler dev, leaves idle.
-	cloneDeploy = startCloneDeploy(bin)
+	// A run of benchmarks alone (make bench-worker) does without it.
+	flag.Parse()
+	if flag.Lookup("test.run").Value.String() != "^$" {
+		cloneDeploy = startCloneDeploy(bin)
+	}
 	d, err := startDevWith(bin, "", map[string]string{
 		"OPENROUTER_UPSTREAM": up.URL,
 		"BODY_TIMEOUT":        workerTimeouts.Body.String(),
@@ -777,6 +782,9 @@ func copyRepository() (string, error) {
 // rate-limiting binding.
 func TestDeployFromClone(t *testing.T) {
 	requireWorker(t)
+	if cloneDeploy == nil {
+		t.Skip("not started: -run '^$'")
+	}
 	var r cloneResult
 	select {
 	case r = <-cloneDeploy:
@@ -1082,4 +1090,110 @@ func writeWranglerConfig(dir string, replace map[string]string) (string, error) 
 	}
 	path := filepath.Join(dir, "wrangler.toml")
 	return path, os.WriteFile(path, []byte(s), 0o644)
+}
+
+// BenchmarkWorkerdCPU measures the CPU time spent per /api/ request under
+// wrangler dev: the user and system time of the dev server's workerd
+// processes (read from /proc) across b.N requests, divided by b.N. That
+// holds what Cloudflare counts against a Worker's CPU limit (starting the
+// Go instance, the handler, the rate-limit call) and more: workerd's HTTP
+// serving and wrangler dev's front, which runs in workerd too. The
+// "js-baseline" case measures that overhead alone, with the limiter
+// Worker (a few lines of JavaScript answering 404) under its own wrangler
+// dev. Clients rotate through loopback addresses so that the rate limit
+// never answers instead of the Worker.
+func BenchmarkWorkerdCPU(b *testing.B) {
+	d := requireWorker(b)
+	base, err := startRegistered(os.Getenv("WORKBENCH_WRANGLER"), "proxy/limiter/wrangler.toml", b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer base.stop()
+	clients := map[int]*http.Client{}
+	sent := 0
+	for _, c := range []struct {
+		name, path, origin string
+		dev                *devServer
+		status             int
+	}{
+		{"key-check", proxy.MountPath + "key", d.origin, d, 200},
+		{"refused", proxy.MountPath + "key", "https://evil.example", d, 403},
+		{"mcp-listing", proxy.MCPMountPath, d.origin, d, 200},
+		{"js-baseline", "/", base.origin, base, 404},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			get := func() {
+				k := sent / (proxy.RateLimit / 2)
+				sent++
+				if clients[k] == nil {
+					clients[k] = clientFrom(fmt.Sprintf("127.0.%d.%d", 2+k/250, 1+k%250))
+				}
+				req, _ := http.NewRequest("GET", c.dev.origin+c.path, nil)
+				req.Header.Set("Origin", c.origin)
+				req.Header.Set("Authorization", proxytest.Key)
+				resp, err := clients[k].Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != c.status {
+					b.Fatalf("request %d → %d, want %d", sent, resp.StatusCode, c.status)
+				}
+			}
+			get() // a warm instance, as a deployed Worker's would be
+			before, err := workerdCPU(c.dev)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				get()
+			}
+			b.StopTimer()
+			after, err := workerdCPU(c.dev)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(after-before)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// workerdCPU is the user and system time so far of the workerd processes
+// in d's process group, from /proc/<pid>/stat (in clock ticks of 10 ms,
+// Linux's USER_HZ).
+func workerdCPU(d *devServer) (time.Duration, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	var ticks int64
+	found := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // ended meanwhile
+		}
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open || s[open+1:end] != "workerd" {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if len(f) < 13 || f[2] != strconv.Itoa(d.cmd.Process.Pid) {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + st
+		found++
+	}
+	if found == 0 {
+		return 0, errors.New("no workerd process in the dev server's process group")
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
 }
