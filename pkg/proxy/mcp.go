@@ -83,7 +83,8 @@ func SplitList(s string) []string {
 // MCPConfig is everything an MCPRelay depends on. Like Config, it is read
 // once by NewMCPRelay; the relay keeps no other state.
 type MCPConfig struct {
-	// AllowedOrigin is the workbench's own origin; see Config.
+	// AllowedOrigin is the workbench's own origin, or SameOrigin; see
+	// Config.
 	AllowedOrigin string
 
 	// Servers is the allowlist. Names are unique. It may be empty: the
@@ -95,6 +96,12 @@ type MCPConfig struct {
 	// other server it is dropped like any other header, so a token meant
 	// for one server never reaches another. Each name must be in Servers.
 	AuthorizationFor []string
+
+	// Headers are the operator's: each is added to every request to its
+	// server, replacing any header of that name from the page, and never
+	// shown to the page (see MCPHeader). At most one per server; a server
+	// in AuthorizationFor cannot also have an Authorization header here.
+	Headers []MCPHeader
 
 	// AllowHTTP permits plain-http URLs to non-loopback hosts, for a
 	// server on a network the operator trusts. Off, plain http is refused
@@ -153,7 +160,8 @@ type MCPEvent struct {
 //     forwarded, plus
 //     Authorization for servers in MCPConfig.AuthorizationFor. Each at most
 //     once, at most MaxHeaderValueBytes, printable ASCII, and without a
-//     comma except in Accept. Host is
+//     comma except in Accept. A server's operator header
+//     (MCPConfig.Headers) is added last. Host is
 //     the server's own (its DNS-rebinding check sees its own name), and the
 //     browser's Origin, cookies and everything else are dropped.
 //   - Body: POST is application/json of at most MaxBody bytes, read whole
@@ -170,7 +178,6 @@ type MCPEvent struct {
 // configured, never where they are.
 type MCPRelay struct {
 	origin  string
-	host    string // origin's host[:port], the Host requests must name
 	clock   timeouts
 	servers map[string]mcpUpstream
 	names   []string // sorted
@@ -180,13 +187,14 @@ type MCPRelay struct {
 }
 
 type mcpUpstream struct {
-	url  *url.URL
-	auth bool // forward Authorization
+	url    *url.URL
+	auth   bool      // forward Authorization
+	header MCPHeader // the operator's header; Name "" for none
 }
 
 // NewMCPRelay checks cfg and returns an MCPRelay for it.
 func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
-	if err := checkOrigin(cfg.AllowedOrigin); err != nil {
+	if err := checkAllowedOrigin(cfg.AllowedOrigin); err != nil {
 		return nil, fmt.Errorf("proxy: AllowedOrigin %q: %w", cfg.AllowedOrigin, err)
 	}
 	if cfg.MaxBody < 0 {
@@ -199,7 +207,7 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MCPRelay{origin: cfg.AllowedOrigin, host: HostOf(cfg.AllowedOrigin), clock: clock,
+	m := &MCPRelay{origin: cfg.AllowedOrigin, clock: clock,
 		servers: make(map[string]mcpUpstream, len(cfg.Servers)), maxBody: cfg.MaxBody, doer: cfg.Doer, log: cfg.Log}
 	if m.maxBody == 0 {
 		m.maxBody = DefaultMaxBody
@@ -227,6 +235,9 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 		}
 		up.auth = true
 		m.servers[name] = up
+	}
+	if err := addMCPHeaders(m.servers, cfg.Headers); err != nil {
+		return nil, err
 	}
 	slices.Sort(m.names)
 	return m, nil
@@ -292,11 +303,7 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 		WriteError(w, e)
 	}
 	m.clock.start(w)
-	if e := checkHost(r, m.host); e != nil {
-		refuse(e)
-		return
-	}
-	if e := checkRequestOrigin(r, m.origin); e != nil {
+	if e := checkSite(r, m.origin); e != nil {
 		refuse(e)
 		return
 	}
@@ -351,6 +358,7 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 			hdr["Authorization"] = []string{v}
 		}
 	}
+	up.setMCPHeader(hdr)
 	body, e := m.clock.readBody(w, r, m.maxBody)
 	if e != nil {
 		refuse(e)
