@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +36,7 @@ type session struct {
 	ctx  context.Context // the tab
 
 	mu       sync.Mutex
+	origins  []string // other origins the tab may reach (a paired computer's bodies)
 	requests []string // every URL the tab requested
 	problems []string // console errors, exceptions, log errors
 	console  []string // the page's other console output: Go's stdout and stderr
@@ -43,9 +45,16 @@ type session struct {
 
 // options adjusts a session.
 type options struct {
-	or      []openroutertest.Option
-	serve   []string      // extra `workbench serve` flags
-	timeout time.Duration // the whole session's; 6 minutes by default (tests run side by side)
+	or       []openroutertest.Option
+	serve    []string      // extra `workbench serve` flags
+	timeout  time.Duration // the whole session's; 6 minutes by default (tests run side by side)
+	wrangler bool          // serve the site with the Worker under wrangler dev, not workbench serve
+}
+
+// withWrangler serves the built site and the Worker under `wrangler dev`
+// (workerd), as a Cloudflare deployment does, instead of `workbench serve`.
+func withWrangler() option {
+	return func(o *options) { o.wrangler = true }
 }
 
 type option func(*options)
@@ -87,37 +96,11 @@ func newSession(t testing.TB, opts ...option) *session {
 		f(&o)
 	}
 	s := &session{t: t, OR: openroutertest.New(t, o.or...)}
-
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--site", setup.site,
-		"--openrouter-upstream", s.OR.URL + openroutertest.APIPath}, o.serve...)
-	cmd := exec.Command(setup.workbench, args...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	if o.wrangler {
+		s.base = startWrangler(t, s.OR.URL+openroutertest.APIPath)
+	} else {
+		s.base = startServe(t, s.OR.URL+openroutertest.APIPath, o.serve)
 	}
-	var serveLog strings.Builder
-	cmd.Stderr = &lockedWriter{w: &serveLog}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("workbench serve log:\n%s", serveLog.String())
-		}
-	})
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if m := servingAt.FindStringSubmatch(lines.Text()); m != nil {
-			s.base = m[1]
-			break
-		}
-	}
-	if s.base == "" {
-		t.Fatalf("workbench serve did not say where it listens (stderr: %s)", serveLog.String())
-	}
-	go io.Copy(io.Discard, stdout)
 
 	// A browser context of its own: empty storage, cache and cookies.
 	tab, cancelTab := chromedp.NewContext(setup.browser, chromedp.WithNewBrowserContext(), chromedp.WithListener(s.listen))
@@ -150,6 +133,46 @@ func newSession(t testing.TB, opts ...option) *session {
 	// Registered after the browser's cleanup, so it runs before it.
 	t.Cleanup(s.checkClean)
 	return s
+}
+
+// startServe starts `workbench serve` with the built site, the OpenRouter
+// proxy pointed at upstream and the extra flags, and returns its origin.
+// The bodies it would start are left out unless a flag asks for them:
+// the tests that use a real body start their own.
+func startServe(t testing.TB, upstream string, flags []string) string {
+	t.Helper()
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--site", setup.site,
+		"--openrouter-upstream", upstream}, flags...)
+	cmd := exec.Command(setup.workbench, args...)
+	base := ""
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serveLog strings.Builder
+	cmd.Stderr = &lockedWriter{w: &serveLog}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("workbench serve log:\n%s", serveLog.String())
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if m := servingAt.FindStringSubmatch(lines.Text()); m != nil {
+			base = m[1]
+			break
+		}
+	}
+	if base == "" {
+		t.Fatalf("workbench serve did not say where it listens (stderr: %s)", serveLog.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	return base
 }
 
 type lockedWriter struct {
@@ -232,7 +255,7 @@ func (s *session) checkClean() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, u := range s.requests {
-		if !sameOrigin(u, s.base) {
+		if !sameOrigin(u, s.base) && !slices.ContainsFunc(s.origins, func(o string) bool { return sameOrigin(u, o) }) {
 			t.Errorf("request to another origin: %s", u)
 		}
 	}

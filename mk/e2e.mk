@@ -11,7 +11,7 @@ LAYER_E2E += test-e2e
 # most of a test's time is spent waiting on the page, not on the CPU.
 E2E_PARALLEL ?= 4
 
-test-e2e: chromium node-deps build
+test-e2e: chromium node-deps build worker
 	WORKBENCH_E2E=1 WORKBENCH_BODIES_REQUIRED=1 WORKBENCH_MCP_INTEROP_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -parallel $(E2E_PARALLEL) -timeout 45m ./e2e/
 
 # The same speed goals as `make bench-app` (cmd/benchapp), as go test

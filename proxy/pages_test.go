@@ -22,6 +22,7 @@ import (
 
 	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
+	"workbench/pkg/proxy/wranglertest"
 )
 
 // startPagesDev runs `wrangler pages dev` in the Pages project dir
@@ -304,7 +305,7 @@ func checkPagesConfig(t *testing.T, bin, project, compat string) {
 		tmp := t.TempDir()
 		cmd := exec.CommandContext(ctx, bin, "pages", "functions", "build-env", dir, "--outfile", filepath.Join(tmp, "env.json"))
 		cmd.Dir = dir
-		cmd.Env = wranglerEnv(tmp)
+		cmd.Env = wranglertest.Env(tmp)
 		return cmd.CombinedOutput()
 	}
 	var ours, theirs []byte

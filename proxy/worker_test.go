@@ -36,6 +36,7 @@ import (
 
 	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
+	"workbench/pkg/proxy/wranglertest"
 )
 
 // MaxWasmGzip is the ceiling on the Worker's gzipped wasm: well inside the
@@ -156,14 +157,6 @@ func freePort() (string, error) {
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
 }
 
-// wranglerEnv keeps wrangler offline and its files out of the tree.
-func wranglerEnv(tmp string) []string {
-	return append(os.Environ(),
-		"WRANGLER_SEND_METRICS=false", "CI=true", "CLOUDFLARE_CF_FETCH_ENABLED=false",
-		"WRANGLER_LOG_PATH="+filepath.Join(tmp, "logs"),
-	)
-}
-
 // startDev starts wrangler dev from the repository root with the given
 // vars; ALLOWED_ORIGIN is set to the dev server's own origin when
 // withOrigin is true.
@@ -244,7 +237,7 @@ func (d *devServer) port() string { return strings.TrimPrefix(d.addr, "127.0.0.1
 func (d *devServer) launch(bin, dir string, args []string) error {
 	d.cmd = exec.Command(bin, args...)
 	d.cmd.Dir = dir
-	d.cmd.Env = append(wranglerEnv(d.tmp), d.env...)
+	d.cmd.Env = append(wranglertest.Env(d.tmp), d.env...)
 	d.cmd.Stdout, d.cmd.Stderr = d.logs, d.logs
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so stop reaches workerd too
 	if err := d.cmd.Start(); err != nil {
@@ -727,7 +720,7 @@ func startCloneDeploy(bin string) <-chan cloneResult {
 			cmd := exec.CommandContext(ctx, filepath.Join(r.dir, "node_modules", ".bin", filepath.Base(bin)),
 				"deploy", "--dry-run", "--outdir", filepath.Join(r.dir, "dry-run"))
 			cmd.Dir = r.dir
-			cmd.Env = wranglerEnv(r.dir)
+			cmd.Env = wranglertest.Env(r.dir)
 			r.out, r.err = cmd.CombinedOutput()
 		}
 		r.took = time.Since(start)
@@ -1055,41 +1048,10 @@ func wranglerConfig(t *testing.T, replace map[string]string) string {
 	return path
 }
 
-// buildTable is wrangler.toml's [build] table, up to the blank line that
-// ends it.
-var buildTable = regexp.MustCompile(`(?ms)^\[build\]\n.*?\n\n`)
-
-// writeWranglerConfig writes wranglerConfig's file into dir, without the
-// [build] table (the tests run a Worker make test-worker has built), and
-// returns its path.
+// writeWranglerConfig writes the repository's wrangler.toml, edited by
+// replace and without its [build] step, into dir (wranglertest.WriteConfig).
 func writeWranglerConfig(dir string, replace map[string]string) (string, error) {
-	b, err := os.ReadFile("../wrangler.toml")
-	if err != nil {
-		return "", err
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		return "", err
-	}
-	s := string(b)
-	for old, new := range replace {
-		if !strings.Contains(s, old) {
-			return "", fmt.Errorf("wrangler.toml has no %q to replace", old)
-		}
-		s = strings.Replace(s, old, new, 1)
-	}
-	if !buildTable.MatchString(s) {
-		return "", fmt.Errorf("wrangler.toml has no [build] table ending in a blank line")
-	}
-	s = buildTable.ReplaceAllString(s, "")
-	for old, new := range map[string]string{
-		`main = "build/worker/worker.mjs"`: `main = "` + filepath.Join(root, "build/worker/worker.mjs") + `"`,
-		`directory = "build/site"`:         `directory = "` + filepath.Join(root, "build/site") + `"`,
-	} {
-		s = strings.Replace(s, old, new, 1)
-	}
-	path := filepath.Join(dir, "wrangler.toml")
-	return path, os.WriteFile(path, []byte(s), 0o644)
+	return wranglertest.WriteConfig("..", dir, replace)
 }
 
 // BenchmarkWorkerdCPU measures the CPU time spent per /api/ request under

@@ -1,0 +1,62 @@
+// Package wranglertest runs the repository's Worker and site under
+// `wrangler dev` for tests: an offline environment for wrangler, and the
+// repository's wrangler.toml rewritten so that a test's dev server neither
+// runs the [build] step (the test layer has built both parts) nor depends
+// on the directory it starts in. It is imported only by tests.
+package wranglertest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Env is the environment wrangler runs in under test: offline (no
+// metrics, no Cloudflare lookups) and with its logs in tmp, not in the
+// tree.
+func Env(tmp string) []string {
+	return append(os.Environ(),
+		"WRANGLER_SEND_METRICS=false", "CI=true", "CLOUDFLARE_CF_FETCH_ENABLED=false",
+		"WRANGLER_LOG_PATH="+filepath.Join(tmp, "logs"),
+	)
+}
+
+// buildTable is wrangler.toml's [build] table, up to the blank line that
+// ends it.
+var buildTable = regexp.MustCompile(`(?ms)^\[build\]\n.*?\n\n`)
+
+// WriteConfig writes the wrangler.toml of the repository at root into dir
+// with each key of replace replaced by its value, without its [build]
+// table, and with the Worker's and the site's paths made absolute; it
+// returns the file's path.
+func WriteConfig(root, dir string, replace map[string]string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "wrangler.toml"))
+	if err != nil {
+		return "", err
+	}
+	root, err = filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	s := string(b)
+	for old, new := range replace {
+		if !strings.Contains(s, old) {
+			return "", fmt.Errorf("wrangler.toml has no %q to replace", old)
+		}
+		s = strings.Replace(s, old, new, 1)
+	}
+	if !buildTable.MatchString(s) {
+		return "", fmt.Errorf("wrangler.toml has no [build] table ending in a blank line")
+	}
+	s = buildTable.ReplaceAllString(s, "")
+	for old, new := range map[string]string{
+		`main = "build/worker/worker.mjs"`: `main = "` + filepath.Join(root, "build/worker/worker.mjs") + `"`,
+		`directory = "build/site"`:         `directory = "` + filepath.Join(root, "build/site") + `"`,
+	} {
+		s = strings.Replace(s, old, new, 1)
+	}
+	path := filepath.Join(dir, "wrangler.toml")
+	return path, os.WriteFile(path, []byte(s), 0o644)
+}
