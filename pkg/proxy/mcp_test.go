@@ -436,7 +436,7 @@ func FuzzCheckMCPPath(f *testing.F) {
 		if err != nil {
 			return
 		}
-		name, e := checkMCPPath(u)
+		name, e := checkMCPPath(u, MCPMountPath)
 		if e != nil {
 			return
 		}
