@@ -48,6 +48,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"workbench/pkg/proxy"
 )
@@ -105,8 +106,9 @@ type Config struct {
 	Servers []proxy.MCPServer
 	// Doer performs the round trip to a body: proxy.NewHTTPDoer().
 	Doer proxy.Doer
-	// Log, when non-nil, is called once per relayed or refused request
-	// that passed the pairing checks (the relay's log).
+	// Log, when non-nil, is called once per request, relayed or
+	// refused, after the response has been written. Like the relay's, it
+	// holds no header value and no body: never the secret.
 	Log func(proxy.MCPEvent)
 }
 
@@ -116,11 +118,12 @@ type Handler struct {
 	hosts  []string
 	secret []byte
 	relay  *proxy.MCPRelay
+	log    func(proxy.MCPEvent)
 }
 
 // New checks cfg and returns its Handler.
 func New(cfg Config) (*Handler, error) {
-	if err := checkOrigin(cfg.Origin); err != nil {
+	if err := CheckOrigin(cfg.Origin); err != nil {
 		return nil, fmt.Errorf("pairing: origin %q: %w", cfg.Origin, err)
 	}
 	host, port, err := net.SplitHostPort(cfg.Addr)
@@ -142,12 +145,12 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pairing: %w", err)
 	}
-	return &Handler{origin: cfg.Origin, hosts: hosts, secret: []byte(cfg.Secret), relay: relay}, nil
+	return &Handler{origin: cfg.Origin, hosts: hosts, secret: []byte(cfg.Secret), relay: relay, log: cfg.Log}, nil
 }
 
-// checkOrigin accepts an origin a deployed workbench can have: https, or
+// CheckOrigin accepts an origin a deployed workbench can have: https, or
 // http on a loopback host; serialized as a browser does.
-func checkOrigin(o string) error {
+func CheckOrigin(o string) error {
 	u, err := url.Parse(o)
 	switch {
 	case err != nil:
@@ -176,26 +179,40 @@ func loopback(host string) bool {
 
 // ServeHTTP applies the rules to r.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	refuse := func(e *proxy.Error) {
+		proxy.WriteError(w, e)
+		if h.log != nil {
+			h.log(proxy.MCPEvent{Method: r.Method, Status: e.Status, Code: e.Code, Duration: time.Since(start)})
+		}
+	}
 	if !h.ownHost(r.Host) {
-		proxy.WriteError(w, &proxy.Error{Status: http.StatusMisdirectedRequest, Code: proxy.CodeHostForbidden,
+		refuse(&proxy.Error{Status: http.StatusMisdirectedRequest, Code: proxy.CodeHostForbidden,
 			Message: fmt.Sprintf("Host %s is not this server's own %s", clip(strconv.Quote(r.Host)), strings.Join(h.hosts, " or "))})
 		return
 	}
 	if e := h.checkRequestOrigin(r); e != nil {
-		proxy.WriteError(w, e)
+		refuse(e)
 		return
 	}
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Origin", h.origin)
 	hd.Add("Vary", "Origin")
 	if r.Method == http.MethodOptions {
+		if !strings.HasPrefix(r.URL.Path, MountPath) {
+			refuse(&proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound, Message: "the bodies are under " + MountPath})
+			return
+		}
 		h.preflight(w, r)
+		if h.log != nil {
+			h.log(proxy.MCPEvent{Method: r.Method, Status: http.StatusNoContent, Duration: time.Since(start)})
+		}
 		return
 	}
 	hd.Set("Access-Control-Expose-Headers", ExposeHeaders)
 	if e := h.checkSecret(r); e != nil {
 		hd.Set("WWW-Authenticate", `Bearer realm="workbench bodies"`)
-		proxy.WriteError(w, e)
+		refuse(e)
 		return
 	}
 	// The relay forwards Authorization to no body; it is dropped here
@@ -234,14 +251,8 @@ func (h *Handler) checkRequestOrigin(r *http.Request) *proxy.Error {
 	return nil
 }
 
-// preflight answers a CORS preflight from the paired origin, for the
-// bodies' paths only.
+// preflight answers a CORS preflight from the paired origin.
 func (h *Handler) preflight(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasPrefix(r.URL.Path, MountPath) {
-		proxy.WriteError(w, &proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound,
-			Message: "the bodies are under " + MountPath})
-		return
-	}
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Methods", AllowMethods)
 	hd.Set("Access-Control-Allow-Headers", AllowHeaders)

@@ -30,10 +30,15 @@ const secret = "PAIRINGSECRETFORTHETESTS234"
 // paired starts a pairing server in front of servers and returns its
 // address (127.0.0.1:PORT).
 func paired(t *testing.T, servers ...proxy.MCPServer) string {
+	return pairedLog(t, nil, servers...)
+}
+
+// pairedLog is paired with a log.
+func pairedLog(t *testing.T, log func(proxy.MCPEvent), servers ...proxy.MCPServer) string {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	addr := srv.Listener.Addr().String()
-	h, err := pairing.New(pairing.Config{Origin: origin, Addr: addr, Secret: secret, Servers: servers, Doer: proxy.NewHTTPDoer()})
+	h, err := pairing.New(pairing.Config{Origin: origin, Addr: addr, Secret: secret, Servers: servers, Doer: proxy.NewHTTPDoer(), Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,12 +130,19 @@ func attacks() []attack {
 // reach no body and that no request that reaches one carries the secret.
 func TestAttacks(t *testing.T) {
 	up := proxytest.NewMCPUpstream(t)
-	addr := paired(t, proxy.MCPServer{Name: "browser", URL: up.URL}, proxy.MCPServer{Name: "host", URL: up.AuthURL})
+	var mu sync.Mutex
+	var logged []proxy.MCPEvent
+	log := func(e proxy.MCPEvent) {
+		mu.Lock()
+		logged = append(logged, e)
+		mu.Unlock()
+	}
+	addr := pairedLog(t, log, proxy.MCPServer{Name: "browser", URL: up.URL}, proxy.MCPServer{Name: "host", URL: up.AuthURL})
 	_, port, _ := net.SplitHostPort(addr)
 	fill := func(s string) string {
 		return strings.NewReplacer("{port}", port, "{secret}", secret).Replace(s)
 	}
-	for _, a := range attacks() {
+	for i, a := range attacks() {
 		t.Run(a.name, func(t *testing.T) {
 			before := up.Len()
 			req, err := http.NewRequest(a.method, "http://"+addr+fill(a.target), strings.NewReader(a.body))
@@ -181,7 +193,25 @@ func TestAttacks(t *testing.T) {
 			if got := up.Len() - before; got != map[bool]int{true: 1, false: 0}[a.relayed] {
 				t.Errorf("%d requests reached the body, want relayed=%v", got, a.relayed)
 			}
+			// The event is logged once the handler has returned, which
+			// may be just after the client has read the answer.
+			for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+				mu.Lock()
+				n := len(logged)
+				mu.Unlock()
+				if n > i || time.Now().After(deadline) {
+					break
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(logged) != i+1 || logged[i].Status != resp.StatusCode || logged[i].Code != a.code {
+				t.Errorf("log events %+v; want event %d with status %d code %q", logged, i, resp.StatusCode, a.code)
+			}
 		})
+	}
+	if len(logged) != len(attacks()) {
+		t.Errorf("%d log events for %d requests", len(logged), len(attacks()))
 	}
 	for i, r := range up.Requests() {
 		if v, ok := r.Header["Authorization"]; ok {
