@@ -88,7 +88,7 @@ func newSession(t testing.TB, opts ...option) *session {
 	}
 	s := &session{t: t, OR: openroutertest.New(t, o.or...)}
 
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--site", setup.site,
+	args := append([]string{"serve", "--no-bodies", "--addr", "127.0.0.1:0", "--site", setup.site,
 		"--openrouter-upstream", s.OR.URL + openroutertest.APIPath}, o.serve...)
 	cmd := exec.Command(setup.workbench, args...)
 	stdout, err := cmd.StdoutPipe()

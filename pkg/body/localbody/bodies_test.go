@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -29,10 +28,6 @@ import (
 // of a test run (TestOwnerKilled): its value is the node_modules
 // directory.
 const ownerEnv = "LOCALBODY_TEST_OWNER"
-
-// runMark is the environment entry every process a test starts inherits,
-// so that the test can find them (localbody.Processes).
-const runVar = "LOCALBODY_TEST_RUN"
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(ownerEnv); dir != "" {
@@ -76,74 +71,10 @@ func navigate(ctx context.Context, url string) error {
 	return nil
 }
 
-// marked sets a fresh mark in the test's environment, inherited by every
-// process it starts from now on, and returns it.
-func marked(t *testing.T) string {
-	mark := runVar + "=" + rand.Text()
-	k, v, _ := strings.Cut(mark, "=")
-	t.Setenv(k, v)
-	return mark
-}
-
-// running returns the processes that carry mark, or fails t.
-func running(t *testing.T, mark string) []localbody.Process {
-	t.Helper()
-	ps, err := localbody.Processes(mark)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ps
-}
-
-// names are the command names of ps, sorted.
-func names(ps []localbody.Process) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Name)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// requireGone fails t unless every process of before has ended and none
-// carries mark (unless mark is ""), within 10 s.
-func requireGone(t *testing.T, mark string, before []localbody.Process) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var left []localbody.Process
-		if mark != "" {
-			left = running(t, mark)
-		}
-		for _, p := range before {
-			if p.Alive() && !slices.ContainsFunc(left, func(q localbody.Process) bool { return q.PID == p.PID }) {
-				left = append(left, p)
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("left running: %v", left)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// requireChromium fails t unless ps holds Playwright's node and
-// Chromium.
-func requireChromium(t *testing.T, ps []localbody.Process) {
-	t.Helper()
-	n := names(ps)
-	if !slices.Contains(n, "node") || !slices.Contains(n, "chromium") {
-		t.Fatalf("the running body's processes are %v; want node and chromium among them", n)
-	}
-}
-
 // TestStartAndStop starts both bodies, uses each, and stops them: nothing
 // they started is left.
 func TestStartAndStop(t *testing.T) {
-	mark := marked(t)
+	mark := mcpbodytest.Mark(t)
 	dir := filepath.Join(t.TempDir(), "work") // made by the host body
 	ctx := context.Background()
 	start := time.Now()
@@ -176,12 +107,12 @@ func TestStartAndStop(t *testing.T) {
 		t.Errorf("reading outside the folder: %+v, %v; want the server's refusal", res, err)
 	}
 	c.Close(ctx)
-	before := running(t, mark)
-	requireChromium(t, before)
+	before := mcpbodytest.Running(t, mark)
+	mcpbodytest.RequireBodies(t, before)
 	start = time.Now()
 	localbody.StopAll(bodies)
 	t.Logf("stopped in %s", time.Since(start).Round(time.Millisecond))
-	requireGone(t, mark, before)
+	mcpbodytest.RequireGone(t, mark, before)
 	for _, b := range bodies {
 		if b.Err() == nil {
 			t.Errorf("the %s body says it is up after Stop", b.Name())
@@ -226,7 +157,7 @@ func eventually(t *testing.T, what string, ok func() bool) {
 // once it is gone.
 func kill(t *testing.T, mark string) {
 	t.Helper()
-	for _, p := range running(t, mark) {
+	for _, p := range mcpbodytest.Running(t, mark) {
 		if p.Name == "node" {
 			syscall.Kill(p.PID, syscall.SIGKILL)
 			eventually(t, "node ends", func() bool { return !p.Alive() })
@@ -242,7 +173,7 @@ func TestRestart(t *testing.T) {
 	policy := localbody.Restart{Attempts: 3, Delay: 500 * time.Millisecond, MaxDelay: time.Second, Healthy: time.Minute}
 	ctx := context.Background()
 	t.Run("browser", func(t *testing.T) {
-		mark := marked(t)
+		mark := mcpbodytest.Mark(t)
 		var log logLines
 		o := mcpbodytest.Options(t)
 		o.Restart, o.Log = policy, slog.New(slog.NewTextHandler(&log, nil))
@@ -254,8 +185,10 @@ func TestRestart(t *testing.T) {
 		if err := navigate(ctx, b.URL()); err != nil {
 			t.Fatal(err)
 		}
-		before := running(t, mark)
-		requireChromium(t, before)
+		before := mcpbodytest.Running(t, mark)
+		if n := mcpbodytest.Names(before); !slices.Contains(n, "chromium") {
+			t.Fatalf("the browser body's processes are %v; want chromium among them", n)
+		}
 		kill(t, mark)
 		eventually(t, "the body says it is down", func() bool { return b.Err() != nil })
 		if _, err := mcp.Dial(ctx, b.URL(), &mcp.Options{ProtocolVersion: mcp.ProtocolVersion}); err == nil && b.Err() != nil {
@@ -263,7 +196,7 @@ func TestRestart(t *testing.T) {
 		}
 		eventually(t, "the body is back", func() bool { return b.Err() == nil })
 		// Chromium ended with the Playwright MCP that started it.
-		requireGone(t, "", before)
+		mcpbodytest.RequireGone(t, "", before)
 		if err := navigate(ctx, b.URL()); err != nil {
 			t.Errorf("after the restart: %v", err)
 		}
@@ -273,7 +206,7 @@ func TestRestart(t *testing.T) {
 		}
 	})
 	t.Run("host", func(t *testing.T) {
-		mark := marked(t)
+		mark := mcpbodytest.Mark(t)
 		var log logLines
 		o := mcpbodytest.Options(t)
 		o.Restart, o.Log = policy, slog.New(slog.NewTextHandler(&log, nil))
@@ -309,7 +242,7 @@ func TestRestart(t *testing.T) {
 // TestGiveUp: a body that cannot come back is given up after the
 // policy's attempts, with one line saying why, and its URL keeps failing.
 func TestGiveUp(t *testing.T) {
-	mark := marked(t)
+	mark := mcpbodytest.Mark(t)
 	var log logLines
 	o := mcpbodytest.Options(t)
 	o.Restart, o.Log = localbody.Restart{Attempts: 2, Delay: 50 * time.Millisecond, MaxDelay: 100 * time.Millisecond, Healthy: time.Minute},
@@ -349,7 +282,7 @@ func TestGiveUp(t *testing.T) {
 // TestOwnerKilled starts bodies in another process and SIGKILLs it:
 // nothing it started is left, Chromium included.
 func TestOwnerKilled(t *testing.T) {
-	mark := marked(t)
+	mark := mcpbodytest.Mark(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), ownerEnv+"="+mcpbodytest.Options(t).NodeModules, "LOCALBODY_TEST_DIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
@@ -369,12 +302,9 @@ func TestOwnerKilled(t *testing.T) {
 	if line != "ready\n" {
 		t.Fatalf("the owner said %q (%v); stderr %s", line, err, stderr.String())
 	}
-	before := running(t, mark)
-	requireChromium(t, before)
-	if n := strings.Count(strings.Join(names(before), " "), "node"); n != 2 {
-		t.Errorf("%d node processes, want 2 (Playwright MCP and the filesystem server): %v", n, before)
-	}
+	before := mcpbodytest.Running(t, mark)
+	mcpbodytest.RequireBodies(t, before)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	requireGone(t, mark, before)
+	mcpbodytest.RequireGone(t, mark, before)
 }

@@ -56,21 +56,9 @@ func chromiumArgs() []string {
 // its own (--isolated). It returns once an MCP client has completed the
 // handshake with it.
 func StartBrowser(ctx context.Context, o Options, br Browser) (*Body, error) {
-	node, err := o.node()
+	node, cli, chromium, err := br.installed(o)
 	if err != nil {
 		return nil, err
-	}
-	cli, err := o.script("Playwright MCP", "@playwright", "mcp", "cli.js")
-	if err != nil {
-		return nil, err
-	}
-	chromium := br.ChromiumPath()
-	if _, err := os.Stat(chromium); err != nil {
-		return nil, &MissingError{What: "Chromium", Path: chromium, Make: "chromium", Hint: "or name another with $CHROMIUM"}
-	}
-	if br.Headed && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return nil, &MissingError{What: "a display for a headed browser", Path: "neither $DISPLAY nor $WAYLAND_DISPLAY is set",
-			Hint: "run it on a desktop, or leave out --headed"}
 	}
 	dir, err := os.MkdirTemp("", "workbench-browser-")
 	if err != nil {
@@ -132,6 +120,27 @@ func StartBrowser(ctx context.Context, o Options, br Browser) (*Body, error) {
 	return b, nil
 }
 
+// installed returns Node.js, Playwright MCP's cli.js and Chromium, or a
+// *MissingError for the first that is not installed.
+func (br Browser) installed(o Options) (node, cli, chromium string, err error) {
+	if node, err = o.node(); err != nil {
+		return
+	}
+	if cli, err = o.script("Playwright MCP", "@playwright", "mcp", "cli.js"); err != nil {
+		return
+	}
+	chromium = br.ChromiumPath()
+	if _, serr := os.Stat(chromium); serr != nil {
+		err = &MissingError{What: "Chromium", Path: chromium, Make: "chromium", Hint: "or name another with $CHROMIUM"}
+		return
+	}
+	if br.Headed && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		err = &MissingError{What: "a display for a headed browser", Path: "neither $DISPLAY nor $WAYLAND_DISPLAY is set",
+			Hint: "run it on a desktop, or leave out --headed"}
+	}
+	return
+}
+
 // awaitHandshake waits until an MCP client completes the handshake at
 // url, or p dies, or ctx ends.
 func awaitHandshake(ctx context.Context, url string, p *process) error {
@@ -153,7 +162,7 @@ func awaitHandshake(ctx context.Context, url string, p *process) error {
 
 // lastWords is the last line a body wrote, for an error message.
 func lastWords(t *tail) string {
-	if l := t.lastLine(); l != "" {
+	if l := t.lastWords(); l != "" {
 		return "; it said: " + l
 	}
 	return ""

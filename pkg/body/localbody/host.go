@@ -31,11 +31,7 @@ type Host struct {
 // forwarded as it is. The files are read and written by the real server.
 // While the server is down the bridge answers 503.
 func StartHost(ctx context.Context, o Options, h Host) (*Body, error) {
-	node, err := o.node()
-	if err != nil {
-		return nil, err
-	}
-	js, err := o.script("the filesystem MCP server", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+	node, js, err := h.installed(o)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +64,16 @@ func StartHost(ctx context.Context, o Options, h Host) (*Body, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// installed returns Node.js and the filesystem server's script, or a
+// *MissingError for the first that is not installed.
+func (Host) installed(o Options) (node, js string, err error) {
+	if node, err = o.node(); err != nil {
+		return
+	}
+	js, err = o.script("the filesystem MCP server", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+	return
 }
 
 // hostDir makes dir (DefaultHostDir when empty) if it is missing and

@@ -151,7 +151,8 @@ func (o Options) script(what string, rel ...string) (string, error) {
 	if _, err := os.Stat(p); err != nil {
 		return "", &MissingError{What: what, Path: p, Make: "node-deps", Hint: "run it in the workbench's clone"}
 	}
-	return p, nil
+	// A body runs in a directory of its own.
+	return filepath.Abs(p)
 }
 
 // instance is one run of a body's processes.
@@ -310,6 +311,23 @@ func (b *Body) logf(format string, args ...any) {
 	if b.log != nil {
 		b.log.Info(fmt.Sprintf(format, args...), "body", b.name)
 	}
+}
+
+// Check reports, without starting anything, what the browser body (when
+// browser is not nil) and the host body (when host is not nil) need and
+// do not find: a *MissingError, or nil when everything is installed.
+func Check(o Options, browser *Browser, host *Host) error {
+	if browser != nil {
+		if _, _, _, err := browser.installed(o); err != nil {
+			return err
+		}
+	}
+	if host != nil {
+		if _, _, err := host.installed(o); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Start starts the browser body when browser is not nil and the host body

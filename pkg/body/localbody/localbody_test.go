@@ -37,8 +37,13 @@ func TestTail(t *testing.T) {
 	if s := tl.String(); len(s) != tailBytes || !strings.HasSuffix(s, "last words\n\n") {
 		t.Errorf("kept %d bytes ending %q, want the last %d", len(s), s[len(s)-20:], tailBytes)
 	}
-	if l := tl.lastLine(); l != "last words" {
-		t.Errorf("last line %q", l)
+	if l := tl.lastWords(); l != "last words" {
+		t.Errorf("last words %q", l)
+	}
+	var node tail
+	node.Write([]byte("node:internal/modules/cjs/loader:1228\n  throw err;\n\nError: Cannot find module '/x/cli.js'\n    at Module._resolveFilename\n{\n  code: 'MODULE_NOT_FOUND'\n}\n\nNode.js v20.20.2\n"))
+	if l := node.lastWords(); l != "Error: Cannot find module '/x/cli.js'" {
+		t.Errorf("last words of a Node.js error %q", l)
 	}
 	tl.Write([]byte(strings.Repeat("y", 3*tailBytes)))
 	if s := tl.String(); s != strings.Repeat("y", tailBytes) {

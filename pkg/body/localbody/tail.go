@@ -1,6 +1,9 @@
 package localbody
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // tailBytes is how much of a body's output is kept.
 const tailBytes = 16 << 10
@@ -32,16 +35,15 @@ func (t *tail) String() string {
 	return string(t.buf)
 }
 
-// lastLine is the last non-empty line written, for an error message.
-func (t *tail) lastLine() string {
-	s := t.String()
-	end := len(s)
-	for end > 0 && (s[end-1] == '\n' || s[end-1] == '\r' || s[end-1] == ' ') {
-		end--
+// lastWords is the line of the output that best says why a process
+// ended: the last one naming an error (Node.js ends an uncaught error's
+// report with its own version, which says nothing), else the last line.
+func (t *tail) lastWords() string {
+	lines := strings.Split(strings.TrimRight(t.String(), "\r\n "), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "Error") {
+			return strings.TrimSpace(lines[i])
+		}
 	}
-	start := end
-	for start > 0 && s[start-1] != '\n' {
-		start--
-	}
-	return s[start:end]
+	return strings.TrimSpace(lines[len(lines)-1])
 }

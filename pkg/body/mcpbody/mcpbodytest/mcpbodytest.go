@@ -44,6 +44,16 @@ func Options(t testing.TB) localbody.Options {
 	return localbody.Options{NodeModules: filepath.Join(modtest.Root(t), "node_modules")}
 }
 
+// Require skips t, or fails it when the servers are required, unless
+// both bodies' packages and Chromium are installed: for a test that
+// starts them through a command.
+func Require(t testing.TB) {
+	t.Helper()
+	if err := localbody.Check(Options(t), &localbody.Browser{Chromium: Chromium()}, &localbody.Host{}); err != nil {
+		missing(t, "%v", err)
+	}
+}
+
 // Server is a body a test started.
 type Server struct {
 	// URL is the server's streamable HTTP endpoint.
