@@ -107,6 +107,33 @@ func TestStartAndStop(t *testing.T) {
 		t.Errorf("reading outside the folder: %+v, %v; want the server's refusal", res, err)
 	}
 	c.Close(ctx)
+	// Each body answers its own name only, and a browser page of
+	// another origin not at all.
+	for _, b := range bodies {
+		for name, set := range map[string]func(*http.Request){
+			"rebinding Host": func(r *http.Request) { r.Host = "evil.example" + r.URL.Host[strings.LastIndexByte(r.URL.Host, ':'):] },
+			"other port":     func(r *http.Request) { r.Host = "127.0.0.1:1" },
+			"cross-site page": func(r *http.Request) {
+				r.Header.Set("Origin", "https://evil.example")
+				r.Header.Set("Sec-Fetch-Site", "cross-site")
+			},
+		} {
+			req, _ := http.NewRequest("POST", b.URL(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			set(req)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			// Playwright MCP does not look at Origin; a page's JSON POST
+			// needs a CORS preflight, which it does not answer.
+			if resp.StatusCode != http.StatusForbidden && !(name == "cross-site page" && b.Name() == "browser") {
+				t.Errorf("the %s body answers a request with a %s: %d, want 403", b.Name(), name, resp.StatusCode)
+			}
+		}
+	}
 	before := mcpbodytest.Running(t, mark)
 	mcpbodytest.RequireBodies(t, before)
 	start = time.Now()

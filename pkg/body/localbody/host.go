@@ -112,8 +112,8 @@ type bridge struct {
 // handler (its own DNS-rebinding and cross-origin protection on) at /mcp,
 // for the Host values hosts only, and 503 while the server is down.
 func (br *bridge) handler(hosts []string) http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return br.server() },
-		&sdk.StreamableHTTPOptions{SessionTimeout: time.Hour, CrossOriginProtection: http.NewCrossOriginProtection()})
+	h := http.NewCrossOriginProtection().Handler(sdk.NewStreamableHTTPHandler(
+		func(*http.Request) *sdk.Server { return br.server() }, &sdk.StreamableHTTPOptions{SessionTimeout: time.Hour}))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if !slices.Contains(hosts, r.Host) {

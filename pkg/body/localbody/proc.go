@@ -5,14 +5,6 @@ import (
 	"time"
 )
 
-// Process is a running process that a body started.
-type Process struct {
-	PID   int
-	PGID  int    // its process group
-	Name  string // its command name, as the kernel keeps it
-	start uint64 // its start time, so that a reused PID is not taken for it
-}
-
 func (p Process) String() string { return fmt.Sprintf("pid %d (%s, group %d)", p.PID, p.Name, p.PGID) }
 
 // sweep ends what is left of a body whose first process has ended:

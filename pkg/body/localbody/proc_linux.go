@@ -12,6 +12,14 @@ import (
 	"syscall"
 )
 
+// Process is a running process that a body started.
+type Process struct {
+	PID   int
+	PGID  int    // its process group
+	Name  string // its command name, as the kernel keeps it
+	start uint64 // its start time, so that a reused PID is not taken for it
+}
+
 // ownGroup makes cmd lead a process group of its own, and has the kernel
 // kill it when the thread that started it dies: the owner's threads live
 // as long as the owner does (Go never ends a thread that no goroutine

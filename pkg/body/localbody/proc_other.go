@@ -3,7 +3,6 @@
 package localbody
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 )
@@ -22,9 +21,3 @@ func killGroup(pid int) {
 }
 
 func killProcess(p Process) { killGroup(p.PID) }
-
-// Processes is Linux's only: elsewhere it returns errors.ErrUnsupported.
-func Processes(string) ([]Process, error) { return nil, errors.ErrUnsupported }
-
-// Alive is Linux's only: elsewhere it reports false.
-func (Process) Alive() bool { return false }

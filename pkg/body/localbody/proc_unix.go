@@ -3,7 +3,6 @@
 package localbody
 
 import (
-	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -18,9 +17,3 @@ func terminateGroup(pid int) { syscall.Kill(-pid, syscall.SIGTERM) }
 func killGroup(pid int) { syscall.Kill(-pid, syscall.SIGKILL) }
 
 func killProcess(p Process) { syscall.Kill(p.PID, syscall.SIGKILL) }
-
-// Processes is Linux's only: elsewhere it returns errors.ErrUnsupported.
-func Processes(string) ([]Process, error) { return nil, errors.ErrUnsupported }
-
-// Alive is Linux's only: elsewhere it reports false.
-func (Process) Alive() bool { return false }
