@@ -236,7 +236,9 @@ func TestRestart(t *testing.T) {
 		mark := mcpbodytest.Mark(t)
 		var log logLines
 		o := mcpbodytest.Options(t)
+		// Time enough to see the bridge answer 503 before the restart.
 		o.Restart, o.Log = policy, slog.New(slog.NewTextHandler(&log, nil))
+		o.Restart.Delay = 2 * time.Second
 		dir := t.TempDir()
 		b, err := localbody.StartHost(ctx, o, localbody.Host{Dir: dir})
 		if err != nil {
@@ -249,6 +251,7 @@ func TestRestart(t *testing.T) {
 		}
 		defer c.Close(ctx)
 		kill(t, mark)
+		eventually(t, "the body says it is down", func() bool { return b.Err() != nil })
 		eventually(t, "the bridge answers 503", func() bool {
 			_, err := c.ListTools(ctx)
 			return err != nil && strings.Contains(err.Error(), "503")

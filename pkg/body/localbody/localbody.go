@@ -269,6 +269,8 @@ func (b *Body) supervise(inst instance) {
 		case <-inst.done():
 		}
 		why := inst.why()
+		// Down from now on, before its leftovers are ended.
+		b.setDown(fmt.Errorf("the %s body is down (%v)", b.name, why))
 		inst.stop()
 		if time.Since(up) >= b.restart.Healthy {
 			attempt = 0
