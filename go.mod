@@ -16,6 +16,8 @@ require (
 
 require github.com/andybalholm/brotli v1.3.0
 
+require github.com/aymanbagabas/go-udiff v0.4.2
+
 require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect

@@ -38,8 +38,9 @@ type compareTab struct {
 	Newest  bool
 	OnSaved func(ctx app.Context, msg string)
 
-	ownContext        // asynchronous answers are dispatched through it
-	loadedOf   string // the content hash of the bundle kept is read for
+	ownContext             // asynchronous answers are dispatched through it
+	loadedOf   string      // the content hash of the bundle kept is read for
+	mcp        mcpSettings // the tab's trust and host perceive call, for a browser or host skill
 
 	models   []string
 	sets     []compareSet // the sets the user added, after the taught one
@@ -64,6 +65,7 @@ type compareSet struct {
 
 func (c *compareTab) OnMount(ctx app.Context) {
 	c.keep(ctx)
+	c.mcp = readMCPSettings(ctx)
 	c.models = []string{"", ""}
 	c.loadKept(ctx)
 }
@@ -213,23 +215,20 @@ func (c *compareTab) onRun(ctx app.Context, e app.Event) {
 	})
 }
 
-// workbench is the flow layer over this tab's library and key.
+// workbench is the flow layer as the tab offers it (env.flows: the
+// skill's own body, the authorizer choice with the tab's answer, the
+// tab's key) over its library.
 func (c *compareTab) workbench(ctx context.Context) (*workbench.Workbench, error) {
-	v, err := c.env.verify()
-	if err != nil {
+	if _, err := c.env.verify(); err != nil {
 		return nil, err
 	}
 	st, err := c.env.store(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &workbench.Workbench{Verifier: v, Store: st, Models: func(context.Context) (workbench.Model, error) {
-		cl, err := c.env.openRouterClient()
-		if err != nil || cl == nil {
-			return nil, err
-		}
-		return cl, nil
-	}}, nil
+	w := c.env.flows(c.mcp)
+	w.Store = st
+	return w, nil
 }
 
 func (c *compareTab) onSave(ctx app.Context, e app.Event) {
@@ -304,6 +303,7 @@ func (c *compareTab) Render() app.UI {
 				app.P().Class("compare-set-values").Text(inputText(c.Bundle.Evidence.Scenario.Inputs)),
 			),
 			app.Div().ID("compare-sets").Body(sets...),
+			&localPolicyPanel{env: c.env, Kind: c.Bundle.Manifest.BodyChoice},
 			app.Div().Class("field-row").Body(
 				app.Button().Type("button").Class("secondary").ID("compare-add").Text("Add a model").OnClick(c.onAddModel),
 				app.If(len(c.Bundle.Manifest.Inputs) > 0, func() app.UI {

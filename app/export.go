@@ -11,6 +11,7 @@ import (
 	"workbench/pkg/redact"
 	"workbench/pkg/signature"
 	"workbench/pkg/skill"
+	"workbench/pkg/verify"
 	"workbench/pkg/words"
 	"workbench/pkg/workbench"
 )
@@ -186,12 +187,28 @@ func (p *skillPage) renderExport() app.UI {
 					app.Dt().Text("Redaction profile"), app.Dd().ID("export-done-profile").Text(f.Profile),
 					app.Dt().Text("Content hash"), app.Dd().Body(app.Code().Class("hash").ID("export-done-hash").Text(f.ContentHash)),
 					app.Dt().Text("Fields stripped"), app.Dd().Text(words.Count(len(f.Redaction.FieldsStripped), "field")),
+					app.Dt().Text("Redaction gate"), app.Dd().ID("export-done-redaction").Body(redactionGateText(f.Report)),
 					app.Dt().Text("Verdict of the file"), app.Dd().ID("export-done-verdict").Body(verdictBadge(f.Report.Verdict)),
 					app.Dt().Text("Signed"), app.Dd().ID("export-done-signed").Text(signedByText(s.signedBy)),
 				),
 			)
 		}),
 	)
+}
+
+// redactionGateText is the copy's gate.redaction_verify as re-derived, and
+// the claim of the proof inside the file when the two differ: the file's
+// proof is a claim (DESIGN §6), and a reader should see where it is not
+// what the evidence supports.
+func redactionGateText(r *verify.Report) app.UI {
+	derived, _ := r.Derived.Gate(skill.GateRedactionVerify)
+	claimed, _ := r.Claimed.Gate(skill.GateRedactionVerify)
+	out := app.Span().Body(verdictBadge(derived.Verdict), app.Text(" "+derived.Reason))
+	if claimed.Verdict == derived.Verdict {
+		return out
+	}
+	return app.Span().Body(out, app.P().Class("status status-error").ID("export-done-redaction-claim").Text(
+		"The file's proof claims "+orText(claimed.Verdict, "no verdict")+" for this gate; re-derived from the file it is "+derived.Verdict+". The verdict above is the re-derived one."))
 }
 
 // signedByText says how the exported file was signed.

@@ -26,10 +26,19 @@ type homePage struct {
 	checkSeq latest // the newest key check: an older one answering late is not shown
 	storeErr string // sessionStorage refused a read or write
 
-	body   session.Body
-	relay  relayStatus
-	probes map[string]probe
-	mcp    mcpSettings // trust and the host's perceive tool (services.go)
+	body    session.Body
+	relay   relayStatus
+	paired  *session.Pairing  // the tab's pairing with this computer's bodies
+	probes  map[string]probe  // by MCP endpoint: the relay's servers and the paired bodies
+	folders map[string]folder // by MCP endpoint: the folders a host body's file tools reach
+	mcp     mcpSettings       // trust and the host's perceive tool (services.go)
+	pair    *pairingPanel
+}
+
+// folder is what a host body said of the folders it reaches.
+type folder struct {
+	text string
+	err  error
 }
 
 // keyCheck is the state of the key check. Exactly one of the fields
@@ -82,7 +91,33 @@ func (p *homePage) OnNav(ctx app.Context) {
 		p.body = b
 	}
 	p.mcp = readMCPSettings(ctx)
+	if p.pair == nil {
+		p.pair = &pairingPanel{env: p.env, OnChange: p.onPairing}
+	}
+	p.probes, p.folders = map[string]probe{}, map[string]folder{}
 	p.loadRelay(ctx)
+	p.probePaired(ctx)
+}
+
+// onPairing takes a new pairing, or its end, and asks the paired bodies
+// what they are.
+func (p *homePage) onPairing(ctx app.Context) {
+	p.probePaired(ctx)
+}
+
+// probePaired reads the tab's pairing and, when there is one, performs
+// the MCP handshake with both bodies on this computer.
+func (p *homePage) probePaired(ctx app.Context) {
+	p.paired = nil
+	pa, ok := p.env.pairing()
+	if !ok {
+		return
+	}
+	p.paired = &pa
+	pl := pairedPlace(pa)
+	for _, n := range []string{browserServer, hostServer} {
+		p.probeServer(ctx, pl, n)
+	}
 }
 
 // onTrust marks a relayed server trusted or not for this tab (DESIGN §7:
@@ -141,31 +176,39 @@ func (p *homePage) checkKey(ctx app.Context, key string) {
 }
 
 func (p *homePage) loadRelay(ctx app.Context) {
-	origin := p.env.origin()
+	pl := relayPlace(p.env.origin())
 	ctx.Async(func() {
-		names, err := listMCPServers(ctx, origin)
+		names, err := pl.list(ctx)
 		ctx.Dispatch(func(ctx app.Context) {
 			p.relay = relayStatus{loaded: true, names: names, err: err}
-			p.probes = make(map[string]probe, len(names))
 			for _, n := range names {
-				p.probeServer(ctx, n)
+				p.probeServer(ctx, pl, n)
 			}
 		})
 	})
 }
 
-func (p *homePage) probeServer(ctx app.Context, name string) {
-	p.probes[name] = probe{running: true}
-	origin := p.env.origin()
+// probeServer performs the MCP handshake with the server called name at
+// pl, and for a host body asks which folder it reaches.
+func (p *homePage) probeServer(ctx app.Context, pl mcpPlace, name string) {
+	url := pl.endpoint(name)
+	p.probes[url] = probe{running: true}
 	ctx.Async(func() {
-		info, err := probeMCPServer(ctx, origin, name, &p.env.mcpRevisions)
+		info, err := pl.probe(ctx, name, &p.env.mcpRevisions)
+		var f folder
+		if err == nil && name == hostServer {
+			f.text, f.err = pl.folders(ctx, name, &p.env.mcpRevisions)
+		}
 		ctx.Dispatch(func(app.Context) {
 			pr := probe{err: err}
 			if err == nil {
 				pr.server = info.ServerInfo.Name + " " + info.ServerInfo.Version
 				pr.proto = info.ProtocolVersion
+				if name == hostServer {
+					p.folders[url] = f
+				}
 			}
-			p.probes[name] = pr
+			p.probes[url] = pr
 		})
 	})
 }
@@ -322,83 +365,4 @@ func dollarsOrNone(v *float64, none string) string {
 		return none
 	}
 	return dollars(*v)
-}
-
-func (p *homePage) renderBodies() app.UI {
-	notes := map[session.Body]app.UI{
-		session.Simulator: app.Span().Class("choice-note").Text("Always available: a deterministic world (web pages, files, a shell) running inside this page. No MCP server is called."),
-		session.Browser:   p.renderRelay("a browser", browserServer),
-		session.Host:      app.Span().Body(p.renderRelay("a sandboxed shell", hostServer), p.renderPerceive()),
-	}
-	labels := map[session.Body]string{session.Simulator: "Simulator", session.Browser: "Browser (MCP)", session.Host: "Host (MCP)"}
-	available := p.relay.loaded && p.relay.err == nil && len(p.relay.names) > 0
-	choices := make([]app.UI, 0, len(session.Bodies))
-	for _, b := range session.Bodies {
-		id := "body-" + string(b)
-		choices = append(choices, app.Div().Class("choice").Body(
-			app.Input().Type("radio").Name("body").ID(id).Value(string(b)).
-				Checked(p.body == b).Disabled(b != session.Simulator && !available && p.body != b).
-				Aria("describedby", id+"-note").OnChange(p.onBody(b)),
-			app.Label().For(id).Text(labels[b]),
-			app.Span().ID(id+"-note").Body(notes[b]),
-		))
-	}
-	return app.Section().Class("panel").Aria("labelledby", "body-heading").Body(
-		app.H2().ID("body-heading").Text("Body"),
-		app.FieldSet().Body(append([]app.UI{app.Legend().Text("The agent acts through")}, choices...)...),
-	)
-}
-
-// renderPerceive is the host body's perceive call: the server's tool that
-// shows what a skill changes (docs/bodies.md).
-func (p *homePage) renderPerceive() app.UI {
-	return app.Span().Class("field-row").Body(
-		app.Label().For("host-perceive").Text("Host perceive tool"),
-		app.Input().Type("text").ID("host-perceive").Value(p.mcp.Perceive).Attr("spellcheck", "false").OnChange(p.onPerceive(perceiveItem)),
-		app.Label().For("host-perceive-args").Text("arguments (JSON)"),
-		app.Input().Type("text").ID("host-perceive-args").Value(p.mcp.PerceiveArgs).Attr("spellcheck", "false").OnChange(p.onPerceive(perceiveArgItem)),
-	)
-}
-
-// renderRelay shows what the relay listing and the handshakes actually
-// said; nothing is assumed.
-func (p *homePage) renderRelay(what, server string) app.UI {
-	r := p.relay
-	note := app.Span().Class("choice-note")
-	switch {
-	case !r.loaded:
-		return note.Text("Checking which MCP servers this workbench relays…")
-	case errors.Is(r.err, errNoRelay):
-		return note.Text("Not configured: this workbench has no MCP relay.")
-	case r.err != nil:
-		return note.Body(app.Text("Could not list MCP servers: "), app.Span().Class("error-text").Text(r.err.Error()))
-	case len(r.names) == 0:
-		return note.Text("Not configured: no MCP server is configured on this workbench (start it with workbench serve --mcp name=URL).")
-	}
-	items := make([]app.UI, 0, len(r.names))
-	for _, n := range r.names {
-		pr := p.probes[n]
-		var state app.UI
-		switch {
-		case pr.running:
-			state = app.Text("handshake running…")
-		case pr.err != nil:
-			state = app.Span().Body(app.Text("unreachable: "), app.Span().Class("error-text").Text(pr.err.Error()))
-		default:
-			state = app.Text("reachable: answered the MCP handshake as " + pr.server + " (protocol " + pr.proto + ")")
-		}
-		items = append(items, app.Li().Body(app.Code().Text(n), app.Text(" — "), state,
-			app.If(n == server, func() app.UI {
-				id := "trust-" + n
-				return app.Span().Class("choice").Body(
-					app.Input().Type("checkbox").ID(id).Class("trust").Checked(p.mcp.trusts(n)).OnChange(p.onTrust(n)),
-					app.Label().For(id).Text("trust "+n+"'s tool annotations"),
-				)
-			}),
-		))
-	}
-	return note.Body(
-		app.Text("Configured MCP servers (the one named "+server+" gives "+what+"; a server is untrusted until you tick it, so its read-only claims do not count):"),
-		app.Ul().Body(items...),
-	)
 }

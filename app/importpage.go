@@ -276,6 +276,13 @@ func renderImportResult(r importResult) app.UI {
 	res := r.res
 	switch res.Status {
 	case library.Rejected:
+		if res.Invalid != nil && verify.HeadlineSays(res.Invalid.Stage) {
+			// One problem, said once: the headline holds it.
+			return app.Li().Class("status status-error import-result import-rejected").Body(
+				name, app.Text(" — "), app.Span().Class("import-status").Text("rejected"),
+				app.Div().Class("import-diagnosis").Body(app.P().Class("import-headline").Text(res.Invalid.Headline())),
+			)
+		}
 		problems := make([]app.UI, 0, len(res.Problems))
 		for _, pr := range res.Problems {
 			problems = append(problems, app.Li().Class("problem").Body(
@@ -320,7 +327,12 @@ func renderImportResult(r importResult) app.UI {
 			app.Ul().Body(items...),
 		)
 	}
-	status, version := "accepted", rep.Version
+	status, version, hash := "accepted", rep.Version, rep.ContentHash
+	if res.Skill.BundleHash != "" {
+		// The version as stored: the file's bytes, or under Keep both
+		// the next version sealed from them, with a hash of its own.
+		hash = res.Skill.BundleHash
+	}
 	switch r.resolved {
 	case library.Replace:
 		status = "accepted, in place of the stored copy"
@@ -338,7 +350,7 @@ func renderImportResult(r importResult) app.UI {
 			app.Text(" · claimed: "), verdictBadge(rep.Claimed.OverallVerdict),
 		),
 		app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(rep)),
-		app.P().Class("muted").Body(app.Text("content hash "), app.Code().Text(rep.ContentHash)),
+		app.P().Class("muted").Body(app.Text("content hash as stored "), app.Code().Class("import-stored-hash").Text(hash)),
 		over,
 		warnings(rep),
 	)

@@ -130,7 +130,7 @@ func (e *env) buildLocal(done chan struct{}) {
 	// does; with no page to read the tab's MCP settings from, it trusts
 	// no server's annotations and the host perceives by the default call.
 	flows := e.flows(mcpSettings{Perceive: defaultHostPerceive, PerceiveArgs: defaultHostPerceiveArgs})
-	wb.Bodies, wb.Authorizers = flows.Bodies, flows.Authorizers
+	wb.Bodies, wb.Authorizers, wb.AcceptsLocalPolicy = flows.Bodies, flows.Authorizers, flows.AcceptsLocalPolicy
 	providers = append(providers, wb)
 
 	if names := fixtures.Worlds(); len(names) > 0 {

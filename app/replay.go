@@ -50,7 +50,6 @@ type replayPage struct {
 	runErr  error
 
 	// Authorization (spec OQ-2) and the opt-in judge (replay_mcp.go).
-	useLocal    bool          // the user confirmed the local engine for the next run
 	outcome     replayOutcome // the last run, or why delegatic-mcp could not authorize it
 	prism       bool          // the relay names prism-eval
 	prismErr    error         // the relay could not be asked
@@ -151,7 +150,7 @@ func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 	set := readMCPSettings(ctx)
 	w := p.env.flows(set)
 	req := workbench.ReplayRequest{Bundle: b, Values: given, Model: strings.TrimSpace(p.model),
-		AcceptLocalPolicy: p.useLocal, Judge: p.judgeWanted && p.prism,
+		Judge: p.judgeWanted && p.prism,
 		Progress: func(edge skill.ReplayEdge) {
 			ctx.Dispatch(func(app.Context) { p.edges = append(p.edges, edge) })
 		},
@@ -184,13 +183,12 @@ func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 		r, err := w.Replay(ctx, req)
 		var ae *workbench.AuthorizerUnavailableError
 		if errors.As(err, &ae) {
-			out.authErr, err = ae.Err, nil // the user has not confirmed the local engine
+			out.authErr, err = ae.Err, nil // the tab has not accepted the local engine
 		}
 		out.result = r
 		ctx.Dispatch(func(app.Context) {
 			p.running, p.runErr, p.outcome = false, err, out
 			if r != nil {
-				p.useLocal = false // the confirmation is for one run
 				p.result = r
 				if r.Record != nil {
 					p.edges = r.Record.Edges
@@ -310,6 +308,7 @@ func (p *replayPage) renderForm() app.UI {
 			}),
 			p.renderJudgeChoice(),
 			app.If(p.outcome.authErr != nil && p.outcome.result == nil, func() app.UI { return p.renderAuthFallback() }),
+			&localPolicyPanel{env: p.env, Kind: p.bundle.Manifest.BodyChoice, Force: p.outcome.authErr != nil, OnAnswer: p.onPolicyAnswer},
 			app.Button().Type("submit").ID("replay-run").Disabled(p.running || p.keyMissing(bound)).
 				Aria("describedby", "replay-needs-heading").Text("Run replay"),
 			app.If(p.keyMissing(bound), func() app.UI {
@@ -464,6 +463,10 @@ func (p *replayPage) renderRun() app.UI {
 			)
 		}),
 		app.If(p.result != nil, func() app.UI { return p.renderOutcome() }),
+		renderDifferences(rows),
+		renderSteps(rows),
+		app.If(p.result != nil, func() app.UI { return p.renderSave() }),
+		app.H3().Text("State hashes, edge by edge"),
 		renderEdgeTable(rows),
 	)
 }
@@ -493,7 +496,7 @@ func (p *replayPage) renderOutcome() app.UI {
 			app.Dt().Text("Authorizer"), app.Dd().ID("replay-authorizer").Body(
 				app.Code().Text(r.Authority),
 				app.If(r.Fallback, func() app.UI {
-					return app.Span().Text(" — you chose it because delegatic-mcp could not be used: " + errText(r.Unavailable))
+					return app.Span().Text(" — this tab accepted it because delegatic-mcp could not be used: " + errText(r.Unavailable))
 				}),
 			),
 			app.Dt().Text("Verdict of the new version"), app.Dd().ID("replay-verdict").Body(verdictBadge(r.Verdict())),
@@ -512,6 +515,16 @@ func (p *replayPage) renderOutcome() app.UI {
 				app.Ul().Body(items...),
 			)
 		}),
+	)
+}
+
+// renderSave offers to keep the replay as the skill's next version.
+func (p *replayPage) renderSave() app.UI {
+	r := p.result
+	if r.Record == nil {
+		return app.If(false, nil)
+	}
+	return app.Div().ID("replay-save-panel").Body(
 		app.Div().Class("field-row").Body(
 			app.Button().Type("button").ID("replay-save").Disabled(p.saving || p.saved != nil).
 				Text("Save as new bundle (version "+strconv.Itoa(r.Bundle.SkillVersion)+")").OnClick(p.onSave),

@@ -11,13 +11,14 @@ import (
 	"workbench/pkg/judge/prism"
 	"workbench/pkg/mcp"
 	"workbench/pkg/services"
-	"workbench/pkg/skill"
+	"workbench/pkg/session"
 	"workbench/pkg/workbench"
 )
 
 // flows is the flow layer as this tab offers it: the verifier, the
 // bodies of body.go with the tab's MCP settings, spec OQ-2's authorizer
-// choice, the tab's OpenRouter key and prism-eval as the judge.
+// choice with the tab's standing answer (localPolicyPanel), the tab's
+// OpenRouter key and prism-eval as the judge.
 func (e *env) flows(set mcpSettings) *workbench.Workbench {
 	w := &workbench.Workbench{
 		Bodies: func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
@@ -31,12 +32,24 @@ func (e *env) flows(set mcpSettings) *workbench.Workbench {
 			}
 			return cl, nil
 		},
-		Judges: e.judge,
+		Judges:             e.judge,
+		AcceptsLocalPolicy: e.acceptsLocalPolicy,
 	}
 	if v, err := e.verify(); err == nil {
 		w.Verifier = v
 	}
 	return w
+}
+
+// acceptsLocalPolicy reads the tab's answer to spec OQ-2 at the moment a
+// run asks: only a yes given in this tab lets the local engine stand in.
+func (e *env) acceptsLocalPolicy() bool {
+	s, err := e.sessionStorage()
+	if err != nil {
+		return false
+	}
+	a, err := s.LocalPolicy()
+	return err == nil && a == session.LocalPolicyAccepted
 }
 
 // judge connects to prism-eval on the relay.
@@ -92,21 +105,19 @@ func (p *replayPage) onJudge(ctx app.Context, e app.Event) {
 	p.judgeWanted = ctx.JSSrc().Get("checked").Bool()
 }
 
-// renderAuthFallback shows why delegatic-mcp cannot authorize the replay
-// and offers the local engine behind an explicit confirmation (spec OQ-2).
+// renderAuthFallback shows why delegatic-mcp could not authorize the
+// replay; the panel under it asks the tab's question (spec OQ-2).
 func (p *replayPage) renderAuthFallback() app.UI {
 	return app.Div().ID("replay-auth-error").Class("status status-error").Role("alert").Body(
-		app.P().Text("delegatic-mcp cannot authorize this replay, so it did not run."),
+		app.P().Text("delegatic-mcp cannot authorize this replay, and this tab has not accepted the local policy engine, so it did not run."),
 		app.P().Class("error-text").ID("replay-auth-error-text").Text(p.outcome.authErr.Error()),
-		app.Div().Class("choice").Body(
-			app.Input().Type("checkbox").ID("replay-use-local").Checked(p.useLocal).
-				Aria("describedby", "replay-use-local-note").OnChange(p.onUseLocal),
-			app.Label().For("replay-use-local").Text("Use the local policy engine for this run"),
-			app.Span().ID("replay-use-local-note").Class("choice-note").Text("Every authorization block will name local:"+skill.DefaultPolicyID+" as the authorizer. Press Run replay again to run."),
-		),
 	)
 }
 
-func (p *replayPage) onUseLocal(ctx app.Context, e app.Event) {
-	p.useLocal = ctx.JSSrc().Get("checked").Bool()
+// onPolicyAnswer clears the refusal an answer settles: with a yes, Run
+// replay runs.
+func (p *replayPage) onPolicyAnswer(ctx app.Context, a session.LocalPolicy) {
+	if a == session.LocalPolicyAccepted {
+		p.outcome.authErr = nil
+	}
 }

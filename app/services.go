@@ -19,9 +19,11 @@ import (
 	"workbench/pkg/session"
 )
 
-// The relay names the MCP bodies are found under, by the same convention
-// as pkg/services' roles: `workbench serve --mcp browser=URL` makes the
-// browser body, `--mcp host=URL` the host body (docs/app-bodies.md).
+// The names the MCP bodies are found under, on the relay and on a paired
+// computer alike: `workbench serve` relays the browser and host it starts
+// (or the servers `--mcp browser=URL`, `--mcp host=URL` name), and
+// `workbench bodies` serves them under the same names
+// (docs/app-bodies.md).
 const (
 	browserServer = "browser"
 	hostServer    = "host"
@@ -92,8 +94,9 @@ func (s mcpSettings) perceive() (string, map[string]any, error) {
 	return s.Perceive, args, nil
 }
 
-// errBodyNotConfigured: the deployment's relay names no server for the
-// chosen MCP body. Said as it is, never replaced by the simulator.
+// errBodyNotConfigured: neither this tab's pairing nor the deployment's
+// relay offers the chosen MCP body. Said as it is, never replaced by the
+// simulator.
 type errBodyNotConfigured struct {
 	choice session.Body
 	known  []string // the names the relay does have
@@ -104,8 +107,8 @@ func (e errBodyNotConfigured) Error() string {
 	if len(e.known) > 0 {
 		known = strings.Join(e.known, ", ")
 	}
-	return fmt.Sprintf("the %s body is not configured: this workbench's MCP relay has no server named %q (it has: %s); start it with workbench serve --mcp %s=URL, or pick the simulator on the home page",
-		e.choice, bodyServer(e.choice), known, bodyServer(e.choice))
+	return fmt.Sprintf("the %s body is not available: this tab is not paired with bodies on this computer, and this workbench's MCP relay has no server named %q (it has: %s); pair this computer on the home page (This computer), or pick the simulator there",
+		e.choice, bodyServer(e.choice), known)
 }
 
 // services returns the deployment's [&] services and MCP bodies: the
@@ -115,7 +118,7 @@ func (e errBodyNotConfigured) Error() string {
 func (e *env) services(ctx context.Context) (services.Config, error) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	names, err := listMCPServers(ctx, e.origin())
+	names, err := relayPlace(e.origin()).list(ctx)
 	switch {
 	case errors.Is(err, errNoRelay):
 		return services.Config{}, nil
@@ -125,6 +128,34 @@ func (e *env) services(ctx context.Context) (services.Config, error) {
 	cfg := services.Relay(e.origin(), names...)
 	cfg.Timeout = 90 * time.Second
 	return cfg, nil
+}
+
+// pairing is the tab's pairing with `workbench bodies` on this computer,
+// if it has one.
+func (e *env) pairing() (session.Pairing, bool) {
+	s, err := e.sessionStorage()
+	if err != nil {
+		return session.Pairing{}, false
+	}
+	p, ok, err := s.Pairing()
+	return p, ok && err == nil
+}
+
+// bodyPlace is where the MCP body of choice is reached: on this computer
+// when the tab is paired (the person's own explicit choice), else through
+// the relay when it names the body's server. It connects to nothing.
+func (e *env) bodyPlace(ctx context.Context, choice session.Body) (mcpPlace, error) {
+	if p, ok := e.pairing(); ok {
+		return pairedPlace(p), nil
+	}
+	cfg, err := e.services(ctx)
+	if err != nil {
+		return mcpPlace{}, fmt.Errorf("the %s body: %w", choice, err)
+	}
+	if _, ok := cfg.Endpoints[bodyServer(choice)]; !ok {
+		return mcpPlace{}, errBodyNotConfigured{choice: choice, known: relayNames(cfg)}
+	}
+	return relayPlace(e.origin()), nil
 }
 
 // relayNames are the configured names of cfg, sorted.
@@ -137,22 +168,15 @@ func relayNames(cfg services.Config) []string {
 	return names
 }
 
-// checkBody says whether choice can be used in this deployment without
-// connecting to anything: the simulator always, an MCP body when the relay
-// names its server.
+// checkBody says whether choice can be used without connecting to
+// anything: the simulator always, an MCP body when the tab is paired or
+// the relay names its server.
 func (e *env) checkBody(ctx context.Context, choice session.Body) error {
-	name := bodyServer(choice)
-	if name == "" {
+	if bodyServer(choice) == "" {
 		return nil
 	}
-	cfg, err := e.services(ctx)
-	if err != nil {
-		return fmt.Errorf("the %s body: %w", choice, err)
-	}
-	if _, ok := cfg.Endpoints[name]; !ok {
-		return errBodyNotConfigured{choice: choice, known: relayNames(cfg)}
-	}
-	return nil
+	_, err := e.bodyPlace(ctx, choice)
+	return err
 }
 
 // authorizer applies spec OQ-2 for a run on a body of kind: delegatic-mcp

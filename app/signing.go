@@ -287,10 +287,14 @@ func (p *importPage) renderSigning() app.UI {
 		app.P().Text("A signature reads as \"signed by\" a name only when its public key is one of these; a valid signature by any other key reads \"signed by an unknown key\", and one that does not verify is a failure."),
 		list,
 		app.Form().ID("trust-form").OnSubmit(p.onTrust).Body(
-			app.Label().For("trust-name").Text("Name"),
-			app.Input().Type("text").ID("trust-name").Value(s.trustName).OnInput(p.onTrustName),
-			app.Label().For("trust-key").Text("Pin set (a .pub.json from workbench keygen) or a base64 public key"),
-			app.Textarea().ID("trust-key").Rows(4).Text(s.trustText).OnInput(p.onTrustText),
+			app.Div().Class("field").Body(
+				app.Label().For("trust-name").Text("Name"),
+				app.Input().Type("text").ID("trust-name").Value(s.trustName).OnInput(p.onTrustName),
+			),
+			app.Div().Class("field").Body(
+				app.Label().For("trust-key").Text("Pin set (a .pub.json from workbench keygen) or a base64 public key"),
+				app.Textarea().ID("trust-key").Rows(4).Text(s.trustText).OnInput(p.onTrustText),
+			),
 			app.Button().Type("submit").ID("trust-add").Disabled(s.busy).Text("Trust"),
 		),
 		app.If(s.trustErr != nil, func() app.UI {

@@ -50,10 +50,17 @@ type siteConfig struct {
 
 // contentSecurityPolicy is DESIGN §10's policy. 'wasm-unsafe-eval' lets
 // the page compile app.wasm and nothing else; there is no inline script or
-// style anywhere in the site, no worker, no other origin.
+// style anywhere in the site, no worker. The page connects to its own
+// origin and, for the bodies a visitor pairs from their own machine
+// (`workbench bodies`), to loopback addresses and to no other origin.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
-	"img-src 'self' data:; connect-src 'self'; worker-src 'none'; object-src 'none'; base-uri 'none'; " +
+	"img-src 'self' data:; connect-src 'self' " + loopbackSources + "; worker-src 'none'; object-src 'none'; base-uri 'none'; " +
 	"frame-ancestors 'none'; form-action 'self'"
+
+// loopbackSources are the paired bodies' origins: this computer, any
+// port (the visitor chooses it), plain http (a loopback address is a
+// secure context's own machine, never the network).
+const loopbackSources = "http://127.0.0.1:* http://localhost:*"
 
 // headersFile is the site's _headers (Workers static assets' format, also
 // applied by `workbench serve`). Referrer-Policy is same-origin rather than

@@ -41,11 +41,9 @@ type teachPage struct {
 	checking    bool  // asking the relay whether the chosen MCP body is configured
 	mcp         mcpSettings
 
-	// authErr is why delegatic-mcp cannot authorize the next run (spec
-	// OQ-2); useLocal is the user's explicit word to run it under the
-	// local policy engine instead, for that one run.
+	// authErr is why delegatic-mcp could not authorize the last Start
+	// (spec OQ-2) while this tab had not accepted the local engine.
 	authErr  error
-	useLocal bool
 	starting bool   // the body is being connected and the authorizer chosen
 	storeErr string // sessionStorage refused a read or write
 
@@ -101,10 +99,11 @@ type teachRun struct {
 	taught   *workbench.Taught // the demonstration and its draft, once drafted
 	events   []skill.Event     // the PULSE events the run's recorder holds
 
-	draft    skill.Manifest
-	draftErr error
-	problems workbench.DraftProblems
-	checkErr error
+	draft      skill.Manifest
+	slugEdited bool // the person wrote the slug: it no longer follows the name
+	draftErr   error
+	problems   workbench.DraftProblems
+	checkErr   error
 
 	summary    *teach.Summary // what the recording amounts to, once the verifier has judged the draft
 	summaryErr error
@@ -286,25 +285,24 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 	// Connecting to an MCP body and to delegatic-mcp waits on the
 	// network, so it happens off the event handler.
 	p.starting, p.bodyErr = true, nil
-	wb, useLocal := p.env.flows(p.mcp), p.useLocal
+	wb := p.env.flows(p.mcp)
 	ui.Async(func() {
 		// The flow opens the body and chooses the authorizer by the rule
-		// a replay follows (spec OQ-2).
-		rig, err := wb.OpenTeach(ui, plan, useLocal)
+		// a replay follows (spec OQ-2), with the tab's standing answer.
+		rig, err := wb.OpenTeach(ui, plan, false)
 		ui.Dispatch(func(app.Context) {
 			p.starting = false
 			var ae *workbench.AuthorizerUnavailableError
 			switch {
 			case errors.As(err, &ae):
-				// The local engine only on the user's explicit say-so.
+				// The local engine only on the tab's explicit yes.
 				p.authErr = ae.Err
 				return
 			case err != nil:
 				p.bodyErr = err
 				return
 			}
-			p.authErr = rig.Authority.Unavailable // nil unless the local engine was accepted
-			p.useLocal = false                    // the confirmation is for one run
+			p.authErr = nil
 			p.begin(ui, wb, plan, f.modelID, model, rig)
 		})
 	})

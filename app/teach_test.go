@@ -108,8 +108,8 @@ func TestTeachFormPick(t *testing.T) {
 }
 
 // The body is chosen in one place: the simulator from the plan's world;
-// an MCP body the relay does not name is said to be not configured, with
-// the relay name to give it.
+// an MCP body neither a pairing nor the relay offers is said to be not
+// available, pointing to "This computer", never to an operator's command.
 func TestEnvBody(t *testing.T) {
 	ctx := context.Background()
 	e := &env{}
@@ -128,8 +128,8 @@ func TestEnvBody(t *testing.T) {
 		err  errBodyNotConfigured
 		want string
 	}{
-		{errBodyNotConfigured{choice: session.Browser}, `the browser body is not configured: this workbench's MCP relay has no server named "browser" (it has: none); start it with workbench serve --mcp browser=URL`},
-		{errBodyNotConfigured{choice: session.Host, known: []string{"browser", "prism"}}, `no server named "host" (it has: browser, prism); start it with workbench serve --mcp host=URL`},
+		{errBodyNotConfigured{choice: session.Browser}, `the browser body is not available: this tab is not paired with bodies on this computer, and this workbench's MCP relay has no server named "browser" (it has: none); pair this computer on the home page (This computer)`},
+		{errBodyNotConfigured{choice: session.Host, known: []string{"browser", "prism"}}, `no server named "host" (it has: browser, prism); pair this computer on the home page`},
 	} {
 		if got := tc.err.Error(); !strings.Contains(got, tc.want) {
 			t.Errorf("%q, want it to contain %q", got, tc.want)

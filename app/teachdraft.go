@@ -25,14 +25,14 @@ func (r *teachRun) editable() bool { return r.stage == stageFinished && r.sealed
 
 func (p *teachPage) onDraftName(ctx app.Context, e app.Event) {
 	if r := p.run; r != nil && r.editable() {
-		r.draft.Name = ctx.JSSrc().Get("value").String()
+		r.draft = workbench.Rename(r.draft, ctx.JSSrc().Get("value").String(), r.slugEdited)
 		p.check()
 	}
 }
 
 func (p *teachPage) onDraftSlug(ctx app.Context, e app.Event) {
 	if r := p.run; r != nil && r.editable() {
-		r.draft.Slug = ctx.JSSrc().Get("value").String()
+		r.draft.Slug, r.slugEdited = ctx.JSSrc().Get("value").String(), true
 		p.check()
 	}
 }

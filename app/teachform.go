@@ -9,7 +9,6 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/session"
-	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/workbench"
 )
@@ -287,28 +286,27 @@ func (p *teachPage) renderBodyChoice() app.UI {
 				app.Span().Class("error-text").Text(p.bodyErr.Error()))
 		}),
 		app.If(p.authErr != nil, func() app.UI { return p.renderAuthFallback() }),
+		&localPolicyPanel{env: p.env, Kind: p.choice, Force: p.authErr != nil, OnAnswer: p.onPolicyAnswer},
 	)
 }
 
-// renderAuthFallback shows why delegatic-mcp cannot authorize the run and
-// offers the local policy engine behind an explicit confirmation (spec
-// OQ-2, docs/services.md): never taken silently, and named in every
-// authorization block it writes.
+// renderAuthFallback shows why delegatic-mcp could not authorize the run;
+// the panel beside it asks the tab's question (spec OQ-2,
+// docs/services.md): the local engine is never taken silently, and every
+// authorization block it writes names it.
 func (p *teachPage) renderAuthFallback() app.UI {
 	return app.Div().ID("teach-auth-error").Class("status status-error").Role("alert").Body(
-		app.P().Text("delegatic-mcp cannot authorize this run, so it did not start."),
+		app.P().Text("delegatic-mcp cannot authorize this run, and this tab has not accepted the local policy engine, so it did not start."),
 		app.P().Class("error-text").ID("teach-auth-error-text").Text(p.authErr.Error()),
-		app.Div().Class("choice").Body(
-			app.Input().Type("checkbox").ID("teach-use-local").Checked(p.useLocal).
-				Aria("describedby", "teach-use-local-note").OnChange(p.onUseLocal),
-			app.Label().For("teach-use-local").Text("Use the local policy engine for this run"),
-			app.Span().ID("teach-use-local-note").Class("choice-note").Text("Every authorization block will name local:"+skill.DefaultPolicyID+" as the authorizer, so the skill shows that delegatic-mcp did not decide. Press Start recording again to run."),
-		),
 	)
 }
 
-func (p *teachPage) onUseLocal(ctx app.Context, e app.Event) {
-	p.useLocal = ctx.JSSrc().Get("checked").Bool()
+// onPolicyAnswer clears the refusal an answer settles: with a yes, Start
+// recording starts.
+func (p *teachPage) onPolicyAnswer(ctx app.Context, a session.LocalPolicy) {
+	if a == session.LocalPolicyAccepted {
+		p.authErr = nil
+	}
 }
 
 func (p *teachPage) renderScenario() app.UI {
@@ -391,7 +389,7 @@ func (p *teachPage) renderTask() app.UI {
 			app.Dt().Text("Authorizer"), app.Dd().ID("teach-authorizer").Body(
 				app.Code().Text(r.authName),
 				app.If(r.fallback, func() app.UI {
-					return app.Span().Text(" — you chose it because delegatic-mcp could not be used: " + errText(r.authErr))
+					return app.Span().Text(" — this tab accepted it because delegatic-mcp could not be used: " + errText(r.authErr))
 				}),
 			),
 			app.Dt().Text("Capabilities granted"), app.Dd().Text(strings.Join(r.plan.Declared, ", ")),

@@ -352,6 +352,10 @@ func TestHostileFilesRejected(t *testing.T) {
 				t.Errorf("%s: the row does not say %q: %s", c.file, w, row)
 			}
 		}
+		// A problem is said once, not in the headline, a cause and a list.
+		if n := strings.Count(row, c.want[0]); n > 1 {
+			t.Errorf("%s: the row says %q %d times: %s", c.file, c.want[0], n, row)
+		}
 	}
 	if bad := eval[[]string](s, domInjected); len(bad) > 0 {
 		t.Errorf("made from file content:\n  %s", strings.Join(bad, "\n  "))

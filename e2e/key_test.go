@@ -105,13 +105,22 @@ func TestWrongKeyShowsTheError(t *testing.T) {
 	}
 }
 
-// Without an MCP server configured, browser and host say so and cannot be
-// picked; the simulator is picked and the choice is kept in sessionStorage.
+// Without an MCP server configured or a paired computer, browser and host
+// say so, point to "This computer" (never to an operator's command), and
+// cannot be picked; the simulator is picked and the choice is kept in
+// sessionStorage.
 func TestBodyChoice(t *testing.T) {
 	t.Parallel()
 	s := newSession(t)
 	s.open("/")
-	s.waitText("#body-browser-note", "Not configured")
+	s.waitText("#body-browser-note", "pair this computer below")
+	s.waitVisible("#pair-command")
+	if got := s.text("#pair-command"); got != "make bodies ORIGIN="+s.base {
+		t.Errorf("the pairing command is %q", got)
+	}
+	if strings.Contains(s.text("main"), "serve --mcp") {
+		t.Errorf("a visitor is told to run an operator's command: %s", s.text("main"))
+	}
 	if !eval[bool](s, `document.querySelector("#body-browser").disabled && document.querySelector("#body-host").disabled`) {
 		t.Error("browser and host can be picked with no MCP server configured")
 	}

@@ -121,6 +121,11 @@ const layoutProblems = `((visible) => {
     for (const e of all) {
       const r = e.getBoundingClientRect();
       if (r.left < 0 || r.right > vw) out.push(sel + " lies outside the viewport's width (" + Math.round(r.left) + "–" + Math.round(r.right) + " of " + vw + ")");
+      const cell = e.closest("td");
+      if (cell && getComputedStyle(cell).display === "table-cell") {
+        const c = cell.getBoundingClientRect();
+        if (r.left < c.left - 1 || r.right > c.right + 1) out.push(sel + " spills out of its table cell (" + Math.round(r.left) + "–" + Math.round(r.right) + " in " + Math.round(c.left) + "–" + Math.round(c.right) + ")");
+      }
     }
   }
   return out;

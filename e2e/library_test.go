@@ -200,6 +200,15 @@ func libraryCollisionsAndHistory(t *testing.T, s *session, v *verify.Verifier) {
 	s.waitText("#import-summary", "3 accepted, 0 rejected, 0 already stored")
 	next := b.SkillVersion + 1
 	s.waitText("#import-results > li:nth-child(3) .import-status", fmt.Sprintf("accepted as version %d; the stored copy is kept", next))
+	// The hash shown is the stored version's: sealed anew, not the file's.
+	stored := s.text("#import-results > li:nth-child(3) .import-stored-hash")
+	held := false
+	for _, b := range s.library().Bundles {
+		held = held || b.ContentHash == stored
+	}
+	if !held || stored == decodeFile(t, files[skill.RedactionFull]).ContentHash {
+		t.Errorf("the import shows content hash %q, not version %d's as stored", stored, next)
+	}
 
 	// The History tab diffs the two versions: manifest members and the
 	// re-derived gates.

@@ -170,7 +170,7 @@ func TestMCPDelegaticAuthorizes(t *testing.T) {
 }
 
 // delegatic-mcp configured but down: the replay does not run until the
-// user confirms the local engine for it, which the page then names.
+// tab accepts the local engine, which the page then names with why.
 func TestMCPDelegaticUnreachable(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, withServeFlags("--mcp", "delegatic="+closedEndpoint(t)))
@@ -185,7 +185,7 @@ func TestMCPDelegaticUnreachable(t *testing.T) {
 		t.Errorf("authorizer error %q", got)
 	}
 	s.axeClean(t, "replay without an authorizer")
-	s.click("#replay-use-local")
+	s.click("#local-policy-accept")
 	s.runReplay()
 	if got := s.text("#replay-authorizer"); !strings.Contains(got, "local:"+skill.DefaultPolicyID) || !strings.Contains(got, "not reachable") {
 		t.Errorf("authorizer %q: want the local engine and why", got)

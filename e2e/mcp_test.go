@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,8 +22,8 @@ func TestMCPBodyNotConfigured(t *testing.T) {
 	eval[bool](s, `(sessionStorage.setItem("workbench.body", "browser"), true)`)
 	s.open("/teach")
 	s.waitVisible("#teach-form")
-	got := s.waitText("#teach-body-error", "not configured")
-	for _, want := range []string{`the browser body is not configured`, `no server named "browser"`, "workbench serve --mcp browser=URL"} {
+	got := s.waitText("#teach-body-error", "not available")
+	for _, want := range []string{`the browser body is not available`, `no server named "browser"`, "pair this computer on the home page"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("body error %q lacks %q", got, want)
 		}
@@ -30,15 +31,20 @@ func TestMCPBodyNotConfigured(t *testing.T) {
 	if !s.disabled("#teach-start") {
 		t.Error("Start recording is enabled for a body that is not configured")
 	}
+	if strings.Contains(s.text("main"), "serve --mcp") {
+		t.Errorf("a visitor is told to run an operator's command: %s", s.text("main"))
+	}
 }
 
 // Teach and replay through Playwright MCP behind `workbench serve --mcp
 // browser=URL`, on a page served here, with a stand-in model that clicks
 // the reference it reads from what the body showed it. delegatic-mcp is
-// not configured, so each run on the browser needs the user's explicit
-// confirmation of the local engine, which then names itself as the
-// authorizer. After the docs page changes its layout, the replay halts at
-// the click (edge 1) and the page shows the surprise.
+// not configured, so the tab is asked once, before its first run, whether
+// the local engine may authorize browser and host runs: Start refuses
+// until it answers; then one press of Start teaches, each replay is one
+// press of Run, and every block names the local engine. After the docs
+// page changes its layout, the replay halts at the click (edge 1) and the
+// page shows the surprise.
 func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	t.Parallel()
 	pw := mcpbodytest.Playwright(t).URL
@@ -52,7 +58,7 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	s := newSession(t, withTimeout(10*time.Minute), withServeFlags("--mcp", "browser="+pw), withOpenRouter(openroutertest.WithScript(
 		openroutertest.Script{Model: teacher, CostPerCall: 0.001, Steps: []openroutertest.Step{
 			openroutertest.ToolCall("browser_navigate", map[string]any{"url": site.URL + "/"}), click, openroutertest.Answer("Getting started")}},
-		openroutertest.Script{Model: replayer, Steps: []openroutertest.Step{click, click}},
+		openroutertest.Script{Model: replayer, Steps: []openroutertest.Step{click, click, click}},
 	)))
 
 	// The MCP client tries protocol 2026-07-28 first; Playwright MCP
@@ -84,19 +90,28 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 		t.Error("the browser body offers a simulator world")
 	}
 
-	// No delegatic-mcp: the run does not start until the user confirms.
+	// No delegatic-mcp: the tab is asked before its first run, and a
+	// Start before the answer does not start.
+	s.waitVisible("#local-policy-question")
 	s.click("#teach-start")
 	s.waitLong(present("#teach-auth-error"))
 	if got := s.text("#teach-auth-error-text"); !strings.Contains(got, "delegatic-mcp is not configured") {
 		t.Errorf("authorizer error %q", got)
 	}
 	if eval[bool](s, present("#teach-goal")) {
-		t.Fatal("the demonstration started without delegatic-mcp or a confirmation")
+		t.Fatal("the demonstration started without delegatic-mcp or an answer")
 	}
 	for _, v := range s.axeRun(axeSource(t)) {
 		t.Errorf("/teach without an authorizer: %s", v)
 	}
-	s.click("#teach-use-local")
+	s.click("#local-policy-accept")
+	s.waitVisible("#local-policy-notice")
+	if got := eval[string](s, `sessionStorage.getItem("workbench.local_policy")`); got != "accepted" {
+		t.Errorf("sessionStorage workbench.local_policy = %q", got)
+	}
+	if eval[bool](s, present("#teach-auth-error")) {
+		t.Error("the refusal stays after the tab accepted the local engine")
+	}
 	s.click("#teach-start")
 	s.waitLong(present("#teach-draft, #teach-outcome .status-error"))
 	if !eval[bool](s, present("#teach-draft")) {
@@ -138,12 +153,7 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 		page := s.refusedPerURL()
 		defer s.probedOncePerServer("the replay page", page)
 		s.setField("#replay-model", replayer, "input")
-		s.click("#replay-run")
-		s.waitLong(present("#replay-auth-error, #replay-outcome, #replay-error"))
-		if !eval[bool](s, present("#replay-auth-error")) {
-			t.Fatalf("the replay ran without delegatic-mcp or a confirmation: %s", s.text("main"))
-		}
-		s.click("#replay-use-local")
+		s.waitVisible("#local-policy-notice") // the tab's answer, with its undo
 		s.click("#replay-run")
 		s.waitLong(`!!document.querySelector("#replay-outcome, #replay-error") && !document.querySelector("#replay-run").disabled`)
 		if eval[bool](s, present("#replay-error")) {
@@ -160,6 +170,27 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	if got := s.text("#replay-authorizer"); !strings.Contains(got, "local:workbench-default-v1") {
 		t.Errorf("replay authorizer %q", got)
 	}
+	// In words before any hash: each step's call and what the body
+	// answered, the heading it read among it.
+	steps := s.text("#replay-steps")
+	for _, want := range []string{"Step 0: browser_navigate", site.URL, "Step 1: browser_click", "Getting started"} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("the replay's steps lack %q:\n%s", want, steps)
+		}
+	}
+
+	// A new heading in the same layout: the replay passes structurally
+	// and says what it read.
+	site.Retitle("Quick start")
+	s.open("/skills/" + id + "/replay")
+	s.waitVisible("#replay-form")
+	replayOnce()
+	if got := s.text("#replay-status"); got != "success" {
+		t.Errorf("replay on the retitled page: status %q", got)
+	}
+	if steps := s.text("#replay-step-1"); !strings.Contains(steps, "Quick start") {
+		t.Errorf("the click's step does not show the heading it read: %q", steps)
+	}
 
 	site.Move() // the docs page now has another layout
 	s.open("/skills/" + id + "/replay")
@@ -170,5 +201,17 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	}
 	if got := s.text("#replay-surprises"); !strings.Contains(got, "Edge 1: state hash mismatch") {
 		t.Errorf("surprises %q", got)
+	}
+	// What differed, marked line by line, with the tolerance exceeded.
+	if got := s.text("#replay-diff-1-tolerance"); !strings.HasPrefix(got, "Structural:") {
+		t.Errorf("tolerance %q", got)
+	}
+	removed := eval[[]string](s, `[...document.querySelectorAll("#replay-diff-1-lines .diff-removed")].map((e) => e.textContent)`)
+	added := eval[[]string](s, `[...document.querySelectorAll("#replay-diff-1-lines .diff-added")].map((e) => e.textContent)`)
+	// The recorded answer is the demonstration's, which read "Getting
+	// started"; the moved page shows a list instead.
+	if !slices.ContainsFunc(removed, func(l string) bool { return strings.Contains(l, "Getting started") }) ||
+		!slices.ContainsFunc(added, func(l string) bool { return strings.Contains(l, "moved") }) {
+		t.Errorf("the difference marks removed %q and added %q; want the old heading out and the new list in", removed, added)
 	}
 }

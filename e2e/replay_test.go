@@ -76,6 +76,14 @@ func TestReplayNewInput(t *testing.T) {
 	if got := s.textsOf("#replay-edges .edge-match"); !slices.Equal(got, []string{skill.MatchStructural, skill.MatchStructural}) {
 		t.Errorf("edge matches %q", got)
 	}
+	// In words first: each step's call on the new input and what the
+	// body answered it, the other project's release among it.
+	steps := s.text("#replay-steps")
+	for _, want := range []string{"Step 0: browser_navigate", "acme/gadget", "Latest release: v0.9.0", "Step 1: browser_click"} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("the replay's steps lack %q:\n%s", want, steps)
+		}
+	}
 	// Recorded hashes beside observed ones.
 	b := decodeFile(t, file)
 	row := s.text("#edge-row-0")
@@ -146,6 +154,22 @@ func TestReplayHaltsWithSurprise(t *testing.T) {
 	}
 	if got := s.textsOf("#replay-edges .edge-match"); len(got) != 2 || got[0] != skill.MatchMismatch || got[1] != "not run" {
 		t.Errorf("edge matches %q", got)
+	}
+
+	// A page of another structure: the halt says what differed, the
+	// recorded answer's lines beside the replay's, and which tolerance.
+	s.setValue("#replay-input-repo_url", "https://git.workbench.test/", "input")
+	s.click("#replay-run")
+	s.waitVisible("#replay-diff-0")
+	if got := s.text("#replay-diff-0-tolerance"); !strings.HasPrefix(got, "Structural:") {
+		t.Errorf("tolerance %q", got)
+	}
+	removed := s.textsOf("#replay-diff-0-lines .diff-removed")
+	if !slices.ContainsFunc(removed, func(l string) bool { return strings.Contains(l, "Latest release: v2.4.1") }) {
+		t.Errorf("the difference does not mark the recorded project page's lines as gone: %q", removed)
+	}
+	if len(s.textsOf("#replay-diff-0-lines .diff-added")) == 0 {
+		t.Error("the difference marks nothing the replay saw instead")
 	}
 }
 

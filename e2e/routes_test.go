@@ -77,7 +77,7 @@ func TestHeaders(t *testing.T) {
 	if got["status"] != "200" {
 		t.Errorf("deep link status %s", got["status"])
 	}
-	for _, d := range []string{"default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "worker-src 'none'", "connect-src 'self'", "frame-ancestors 'none'"} {
+	for _, d := range []string{"default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "worker-src 'none'", "connect-src 'self' http://127.0.0.1:* http://localhost:*;", "frame-ancestors 'none'"} {
 		if !strings.Contains(got["csp"], d) {
 			t.Errorf("CSP %q lacks %q", got["csp"], d)
 		}

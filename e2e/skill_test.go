@@ -389,6 +389,14 @@ func TestSkillRedactedExport(t *testing.T) {
 	if got := s.text("#export-done-profile"); got != skill.RedactionTranscriptPII {
 		t.Errorf("profile shown %q", got)
 	}
+	// The copy's redaction gate as re-derived; the proof it carries was
+	// sealed before redaction and claims n/a, which the panel says.
+	if got := s.text("#export-done-redaction"); !strings.Contains(got, skill.VerdictPass) || strings.Contains(got, skill.VerdictFail) {
+		t.Errorf("redaction gate shown %q", got)
+	}
+	if got := s.text("#export-done-redaction-claim"); !strings.Contains(got, "claims n/a") || !strings.Contains(got, "it is pass") {
+		t.Errorf("the differing claim is said as %q", got)
+	}
 	name := s.text("#export-filename")
 	data := waitFile(t, dir, name)
 	for _, sec := range sc.SeededSecrets {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,6 +77,19 @@ func TestTeachScenarioToSavedSkill(t *testing.T) {
 	if got := s.text("#view-url"); got != page {
 		t.Errorf("the body's view shows %q, want %s", got, page)
 	}
+	// Granted &body.browser only, the model was never offered a file or
+	// shell tool: what the stand-in received says so.
+	for i, r := range s.OR.ChatRequests(teacher) {
+		names := r.ToolNames()
+		if !slices.Contains(names, "browser_navigate") {
+			t.Errorf("request %d offers no browser tool: %v", i, names)
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, "file_") || strings.HasPrefix(n, "shell_") {
+				t.Errorf("request %d offers %s to a task granted &body.browser only: %v", i, n, names)
+			}
+		}
+	}
 	if got := s.text("#teach-cost"); !strings.Contains(got, "$0.002") {
 		t.Errorf("cost %q: want the two replies' $0.001 each", got)
 	}
@@ -88,6 +102,10 @@ func TestTeachScenarioToSavedSkill(t *testing.T) {
 	if s.disabled("#teach-save") {
 		t.Fatal("Save is disabled on a valid draft")
 	}
+
+	// The slug follows the name until the slug is edited.
+	s.setField("#draft-name", "Read the docs heading", "input")
+	s.waitFor(`document.querySelector("#draft-slug").value === "read-the-docs-heading"`)
 
 	// Name emptied: the error is beside the field and Save is disabled.
 	s.setField("#draft-name", "", "input")
@@ -107,9 +125,13 @@ func TestTeachScenarioToSavedSkill(t *testing.T) {
 	if got := s.text("#draft-slug-error"); !strings.Contains(got, "pattern") {
 		t.Errorf("slug error %q", got)
 	}
-	// Fixed, one keystroke at a time: each is checked, and the errors go.
+	// Fixed, one keystroke at a time: each is checked, and the errors go;
+	// the edited slug no longer follows the name.
 	s.setField("#draft-name", "", "input")
 	s.typeInto("#draft-name", "Read a heading")
+	if got := eval[string](s, `document.querySelector("#draft-slug").value`); got != "Read A Heading" {
+		t.Errorf("the edited slug changed with the name: %q", got)
+	}
 	s.setField("#draft-slug", "read-a-heading", "input")
 	s.setField("#draft-description", "Opens a docs page and reports its main heading.", "input")
 	s.waitFor(`!document.querySelector("#draft-name-error") && !document.querySelector("#draft-slug-error")`)

@@ -7,7 +7,7 @@ SITE_DIR      := build/site
 WRANGLER      := node_modules/.bin/wrangler
 WORKER_GO_SRC := $(filter-out %_test.go,$(wildcard proxy/*.go pkg/proxy/*.go)) go.mod go.sum
 
-.PHONY: worker deploy test-worker bench-worker node-deps site-placeholder
+.PHONY: worker deploy deploy-pages pages-project test-worker bench-worker node-deps site-placeholder
 
 # The Worker: syumai/workers' JS glue plus the Go program as wasm.
 worker: $(WORKER_WASM)
@@ -24,33 +24,57 @@ site-placeholder:
 		printf '<!doctype html>\n<meta charset="utf-8">\n<title>Skill Workbench</title>\n<p>Placeholder: the site has not been built.</p>\n' > $(SITE_DIR)/index.html; \
 	fi
 
-# make deploy ALLOWED_ORIGIN=https://workbench.example.org \
+# make deploy [ALLOWED_ORIGIN=https://workbench.example.org] \
 #   [MCP_SERVERS='browser=https://mcp.example.net/mcp,…'] [MCP_FORWARD_AUTHORIZATION='browser']
-# (the MCP relay's vars; docs/proxy.md "MCP relay")
-# (wrangler needs Cloudflare credentials: `npx wrangler login`, or
-# CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID in the environment.)
-deploy: node-deps worker site
-	@test -n "$(ALLOWED_ORIGIN)" || { echo "deploy: set ALLOWED_ORIGIN=https://<the workbench's origin>"; exit 2; }
-	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy --var ALLOWED_ORIGIN:$(ALLOWED_ORIGIN) \
-		$(if $(MCP_SERVERS),--var 'MCP_SERVERS:$(MCP_SERVERS)') \
-		$(if $(MCP_FORWARD_AUTHORIZATION),--var 'MCP_FORWARD_AUTHORIZATION:$(MCP_FORWARD_AUTHORIZATION)')
+# is `wrangler deploy` (whose [build] builds the Worker and the site) with
+# these vars. Without ALLOWED_ORIGIN the Worker serves its workers.dev
+# name (the same-origin default); a custom domain needs it. The relay's
+# vars are docs/proxy.md "MCP relay"; a server's credential is a secret
+# (docs/deploy.md). wrangler needs Cloudflare credentials: `npx wrangler
+# login`, or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID in the
+# environment. No test can run a real deployment here; TestDeployFromClone
+# runs `wrangler deploy --dry-run` in a copy without build/.
+DEPLOY_VARS = $(foreach v,ALLOWED_ORIGIN MCP_SERVERS MCP_FORWARD_AUTHORIZATION MCP_ALLOW_HTTP,$(if $($(v)),--var '$(v):$($(v))'))
+deploy: node-deps
+	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy $(DEPLOY_VARS)
 
 # The same site as a Cloudflare Pages project in advanced mode (the Go
-# Worker as _worker.js, cmd/pagesite) in build/pages. It is built and run
-# under `wrangler pages dev` by TestPagesDev, and not deployed: Pages
-# cannot give the Worker its rate-limiting binding RL, so the Worker
-# refuses every /api/ request there (docs/decisions.md, "Cloudflare
-# Pages"). `make deploy` is the deployment.
-PAGES_DIR := build/pages
+# Worker as _worker.js, cmd/pagesite) in build/pages: its wrangler.toml
+# and the site in build/pages/site. A Pages project cannot declare the
+# rate-limiting binding, so its RL is a service binding to the limiter
+# Worker (proxy/limiter), which holds one; the same vars as `make deploy`
+# go into its wrangler.toml. TestPagesDev runs it under `wrangler pages
+# dev` beside the limiter under `wrangler dev`.
+PAGES_DIR      := build/pages
+PAGES_PROJECT  ?= skill-workbench
+PAGES_BRANCH   ?= main
+LIMITER_CONFIG := proxy/limiter/wrangler.toml
+COMPAT_DATE     = $(shell sed -n 's/^compatibility_date = "\(.*\)"$$/\1/p' wrangler.toml)
+PAGES_VARS      = $(foreach v,ALLOWED_ORIGIN MCP_SERVERS MCP_FORWARD_AUTHORIZATION MCP_ALLOW_HTTP,$(if $($(v)),-var '$(v)=$($(v))'))
 .PHONY: pages
 pages: worker build
-	$(GO) run ./cmd/pagesite -site $(SITE_DIR) -worker $(WORKER_DIR) -out $(PAGES_DIR)
+	$(GO) run ./cmd/pagesite -site $(SITE_DIR) -worker $(WORKER_DIR) -out $(PAGES_DIR) \
+		-name $(PAGES_PROJECT) -compatibility-date $(COMPAT_DATE) $(PAGES_VARS)
+
+# make deploy-pages [the vars of make deploy]: the limiter Worker first
+# (the Pages project's RL binding names it), then the Pages project, as
+# the production deployment of branch PAGES_BRANCH. The project must
+# exist: `make pages-project` creates it once. Neither step can run here
+# (no network to Cloudflare); TestPagesDev runs what they deploy.
+deploy-pages: node-deps pages
+	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy --config $(LIMITER_CONFIG)
+	cd $(PAGES_DIR) && WRANGLER_SEND_METRICS=false $(abspath $(WRANGLER)) pages deploy --branch $(PAGES_BRANCH)
+
+pages-project: node-deps
+	WRANGLER_SEND_METRICS=false $(WRANGLER) pages project create $(PAGES_PROJECT) --production-branch $(PAGES_BRANCH)
 
 # The Worker under wrangler dev (real workerd, offline) against a loopback
 # upstream: the attack suite over HTTP, header stripping, SSE streaming,
 # log capture, SPA fallback, `wrangler deploy --dry-run` and the wasm size;
-# the same for the MCP relay, plus MCP sessions with real MCP servers; and
-# the Pages project under `wrangler pages dev` (proxy/pages_test.go).
+# the same for the MCP relay, plus MCP sessions with real MCP servers and
+# an operator-held header; the same-origin default; a dry-run deployment
+# from a copy of the repository without build/; and the Pages project
+# under `wrangler pages dev` beside its limiter (proxy/pages_test.go).
 WORKER_TEST_ENV := WORKBENCH_WRANGLER=$(abspath $(WRANGLER)) WORKBENCH_WORKER_WASM=$(abspath $(WORKER_WASM))
 
 test-worker: node-deps worker site-placeholder

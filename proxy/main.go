@@ -9,7 +9,10 @@
 // Settings come from Worker vars, read per request (every request runs in
 // a fresh Go instance, so nothing is kept between requests):
 //
-//	ALLOWED_ORIGIN             the workbench's origin, e.g. https://workbench.example.org
+//	ALLOWED_ORIGIN             optional; the workbench's origin, e.g.
+//	                           https://workbench.example.org. Unset: the
+//	                           same-origin default (proxy.SameOrigin), for the
+//	                           Worker's workers.dev or pages.dev name
 //	OPENROUTER_UPSTREAM        optional; defaults to https://openrouter.ai/api/v1
 //	MCP_SERVERS                optional; the relay's allowlist, "name=URL" entries
 //	                           separated by commas or white space
@@ -17,6 +20,10 @@
 //	                           browser's Authorization header
 //	MCP_ALLOW_HTTP             optional; "true" permits plain-http MCP URLs on
 //	                           non-loopback hosts
+//	MCP_HEADER_<NAME>          optional, a secret (`wrangler secret put`); the
+//	                           header "Name: value" the relay adds to every
+//	                           request to the MCP server <name>
+//	                           (proxy.MCPHeaderVar)
 //	BODY_TIMEOUT, HEADER_TIMEOUT, IDLE_TIMEOUT
 //	                           optional Go durations ("30s"); the handlers'
 //	                           clocks (proxy.Config), their defaults when unset
@@ -122,10 +129,23 @@ func newMCPRelay(clock clocks) (*proxy.MCPRelay, error) {
 	default:
 		return nil, fmt.Errorf("MCP_ALLOW_HTTP %q: want true or false", v)
 	}
+	var headers []proxy.MCPHeader
+	for _, s := range servers {
+		v := getenv(proxy.MCPHeaderVar(s.Name))
+		if v == "" {
+			continue
+		}
+		h, err := proxy.ParseMCPHeader(s.Name, v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", proxy.MCPHeaderVar(s.Name), err)
+		}
+		headers = append(headers, h)
+	}
 	return proxy.NewMCPRelay(proxy.MCPConfig{
 		AllowedOrigin:    getenv("ALLOWED_ORIGIN"),
 		Servers:          servers,
 		AuthorizationFor: proxy.SplitList(getenv("MCP_FORWARD_AUTHORIZATION")),
+		Headers:          headers,
 		AllowHTTP:        allowHTTP,
 		Doer:             fetchDoer{fetch.NewClient()},
 		BodyTimeout:      clock.body,

@@ -5,13 +5,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,27 +24,39 @@ import (
 	"workbench/pkg/proxy/proxytest"
 )
 
-// startPagesDev runs `wrangler pages dev` over the Pages project dir
-// (cmd/pagesite's output) with the given vars as bindings, ALLOWED_ORIGIN
-// its own origin. It runs in a directory of its own, so that no
-// configuration file is read: a Pages project deployed without one has
-// exactly the vars it is given.
-func startPagesDev(bin, dir string, vars map[string]string) (*devServer, error) {
+// startPagesDev runs `wrangler pages dev` in the Pages project dir
+// (cmd/pagesite's output), which reads the project's own wrangler.toml:
+// its vars, and RL bound to the limiter Worker, found through the dev
+// registry at registry.
+func startPagesDev(bin, dir, registry string) (*devServer, error) {
 	d, inspector, err := newDevServer()
 	if err != nil {
 		return nil, err
 	}
-	compat, err := compatibilityDate()
+	d.env = []string{"WRANGLER_REGISTRY_PATH=" + registry}
+	args := []string{"pages", "dev", "--ip", "127.0.0.1", "--port", d.port(), "--inspector-port", inspector,
+		"--persist-to", filepath.Join(d.tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log"}
+	if err := d.launch(bin, dir, args); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// startRegistered runs the Worker of the wrangler configuration config
+// (relative to the repository) under wrangler dev, registered in the dev
+// registry at registry for other dev servers to bind. It need not serve
+// anything on its own: it is ready when wrangler says so.
+func startRegistered(bin, config, registry string) (*devServer, error) {
+	d, inspector, err := newDevServer()
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"pages", "dev", dir, "--ip", "127.0.0.1", "--port", d.port(), "--inspector-port", inspector,
+	d.env = []string{"WRANGLER_REGISTRY_PATH=" + registry}
+	d.readyLog = "Ready on http://" + d.addr
+	args := []string{"dev", "--local", "--ip", "127.0.0.1", "--port", d.port(), "--inspector-port", inspector,
 		"--persist-to", filepath.Join(d.tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log",
-		"--compatibility-date", compat, "--binding", "ALLOWED_ORIGIN=" + d.origin}
-	for k, v := range vars {
-		args = append(args, "--binding", k+"="+v)
-	}
-	if err := d.launch(bin, d.tmp, args); err != nil {
+		"--config", config}
+	if err := d.launch(bin, "..", args); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -59,33 +76,69 @@ func compatibilityDate() (string, error) {
 	return string(m[1]), nil
 }
 
-// TestPagesDev runs the Pages project `cmd/pagesite` writes — the site
-// with the Go Worker as its advanced-mode _worker.js — under `wrangler
-// pages dev` (workerd with Pages' asset handling) and checks:
+// clientFrom is an HTTP client whose connections come from the loopback
+// address ip: to wrangler dev, a client of its own (CF-Connecting-IP),
+// with a rate-limit budget of its own.
+func clientFrom(ip string) *http.Client {
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	return &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext}}
+}
+
+// TestPagesDev runs the Pages deployment as `make deploy-pages` makes it —
+// the project cmd/pagesite writes (the site with the Go Worker as its
+// advanced-mode _worker.js, and a wrangler.toml with the vars and the
+// service binding RL) under `wrangler pages dev`, beside the limiter
+// Worker (proxy/limiter) under `wrangler dev` — and checks:
 //
-//   - the site's rules hold as under wrangler dev (checkStaticRules: the
-//     _headers rules, the versioned module's cache rule, the "/" rewrite,
-//     the single-page fallback, no compressed copy served);
-//   - _routes.json sends /api/* to the Go Worker, which starts and
-//     answers there;
-//   - but the Worker has no RL binding on Pages, so it fails closed: every
-//     /api/ request is refused with 500 proxy_misconfigured and no
-//     upstream is reached. Without the binding the proxy rules cannot
-//     hold (docs/decisions.md, "Cloudflare Pages");
-//   - and the binding cannot be given: wrangler's validation of a Pages
-//     configuration file, which `wrangler pages deploy` runs before
-//     uploading, refuses the [[ratelimits]] block of wrangler.toml.
+//   - the site's rules hold as under wrangler dev (checkStaticRules);
+//   - the proxy and the relay behave as in the Worker deployment, with no
+//     ALLOWED_ORIGIN (the same-origin default) and the vars from the
+//     project's wrangler.toml;
+//   - the 601st request of one client in a minute gets 429;
+//   - wrangler's validation of a Pages configuration, which `wrangler
+//     pages deploy` runs before uploading, accepts the project's and
+//     refuses a rate-limiting binding (why the limiter exists);
+//   - with the limiter gone, every /api/ request fails closed (500).
 func TestPagesDev(t *testing.T) {
 	d := requireWorker(t)
 	bin := os.Getenv("WORKBENCH_WRANGLER")
 	site, wasm, version := standInSite(t)
+	compat, err := compatibilityDate()
+	if err != nil {
+		t.Fatal(err)
+	}
 	project := filepath.Join(t.TempDir(), "pages")
-	build := exec.Command("go", "run", "./cmd/pagesite", "-site", site, "-worker", "build/worker", "-out", project)
+	build := exec.Command("go", "run", "./cmd/pagesite", "-site", site, "-worker", "build/worker", "-out", project,
+		"-compatibility-date", compat, "-var", "OPENROUTER_UPSTREAM="+d.up.URL,
+		"-var", "MCP_SERVERS="+d.rec.Entries(), "-var", "MCP_FORWARD_AUTHORIZATION="+proxytest.MCPRecorderAuth)
 	build.Dir = ".."
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("cmd/pagesite: %v\n%s", err, out)
 	}
-	p, err := startPagesDev(bin, project, map[string]string{"OPENROUTER_UPSTREAM": d.up.URL, "MCP_SERVERS": d.rec.Entries()})
+
+	// The limiter and the test's spender start together; the Pages
+	// project after the limiter, so that its binding finds it.
+	registry := t.TempDir()
+	var lim, sp *devServer
+	var limErr, spErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); lim, limErr = startRegistered(bin, "proxy/limiter/wrangler.toml", registry) }()
+	go func() {
+		defer wg.Done()
+		sp, spErr = startRegistered(bin, "proxy/testdata/spender/wrangler.toml", registry)
+	}()
+	wg.Wait()
+	if lim != nil {
+		defer lim.stop()
+	}
+	if sp != nil {
+		defer sp.stop()
+	}
+	if err := errors.Join(limErr, spErr); err != nil {
+		t.Fatal(err)
+	}
+	p, err := startPagesDev(bin, project, registry)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,68 +146,179 @@ func TestPagesDev(t *testing.T) {
 
 	t.Run("static rules", func(t *testing.T) { checkStaticRules(t, p.origin, wasm, version) })
 
-	t.Run("the Worker fails closed without RL", func(t *testing.T) {
+	t.Run("proxy", func(t *testing.T) {
+		proxytest.RunForwarding(t, proxytest.Target{
+			Addr: p.addr, Origin: p.origin, Layer: proxytest.Workerd, Upstream: d.up,
+			TransportHeaders: []string{"Content-Length", "Accept-Encoding", "Transfer-Encoding", "Connection", "Cf-Worker"},
+			Settle:           p.settleFront,
+		})
+	})
+	t.Run("relay", func(t *testing.T) {
+		proxytest.RunMCPForwarding(t, proxytest.MCPTarget{
+			Addr: p.addr, Origin: p.origin, Layer: proxytest.Workerd, Recorder: d.rec,
+			Names:            []string{proxytest.MCPRecorder, proxytest.MCPRecorderAuth},
+			TransportHeaders: []string{"Content-Length", "Accept-Encoding", "Transfer-Encoding", "Connection", "Cf-Worker"},
+			Settle:           p.settleFront,
+		})
+	})
+
+	t.Run("the 601st request in a minute", func(t *testing.T) { checkPagesRateLimit(t, p, sp) })
+
+	t.Run("Pages configuration", func(t *testing.T) { checkPagesConfig(t, bin, project, compat) })
+
+	t.Run("a missing limiter fails closed", func(t *testing.T) {
+		lim.stop()
 		mark, markMCP := d.up.Len(), d.rec.Len()
-		for _, path := range []string{proxy.MountPath + "key", proxy.MCPMountPath, proxy.MCPMountPath + proxytest.MCPRecorder, "/api/other"} {
-			req, _ := http.NewRequest("GET", p.origin+path, nil)
-			req.Header.Set("Origin", p.origin)
-			req.Header.Set("Authorization", proxytest.Key)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 500 || !bytes.Contains(body, []byte(`"proxy_misconfigured"`)) || !bytes.Contains(body, []byte("binding RL")) {
-				t.Errorf("GET %s → %d %s; want 500 proxy_misconfigured naming the RL binding", path, resp.StatusCode, body)
-			}
-			// The Worker's own edge headers, not the site's.
-			if got := resp.Header.Get("Content-Security-Policy"); got != "default-src 'none'; sandbox" {
-				t.Errorf("GET %s: Content-Security-Policy %q: not the Worker's answer", path, got)
-			}
-		}
-		if d.up.Len() != mark || d.rec.Len() != markMCP {
-			t.Errorf("a Worker without its rate limit reached an upstream")
-		}
-		var out string
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			if out = p.logs.String(); strings.Contains(out, "rate limit: no binding RL") {
+		client := clientFrom("127.0.0.4")
+		var status int
+		var body []byte
+		// The dev registry notices the limiter is gone within moments.
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			status, body = pagesGet(t, client, p.origin+proxy.MountPath+"key", p.origin)
+			if status != 200 {
 				break
 			}
 		}
-		if !strings.Contains(out, "rate limit: no binding RL") {
-			t.Errorf("the Worker's log does not say the binding is missing:\n%s", out)
+		if status != 500 || !bytes.Contains(body, []byte(`"proxy_misconfigured"`)) || !bytes.Contains(body, []byte("binding RL")) {
+			t.Fatalf("→ %d %s; want 500 proxy_misconfigured naming the RL binding", status, body)
+		}
+		for _, path := range []string{proxy.MCPMountPath, proxy.MCPMountPath + proxytest.MCPRecorder, "/api/other"} {
+			if status, body := pagesGet(t, client, p.origin+path, p.origin); status != 500 {
+				t.Errorf("GET %s → %d %s; want 500", path, status, body)
+			}
+		}
+		if d.up.Len() != mark || d.rec.Len() != markMCP {
+			t.Errorf("a Worker without its limiter reached an upstream")
+		}
+		const why = `Worker "skill-workbench-limiter" not found`
+		var out string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if out = p.logs.String(); strings.Contains(out, why) {
+				break
+			}
+		}
+		if !strings.Contains(out, why) {
+			t.Errorf("the Worker's log does not say the limiter is missing:\n%s", tail(out, 4<<10))
 		}
 	})
+}
 
-	t.Run("Pages refuses the RL binding", func(t *testing.T) {
-		conf, err := os.ReadFile("../wrangler.toml")
+// pagesGet GETs url with Origin origin and the stand-in key and returns
+// the status and body.
+func pagesGet(t *testing.T, client *http.Client, url, origin string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Origin", origin)
+	req.Header.Set("Authorization", proxytest.Key)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// checkPagesRateLimit spends one new client's budget of proxy.RateLimit
+// requests within one minute: a few through the Pages project, the rest
+// through the spender Worker, which calls the limiter through the same
+// service binding at a rate the Go Worker cannot match on a loaded
+// machine (each of its requests starts a Go instance). Exactly the
+// remainder is granted, so the Pages requests were counted; the next
+// request through Pages, the 601st, gets 429 with Retry-After; another
+// client is still served. The binding counts in whole minutes of the
+// clock, so the run starts where it fits in one and is repeated, once,
+// with a fresh client if it crossed into the next.
+func checkPagesRateLimit(t *testing.T, p, sp *devServer) {
+	const throughPages = 10
+	for _, ip := range []string{"127.0.0.2", "127.0.0.3"} {
+		if now := time.Now(); now.Sub(now.Truncate(time.Minute)) > 35*time.Second {
+			time.Sleep(now.Truncate(time.Minute).Add(time.Minute + 100*time.Millisecond).Sub(now))
+		}
+		window := time.Now().Truncate(time.Minute)
+		client := clientFrom(ip)
+		listing := p.origin + proxy.MCPMountPath
+		for i := 0; i < throughPages; i++ {
+			if status, body := pagesGet(t, client, listing, p.origin); status != 200 {
+				t.Fatalf("request %d from %s → %d %s; want 200", i+1, ip, status, body)
+			}
+		}
+		resp, err := http.Get(fmt.Sprintf("%s/?key=%s&max=%d", sp.origin, ip, proxy.RateLimit))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rl := regexp.MustCompile(`(?s)\[\[ratelimits\]\].*?period = \d+\n`).Find(conf)
-		if rl == nil {
-			t.Fatal("wrangler.toml has no [[ratelimits]] block")
+		var spent struct{ Succeeded int }
+		err = json.NewDecoder(resp.Body).Decode(&spent)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("the spender's answer: %v", err)
 		}
-		compat, err := compatibilityDate()
+		req, _ := http.NewRequest("GET", listing, nil)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		last, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := t.TempDir()
-		pagesConf := "name = \"skill-workbench\"\npages_build_output_dir = \"" + project + "\"\ncompatibility_date = \"" + compat + "\"\n\n" + string(rl)
-		if err := os.WriteFile(filepath.Join(dir, "wrangler.toml"), []byte(pagesConf), 0o644); err != nil {
-			t.Fatal(err)
+		body, _ := io.ReadAll(last.Body)
+		last.Body.Close()
+		if time.Now().Truncate(time.Minute) != window {
+			t.Logf("the run from %s crossed into the next minute; once more", ip)
+			continue
 		}
+		if want := proxy.RateLimit - throughPages; spent.Succeeded != want {
+			t.Errorf("after %d requests through Pages the limiter granted %d more, want %d", throughPages, spent.Succeeded, want)
+		}
+		if last.StatusCode != 429 || last.Header.Get("Retry-After") != "60" || !bytes.Contains(body, []byte(`"rate_limited"`)) {
+			t.Errorf("request %d → %d Retry-After %q %s; want 429 rate_limited, Retry-After 60", proxy.RateLimit+1, last.StatusCode, last.Header.Get("Retry-After"), body)
+		}
+		if status, body := pagesGet(t, clientFrom("127.0.0.5"), listing, p.origin); status != 200 {
+			t.Errorf("another client → %d %s; want 200", status, body)
+		}
+		return
+	}
+	t.Fatal("both runs crossed a minute boundary")
+}
+
+// checkPagesConfig runs wrangler's validation of a Pages configuration
+// (`wrangler pages functions build-env`, what `wrangler pages deploy`
+// runs before uploading) on the project's wrangler.toml, which it must
+// accept, and on one declaring the Worker deployment's rate-limiting
+// binding, which it refuses: the reason the limiter Worker exists.
+func checkPagesConfig(t *testing.T, bin, project, compat string) {
+	conf, err := os.ReadFile("../wrangler.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := regexp.MustCompile(`(?s)\[\[ratelimits\]\].*?period = \d+\n`).Find(conf)
+	if rl == nil {
+		t.Fatal("wrangler.toml has no [[ratelimits]] block")
+	}
+	withRL := t.TempDir()
+	pagesConf := "name = \"skill-workbench\"\npages_build_output_dir = \"" + filepath.Join(project, "site") + "\"\ncompatibility_date = \"" + compat + "\"\n\n" + string(rl)
+	if err := os.WriteFile(filepath.Join(withRL, "wrangler.toml"), []byte(pagesConf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	buildEnv := func(dir string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, "pages", "functions", "build-env", dir, "--outfile", filepath.Join(dir, "env.json"))
+		tmp := t.TempDir()
+		cmd := exec.CommandContext(ctx, bin, "pages", "functions", "build-env", dir, "--outfile", filepath.Join(tmp, "env.json"))
 		cmd.Dir = dir
-		cmd.Env = wranglerEnv(dir)
-		out, _ := cmd.CombinedOutput()
-		const refusal = `Configuration file for Pages projects does not support "ratelimits"`
-		if !bytes.Contains(out, []byte(refusal)) {
-			t.Errorf("wrangler accepted a Pages configuration with the RL binding; Pages may now run the Worker with its rate limit (docs/decisions.md):\n%s", out)
-		}
-		t.Logf("wrangler pages functions build-env: %s", refusal)
-	})
+		cmd.Env = wranglerEnv(tmp)
+		return cmd.CombinedOutput()
+	}
+	var ours, theirs []byte
+	var oursErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); ours, oursErr = buildEnv(project) }()
+	go func() { defer wg.Done(); theirs, _ = buildEnv(withRL) }()
+	wg.Wait()
+	if oursErr != nil {
+		t.Errorf("wrangler refused the Pages project's configuration: %v\n%s", oursErr, ours)
+	}
+	const refusal = `Configuration file for Pages projects does not support "ratelimits"`
+	if !bytes.Contains(theirs, []byte(refusal)) {
+		t.Errorf("wrangler accepted a Pages configuration with a rate-limiting binding; the limiter Worker may no longer be needed (docs/decisions.md, \"Cloudflare Pages\"):\n%s", theirs)
+	}
 }

@@ -15,6 +15,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -65,21 +67,31 @@ func runMain(m *testing.M) int {
 	sse, js := proxytest.StartMCPServer(false), proxytest.StartMCPServer(true)
 	defer sse.Close()
 	defer js.Close()
-	d, err := startDev(bin, map[string]string{
+	tok := proxytest.StartTokenMCPServer()
+	defer tok.Close()
+	// The deployment from a clone is checked while the suite runs: its
+	// build is CPU the suite, mostly waiting on wrangler dev, leaves idle.
+	// A run of benchmarks alone (make bench-worker) does without it.
+	flag.Parse()
+	if flag.Lookup("test.run").Value.String() != "^$" {
+		cloneDeploy = startCloneDeploy(bin)
+	}
+	d, err := startDevWith(bin, "", map[string]string{
 		"OPENROUTER_UPSTREAM": up.URL,
 		"BODY_TIMEOUT":        workerTimeouts.Body.String(),
 		"HEADER_TIMEOUT":      workerTimeouts.Header.String(),
 		"IDLE_TIMEOUT":        workerTimeouts.Idle.String(),
 		// Both separators the var allows.
-		"MCP_SERVERS":               rec.Entries() + " everything-sse=" + sse.URL + ",everything-json=" + js.URL,
+		"MCP_SERVERS": rec.Entries() + " everything-sse=" + sse.URL + ",everything-json=" + js.URL +
+			",locked=" + tok.URL + ",keyed=" + tok.URL,
 		"MCP_FORWARD_AUTHORIZATION": proxytest.MCPRecorderAuth,
-	}, true)
+	}, map[string]string{proxy.MCPHeaderVar("keyed"): proxytest.MCPOperatorHeader}, true)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting wrangler dev: %v\n", err)
 		return 1
 	}
 	defer d.stop()
-	d.up, d.rec, d.sse, d.json = up, rec, sse, js
+	d.up, d.rec, d.sse, d.json, d.tok = up, rec, sse, js, tok
 	worker = d
 	code := m.Run()
 	if code != 0 {
@@ -106,10 +118,16 @@ type devServer struct {
 	rec    *proxytest.MCPUpstream
 	sse    *proxytest.MCPServer
 	json   *proxytest.MCPServer
+	tok    *proxytest.MCPServer // requires proxytest.MCPToken; relayed as locked and keyed
 	cmd    *exec.Cmd
 	logs   *syncBuffer
 	tmp    string
 	done   chan struct{}
+	// env is added to wrangler's environment; readyLog, when set, is the
+	// line whose appearance in the log means ready, for a Worker that
+	// does not serve the site (ready).
+	env      []string
+	readyLog string
 }
 
 type syncBuffer struct {
@@ -156,14 +174,39 @@ func startDev(bin string, vars map[string]string, withOrigin bool) (*devServer, 
 // startDevConfig is startDev with the wrangler configuration file config
 // instead of the repository's wrangler.toml when it is not "".
 func startDevConfig(bin, config string, vars map[string]string, withOrigin bool) (*devServer, error) {
+	return startDevWith(bin, config, vars, nil, withOrigin)
+}
+
+// startDevWith is startDevConfig with secrets too, given to wrangler dev
+// the way a developer's .dev.vars gives them (an --env-file): wrangler
+// lists them as "(hidden)", unlike vars. The repository's wrangler.toml
+// is used without its [build]: make test-worker has built the Worker,
+// and each dev server would otherwise build it again.
+func startDevWith(bin, config string, vars, secrets map[string]string, withOrigin bool) (*devServer, error) {
 	d, inspector, err := newDevServer()
 	if err != nil {
 		return nil, err
 	}
+	if config == "" {
+		if config, err = writeWranglerConfig(d.tmp, nil); err != nil {
+			os.RemoveAll(d.tmp)
+			return nil, err
+		}
+	}
 	args := []string{"dev", "--local", "--ip", "127.0.0.1", "--port", d.port(), "--inspector-port", inspector,
-		"--persist-to", filepath.Join(d.tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log"}
-	if config != "" {
-		args = append(args, "--config", config)
+		"--persist-to", filepath.Join(d.tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log",
+		"--config", config}
+	if len(secrets) > 0 {
+		var env strings.Builder
+		for k, v := range secrets {
+			fmt.Fprintf(&env, "%s=%q\n", k, v)
+		}
+		path := filepath.Join(d.tmp, "secrets.env")
+		if err := os.WriteFile(path, []byte(env.String()), 0o600); err != nil {
+			os.RemoveAll(d.tmp)
+			return nil, err
+		}
+		args = append(args, "--env-file", path)
 	}
 	if withOrigin {
 		args = append(args, "--var", "ALLOWED_ORIGIN:"+d.origin)
@@ -201,7 +244,7 @@ func (d *devServer) port() string { return strings.TrimPrefix(d.addr, "127.0.0.1
 func (d *devServer) launch(bin, dir string, args []string) error {
 	d.cmd = exec.Command(bin, args...)
 	d.cmd.Dir = dir
-	d.cmd.Env = wranglerEnv(d.tmp)
+	d.cmd.Env = append(wranglerEnv(d.tmp), d.env...)
 	d.cmd.Stdout, d.cmd.Stderr = d.logs, d.logs
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so stop reaches workerd too
 	if err := d.cmd.Start(); err != nil {
@@ -218,7 +261,10 @@ func (d *devServer) launch(bin, dir string, args []string) error {
 			return fmt.Errorf("wrangler %s exited early:\n%s", args[0], d.logs)
 		default:
 		}
-		if d.ready() {
+		if d.readyLog != "" && strings.Contains(d.logs.String(), d.readyLog) {
+			return nil
+		}
+		if d.readyLog == "" && d.ready() {
 			// wrangler dev's watcher can reload the Worker just after it
 			// starts (it sees the freshly built files), and a request
 			// meeting the reload fails. Wait a moment, then check that every
@@ -334,7 +380,7 @@ func target(d *devServer) proxytest.Target {
 func mcpTarget(d *devServer) proxytest.MCPTarget {
 	return proxytest.MCPTarget{
 		Addr: d.addr, Origin: d.origin, Layer: proxytest.Workerd, Recorder: d.rec,
-		Names:            []string{"everything-json", "everything-sse", proxytest.MCPRecorder, proxytest.MCPRecorderAuth},
+		Names:            []string{"everything-json", "everything-sse", "keyed", "locked", proxytest.MCPRecorder, proxytest.MCPRecorderAuth},
 		TransportHeaders: []string{"Content-Length", "Accept-Encoding", "Transfer-Encoding", "Connection", "Cf-Worker"},
 		Settle:           d.settleFront,
 	}
@@ -354,6 +400,15 @@ func TestWorkerdMCPSession(t *testing.T) {
 	d := requireWorker(t)
 	t.Run("sse", func(t *testing.T) { proxytest.RunMCPSession(t, mcpTarget(d), "everything-sse", d.sse) })
 	t.Run("json", func(t *testing.T) { proxytest.RunMCPSession(t, mcpTarget(d), "everything-json", d.json) })
+}
+
+// TestWorkerdMCPOperatorHeader relays to an MCP server that requires a
+// bearer token, configured twice: as "keyed", whose header is the secret
+// MCP_HEADER_KEYED (given as a secret, as `wrangler secret put` would),
+// and as "locked", with none.
+func TestWorkerdMCPOperatorHeader(t *testing.T) {
+	d := requireWorker(t)
+	proxytest.RunMCPOperatorHeader(t, mcpTarget(d), "locked", "keyed", d.tok)
 }
 
 func TestWorkerdAttacks(t *testing.T) { proxytest.RunAttacks(t, target(requireWorker(t))) }
@@ -403,12 +458,15 @@ func TestWorkerdRateLimit(t *testing.T) {
 	}
 }
 
-// TestRateLimitMatchesWrangler holds wrangler.toml's binding to the
-// numbers `workbench serve` and the Worker's 429 message use.
+// TestRateLimitMatchesWrangler holds wrangler.toml's binding, and the
+// Pages deployment's limiter's, to the numbers `workbench serve` and the
+// Worker's 429 message use.
 func TestRateLimitMatchesWrangler(t *testing.T) {
-	limit, period := wranglerRateLimit(t)
-	if limit != proxy.RateLimit || time.Duration(period)*time.Second != proxy.RatePeriod {
-		t.Errorf("wrangler.toml limits %d per %d s; proxy.RateLimit %d per %s", limit, period, proxy.RateLimit, proxy.RatePeriod)
+	for _, config := range []string{"../wrangler.toml", "limiter/wrangler.toml"} {
+		limit, period := wranglerRateLimit(t, config)
+		if limit != proxy.RateLimit || time.Duration(period)*time.Second != proxy.RatePeriod {
+			t.Errorf("%s limits %d per %d s; proxy.RateLimit %d per %s", config, limit, period, proxy.RateLimit, proxy.RatePeriod)
+		}
 	}
 }
 
@@ -420,17 +478,17 @@ func lowerRateLimit(t *testing.T, limit int) string {
 	return wranglerConfig(t, map[string]string{"limit = " + strconv.Itoa(proxy.RateLimit): "limit = " + strconv.Itoa(limit)})
 }
 
-// wranglerRateLimit reads the RL binding's limit and period from
-// wrangler.toml.
-func wranglerRateLimit(t *testing.T) (limit, period int) {
+// wranglerRateLimit reads the RL binding's limit and period from the
+// wrangler configuration file config.
+func wranglerRateLimit(t *testing.T, config string) (limit, period int) {
 	t.Helper()
-	b, err := os.ReadFile("../wrangler.toml")
+	b, err := os.ReadFile(config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`(?s)\[\[ratelimits\]\]\s*name = "RL".*?\[ratelimits\.simple\]\s*limit = (\d+)\s*period = (\d+)`).FindSubmatch(b)
 	if m == nil {
-		t.Fatal("wrangler.toml has no [[ratelimits]] RL binding with [ratelimits.simple] limit and period")
+		t.Fatal(config + " has no [[ratelimits]] RL binding with [ratelimits.simple] limit and period")
 	}
 	limit, _ = strconv.Atoi(string(m[1]))
 	period, _ = strconv.Atoi(string(m[2]))
@@ -521,7 +579,7 @@ func TestWorkerdLogsHoldNoSecrets(t *testing.T) {
 		t.Fatalf("the relay's log line never appeared:\n%s", out)
 	}
 	token := strings.TrimSpace(strings.TrimPrefix(proxytest.Key, "Bearer"))
-	for _, secret := range []string{token, token[:20], proxytest.BodySentinel, proxytest.ResponseSentinel, "part0", proxytest.MCPSession} {
+	for _, secret := range []string{token, token[:20], proxytest.BodySentinel, proxytest.ResponseSentinel, "part0", proxytest.MCPSession, proxytest.MCPToken} {
 		if strings.Contains(out, secret) {
 			t.Errorf("wrangler/Worker output contains %q", secret)
 		}
@@ -529,42 +587,54 @@ func TestWorkerdLogsHoldNoSecrets(t *testing.T) {
 	t.Logf("checked %d bytes of wrangler and Worker output", len(out))
 }
 
-// TestWorkerdFailsClosed runs a second Worker without ALLOWED_ORIGIN: every
-// proxied request must be refused as misconfigured.
-func TestWorkerdFailsClosed(t *testing.T) {
+// TestWorkerdSameOrigin runs a second Worker without ALLOWED_ORIGIN, as
+// `wrangler deploy` from a clone leaves it: the same-origin default. From
+// its own origin the key check goes through to the upstream and the relay
+// lists its servers; a foreign origin and a rebinding Host (a name that
+// is not the Worker's, whose page is same-origin with itself) are refused
+// and reach nothing.
+func TestWorkerdSameOrigin(t *testing.T) {
 	d := requireWorker(t)
-	bad, err := startDev(os.Getenv("WORKBENCH_WRANGLER"), map[string]string{"OPENROUTER_UPSTREAM": d.up.URL}, false)
+	w, err := startDev(os.Getenv("WORKBENCH_WRANGLER"), map[string]string{"OPENROUTER_UPSTREAM": d.up.URL, "MCP_SERVERS": d.rec.Entries()}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer bad.stop()
-	mark := d.up.Len()
-	req, _ := http.NewRequest("GET", bad.origin+proxy.MountPath+"key", nil)
-	req.Header.Set("Origin", bad.origin)
-	req.Header.Set("Authorization", proxytest.Key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 500 || !bytes.Contains(body, []byte(`"proxy_misconfigured"`)) {
-		t.Errorf("got %d %s; want 500 proxy_misconfigured", resp.StatusCode, body)
-	}
-	if d.up.Len() != mark {
-		t.Errorf("a misconfigured Worker reached the upstream")
-	}
-	// The MCP relay needs ALLOWED_ORIGIN as much.
-	req, _ = http.NewRequest("GET", bad.origin+proxy.MCPMountPath, nil)
-	req.Header.Set("Origin", bad.origin)
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 500 || !bytes.Contains(body, []byte(`"proxy_misconfigured"`)) {
-		t.Errorf("MCP listing got %d %s; want 500 proxy_misconfigured", resp.StatusCode, body)
+	defer w.stop()
+	rebind := "rebind.example:" + w.port()
+	for _, tc := range []struct {
+		name, path, host, origin string
+		status                   int
+		code                     string
+	}{
+		{"key check from its own origin", proxy.MountPath + "key", "", w.origin, 200, ""},
+		{"listing from its own origin", proxy.MCPMountPath, "", w.origin, 200, ""},
+		{"foreign origin", proxy.MountPath + "key", "", "https://evil.example", 403, proxy.CodeOriginForbidden},
+		{"foreign origin to the relay", proxy.MCPMountPath + proxytest.MCPRecorder, "", "https://evil.example", 403, proxy.CodeOriginForbidden},
+		{"rebinding Host", proxy.MountPath + "key", rebind, "http://" + rebind, 421, proxy.CodeHostForbidden},
+		{"rebinding Host to the relay", proxy.MCPMountPath + proxytest.MCPRecorder, rebind, "http://" + rebind, 421, proxy.CodeHostForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mark, markMCP := d.up.Len(), d.rec.Len()
+			req, _ := http.NewRequest("GET", w.origin+tc.path, nil)
+			req.Header.Set("Origin", tc.origin)
+			req.Header.Set("Authorization", proxytest.Key)
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status || tc.code != "" && !bytes.Contains(body, []byte(`"`+tc.code+`"`)) {
+				t.Fatalf("→ %d %s; want %d %s", resp.StatusCode, body, tc.status, tc.code)
+			}
+			reached := d.up.Len() != mark || d.rec.Len() != markMCP
+			if want := tc.status == 200 && strings.HasPrefix(tc.path, proxy.MountPath); reached != want {
+				t.Errorf("upstream reached: %v, want %v", reached, want)
+			}
+		})
 	}
 }
 
@@ -622,34 +692,132 @@ func TestWorkerdMCPFailsClosed(t *testing.T) {
 	}
 }
 
-// TestDeployDryRun bundles the Worker exactly as `wrangler deploy` would,
-// without uploading it.
-func TestDeployDryRun(t *testing.T) {
-	requireWorker(t)
-	tmp := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Getenv("WORKBENCH_WRANGLER"), "deploy", "--dry-run", "--outdir", filepath.Join(tmp, "out"),
-		"--var", "ALLOWED_ORIGIN:https://workbench.example.org")
-	cmd.Dir = ".."
-	cmd.Env = wranglerEnv(tmp)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("wrangler deploy --dry-run: %v\n%s", err, out)
-	}
-	if m := regexp.MustCompile(`Total Upload: [^\n]*`).Find(out); m != nil {
-		t.Logf("%s", m)
-	} else {
-		t.Errorf("dry run printed no upload size:\n%s", out)
-	}
-	if _, err := os.Stat(filepath.Join(tmp, "out", "worker.js")); err != nil {
-		entries, _ := os.ReadDir(filepath.Join(tmp, "out"))
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
+// cloneDeploy is the deployment from a clone that TestMain starts in the
+// background (startCloneDeploy); TestDeployFromClone reads its outcome.
+var cloneDeploy <-chan cloneResult
+
+type cloneResult struct {
+	makeN []byte // `make -n deploy-pages`, before anything was built
+	out   []byte // `wrangler deploy --dry-run`
+	err   error
+	dir   string // the clone, removed once read
+	took  time.Duration
+}
+
+// startCloneDeploy copies the repository as a clone has it — the files
+// git tracks or would (so the change under test, and never build/ or
+// node_modules/) — links the installed npm packages into it, and there
+// runs `make -n deploy-pages` and then `wrangler deploy --dry-run`, which
+// must build the Worker and the site itself through wrangler.toml's
+// [build].
+func startCloneDeploy(bin string) <-chan cloneResult {
+	done := make(chan cloneResult, 1)
+	go func() {
+		start := time.Now()
+		r := cloneResult{}
+		r.dir, r.err = copyRepository()
+		if r.err == nil {
+			mk := exec.Command("make", "-n", "deploy-pages")
+			mk.Dir = r.dir
+			r.makeN, r.err = mk.CombinedOutput()
 		}
-		if len(names) == 0 {
-			t.Errorf("dry run wrote no bundle: %v", err)
+		if r.err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, filepath.Join(r.dir, "node_modules", ".bin", filepath.Base(bin)),
+				"deploy", "--dry-run", "--outdir", filepath.Join(r.dir, "dry-run"))
+			cmd.Dir = r.dir
+			cmd.Env = wranglerEnv(r.dir)
+			r.out, r.err = cmd.CombinedOutput()
+		}
+		r.took = time.Since(start)
+		done <- r
+	}()
+	return done
+}
+
+// copyRepository copies the repository's files into a new temporary
+// directory, with node_modules a link to the installed packages, and
+// returns the directory.
+func copyRepository() (string, error) {
+	ls := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	ls.Dir = ".."
+	list, err := ls.Output()
+	if err != nil {
+		return "", fmt.Errorf("git ls-files: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "workbench-clone-")
+	if err != nil {
+		return "", err
+	}
+	for _, name := range strings.Split(strings.TrimSuffix(string(list), "\x00"), "\x00") {
+		b, err := os.ReadFile(filepath.Join("..", name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted in the working tree, not yet in the index
+		}
+		if err != nil {
+			return dir, err
+		}
+		dst := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return dir, err
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return dir, err
+		}
+	}
+	modules, err := filepath.Abs("../node_modules")
+	if err != nil {
+		return dir, err
+	}
+	return dir, os.Symlink(modules, filepath.Join(dir, "node_modules"))
+}
+
+// TestDeployFromClone: in a copy of the repository without build/,
+// `make -n deploy-pages` names both parts of the Pages deployment in
+// order, and `wrangler deploy --dry-run` — nothing else run first —
+// builds the Worker and the site through wrangler.toml's [build] and
+// bundles the Worker exactly as `wrangler deploy` would, without
+// uploading it, with no ALLOWED_ORIGIN (the same-origin default) and its
+// rate-limiting binding.
+func TestDeployFromClone(t *testing.T) {
+	requireWorker(t)
+	if cloneDeploy == nil {
+		t.Skip("not started: -run '^$'")
+	}
+	var r cloneResult
+	select {
+	case r = <-cloneDeploy:
+	case <-time.After(15 * time.Minute):
+		t.Fatal("the deployment from a clone did not end")
+	}
+	if r.dir != "" {
+		defer os.RemoveAll(r.dir)
+	}
+	t.Logf("copy, make -n and dry run: %s", r.took.Round(time.Second))
+	if r.err != nil {
+		t.Fatalf("%v\nmake -n deploy-pages:\n%s\nwrangler deploy --dry-run:\n%s", r.err, r.makeN, r.out)
+	}
+	limiter := bytes.Index(r.makeN, []byte("deploy --config proxy/limiter/wrangler.toml"))
+	pages := bytes.Index(r.makeN, []byte("pages deploy"))
+	if limiter < 0 || pages < 0 || pages < limiter {
+		t.Errorf("make -n deploy-pages does not deploy the limiter Worker, then the Pages project:\n%s", r.makeN)
+	}
+	out := string(r.out)
+	for _, want := range []string{"[custom build] Running: make", "Total Upload: ", "env.RL (600 requests/60s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the dry run printed no %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "env.ALLOWED_ORIGIN") {
+		t.Errorf("the Worker deploys with an ALLOWED_ORIGIN var; a clone's must have none (the same-origin default):\n%s", out)
+	}
+	if m := regexp.MustCompile(`Total Upload: [^\n]*`).FindString(out); m != "" {
+		t.Logf("%s", m)
+	}
+	for _, f := range []string{"build/worker/app.wasm", "build/site/index.html", "build/site/web/app.wasm", "dry-run/worker.js"} {
+		if _, err := os.Stat(filepath.Join(r.dir, f)); err != nil {
+			t.Errorf("after the dry run: %v", err)
 		}
 	}
 }
@@ -880,30 +1048,152 @@ func decodeBody(t *testing.T, coding string, b []byte) []byte {
 // replaced are the repository's), for a Worker of a test's own.
 func wranglerConfig(t *testing.T, replace map[string]string) string {
 	t.Helper()
-	b, err := os.ReadFile("../wrangler.toml")
+	path, err := writeWranglerConfig(t.TempDir(), replace)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// buildTable is wrangler.toml's [build] table, up to the blank line that
+// ends it.
+var buildTable = regexp.MustCompile(`(?ms)^\[build\]\n.*?\n\n`)
+
+// writeWranglerConfig writes wranglerConfig's file into dir, without the
+// [build] table (the tests run a Worker make test-worker has built), and
+// returns its path.
+func writeWranglerConfig(dir string, replace map[string]string) (string, error) {
+	b, err := os.ReadFile("../wrangler.toml")
+	if err != nil {
+		return "", err
+	}
 	root, err := filepath.Abs("..")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	s := string(b)
 	for old, new := range replace {
 		if !strings.Contains(s, old) {
-			t.Fatalf("wrangler.toml has no %q to replace", old)
+			return "", fmt.Errorf("wrangler.toml has no %q to replace", old)
 		}
 		s = strings.Replace(s, old, new, 1)
 	}
+	if !buildTable.MatchString(s) {
+		return "", fmt.Errorf("wrangler.toml has no [build] table ending in a blank line")
+	}
+	s = buildTable.ReplaceAllString(s, "")
 	for old, new := range map[string]string{
 		`main = "build/worker/worker.mjs"`: `main = "` + filepath.Join(root, "build/worker/worker.mjs") + `"`,
 		`directory = "build/site"`:         `directory = "` + filepath.Join(root, "build/site") + `"`,
 	} {
 		s = strings.Replace(s, old, new, 1)
 	}
-	path := filepath.Join(t.TempDir(), "wrangler.toml")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
+	path := filepath.Join(dir, "wrangler.toml")
+	return path, os.WriteFile(path, []byte(s), 0o644)
+}
+
+// BenchmarkWorkerdCPU measures the CPU time spent per /api/ request under
+// wrangler dev: the user and system time of the dev server's workerd
+// processes (read from /proc) across b.N requests, divided by b.N. That
+// holds what Cloudflare counts against a Worker's CPU limit (starting the
+// Go instance, the handler, the rate-limit call) and more: workerd's HTTP
+// serving and wrangler dev's front, which runs in workerd too. The
+// "js-baseline" case measures that overhead alone, with the limiter
+// Worker (a few lines of JavaScript answering 404) under its own wrangler
+// dev. Clients rotate through loopback addresses so that the rate limit
+// never answers instead of the Worker.
+func BenchmarkWorkerdCPU(b *testing.B) {
+	d := requireWorker(b)
+	base, err := startRegistered(os.Getenv("WORKBENCH_WRANGLER"), "proxy/limiter/wrangler.toml", b.TempDir())
+	if err != nil {
+		b.Fatal(err)
 	}
-	return path
+	defer base.stop()
+	clients := map[int]*http.Client{}
+	sent := 0
+	for _, c := range []struct {
+		name, path, origin string
+		dev                *devServer
+		status             int
+	}{
+		{"key-check", proxy.MountPath + "key", d.origin, d, 200},
+		{"refused", proxy.MountPath + "key", "https://evil.example", d, 403},
+		{"mcp-listing", proxy.MCPMountPath, d.origin, d, 200},
+		{"js-baseline", "/", base.origin, base, 404},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			get := func() {
+				k := sent / (proxy.RateLimit / 2)
+				sent++
+				if clients[k] == nil {
+					clients[k] = clientFrom(fmt.Sprintf("127.0.%d.%d", 2+k/250, 1+k%250))
+				}
+				req, _ := http.NewRequest("GET", c.dev.origin+c.path, nil)
+				req.Header.Set("Origin", c.origin)
+				req.Header.Set("Authorization", proxytest.Key)
+				resp, err := clients[k].Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != c.status {
+					b.Fatalf("request %d → %d, want %d", sent, resp.StatusCode, c.status)
+				}
+			}
+			get() // a warm instance, as a deployed Worker's would be
+			before, err := workerdCPU(c.dev)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				get()
+			}
+			b.StopTimer()
+			after, err := workerdCPU(c.dev)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(after-before)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// workerdCPU is the user and system time so far of the workerd processes
+// in d's process group, from /proc/<pid>/stat (in clock ticks of 10 ms,
+// Linux's USER_HZ).
+func workerdCPU(d *devServer) (time.Duration, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	var ticks int64
+	found := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // ended meanwhile
+		}
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open || s[open+1:end] != "workerd" {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if len(f) < 13 || f[2] != strconv.Itoa(d.cmd.Process.Pid) {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + st
+		found++
+	}
+	if found == 0 {
+		return 0, errors.New("no workerd process in the dev server's process group")
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
 }

@@ -2,14 +2,21 @@
 // advanced mode: the built site (make build) with the Go Worker (make
 // worker) as its _worker.js, so that one Pages deployment serves the site
 // and runs the OpenRouter proxy and MCP relay under /api/ — the layout
-// `make deploy` gives one Worker with static assets (docs/proxy.md,
+// `make deploy` gives one Worker with static assets (docs/deploy.md,
 // "Cloudflare Pages").
 //
 // Usage:
 //
-//	pagesite -site build/site -worker build/worker -out build/pages
+//	pagesite -site build/site -worker build/worker -out build/pages \
+//	    -compatibility-date 2026-04-01 [-name skill-workbench] \
+//	    [-limiter skill-workbench-limiter] [-var NAME=value …]
 //
-// The output holds:
+// The output directory is the project: its wrangler.toml, which `wrangler
+// pages deploy` and `wrangler pages dev` read there, names the project,
+// the build output directory (site/), the compatibility date, the vars
+// given with -var, and the service binding RL to the limiter Worker
+// (proxy/limiter), which holds the rate-limiting binding a Pages project
+// cannot declare. site/ holds:
 //
 //   - every file of the site but the compressed copies (name.br, name.gz)
 //     and .assetsignore, which are for `workbench serve` and Workers
@@ -21,7 +28,7 @@
 //     is a static asset (with the site's _headers and _redirects, and the
 //     single-page fallback to index.html, since the site has no 404.html).
 //
-// The output directory is replaced as a whole. A site that already has a
+// site/ is replaced as a whole and wrangler.toml rewritten. A site that already has a
 // _worker.js, a _routes.json or a top-level 404.html is refused: each
 // would change what Pages does with the Worker or with deep links.
 package main
@@ -53,12 +60,38 @@ func main() {
 	site := flag.String("site", "build/site", "the built site (`directory`)")
 	worker := flag.String("worker", "build/worker", "the built Worker (`directory`)")
 	out := flag.String("out", "build/pages", "the Pages project to write (`directory`, replaced)")
+	cfg := pagesConfig{Vars: map[string]string{}}
+	flag.StringVar(&cfg.Name, "name", "skill-workbench", "the Pages project's `name`")
+	flag.StringVar(&cfg.Limiter, "limiter", "skill-workbench-limiter", "the `name` of the limiter Worker bound as RL")
+	flag.StringVar(&cfg.CompatibilityDate, "compatibility-date", "", "the Worker's compatibility `date` (wrangler.toml's)")
+	flag.Func("var", "a var of the Pages project, `NAME=value` (repeatable)", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			return fmt.Errorf("want NAME=value")
+		}
+		cfg.Vars[k] = v
+		return nil
+	})
 	flag.Parse()
-	if err := write(*site, *worker, *out); err != nil {
+	if err := writeProject(*site, *worker, *out, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "pagesite:", err)
 		os.Exit(1)
 	}
 	fmt.Printf("pagesite: wrote the Pages project to %s\n", *out)
+}
+
+// writeProject writes the project directory out: the site in out/site
+// (write) and the configuration out/wrangler.toml (writeConfig). Nothing
+// is written when cfg is invalid.
+func writeProject(site, worker, out string, cfg pagesConfig) error {
+	conf, err := cfg.toml()
+	if err != nil {
+		return err
+	}
+	if err := write(site, worker, filepath.Join(out, "site")); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "wrangler.toml"), conf, 0o644)
 }
 
 // write writes the Pages project assembled from site and worker to out.

@@ -131,3 +131,52 @@ func TestWriteRefuses(t *testing.T) {
 		})
 	}
 }
+
+func TestWriteProject(t *testing.T) {
+	dir := t.TempDir()
+	s, w, out := filepath.Join(dir, "site"), filepath.Join(dir, "worker"), filepath.Join(dir, "pages")
+	files(t, s, site)
+	files(t, w, worker)
+	cfg := pagesConfig{Name: "skill-workbench", Limiter: "skill-workbench-limiter", CompatibilityDate: "2026-04-01",
+		Vars: map[string]string{"MCP_SERVERS": `browser=https://mcp.example/mcp?a="b"\c`, "MCP_ALLOW_HTTP": "false"}}
+	if err := writeProject(s, w, out, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "site", "_worker.js", "index.js")); err != nil {
+		t.Errorf("no site: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "wrangler.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := string(b)
+	for _, want := range []string{
+		"name = \"skill-workbench\"\npages_build_output_dir = \"site\"\ncompatibility_date = \"2026-04-01\"\n",
+		"[vars]\nMCP_ALLOW_HTTP = \"false\"\nMCP_SERVERS = \"browser=https://mcp.example/mcp?a=\\\"b\\\"\\\\c\"\n",
+		"[[services]]\nbinding = \"RL\"\nservice = \"skill-workbench-limiter\"\n",
+	} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("wrangler.toml lacks %q:\n%s", want, conf)
+		}
+	}
+	for _, tc := range []struct {
+		change func(*pagesConfig)
+		want   string
+	}{
+		{func(c *pagesConfig) { c.Name = "Skill" }, "project name"},
+		{func(c *pagesConfig) { c.Limiter = "-x" }, "limiter name"},
+		{func(c *pagesConfig) { c.CompatibilityDate = "" }, "compatibility date"},
+		{func(c *pagesConfig) { c.Vars = map[string]string{"mcp": "x"} }, "var name"},
+		{func(c *pagesConfig) { c.Vars = map[string]string{"X": "a\nb"} }, "control character"},
+	} {
+		c := cfg
+		tc.change(&c)
+		out := filepath.Join(t.TempDir(), "pages")
+		if err := writeProject(s, w, out, c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want an error containing %q", c, err, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("a refused configuration wrote %s", out)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/words"
 	"workbench/pkg/workbench"
 )
 
@@ -91,7 +92,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			// refusal stays the one line on stderr.
 			if !started {
 				started = true
-				c.progressf("replaying %q v%d with %d models and %s", b.Manifest.Name, b.SkillVersion, len(models), words(len(sets)+1, "input set"))
+				c.progressf("replaying %q v%d with %d models and %s", b.Manifest.Name, b.SkillVersion, len(models), words.Count(len(sets)+1, "input set"))
 			}
 			switch {
 			case p.Edge != nil:
@@ -165,14 +166,6 @@ func setLabel(j, more int) string {
 		return ""
 	}
 	return " on input set " + strconv.Itoa(j+1)
-}
-
-// words is n things, in words.
-func words(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return strconv.Itoa(n) + " " + thing + "s"
 }
 
 // printMatrix prints, for each input set, its values and its comparison.

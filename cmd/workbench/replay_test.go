@@ -36,10 +36,29 @@ func TestTeachThenReplay(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", s, stdout)
 		}
 	}
+	// In words: what the last step's body answered, the README it read.
+	if !strings.Contains(stdout, "step 1 (browser_click) answered:") || !strings.Contains(stdout, "Widget is a small Go library") {
+		t.Errorf("the summary does not say what the last step read:\n%s", stdout)
+	}
 	code, stdout, stderr = runCmd(t, "", "verify", out)
 	wantCode(t, code, exitProven, stdout, stderr)
 	if !strings.Contains(stdout, "fixtures passed: skill.replay_fidelity  failed: none") {
 		t.Errorf("verify:\n%s", stdout)
+	}
+}
+
+// A replay the world surprises prints what differed: the recorded
+// answer's lines beside the replay's, marked, and the tolerance exceeded.
+func TestReplayPrintsWhatDiffered(t *testing.T) {
+	or := stand(t, openroutertest.WithScript(teacher(fidelityDemo...)))
+	taught := teachFile(t, or, fixtures.ReplayFidelity)
+	code, stdout, stderr := pipeline(t, or, "replay", taught, "--input", "repo_url=https://git.workbench.test/",
+		"--out", filepath.Join(t.TempDir(), "halted.skill.json"))
+	wantCode(t, code, exitUnproven, stdout, stderr)
+	for _, s := range []string{"halted at edge 0", "what differed at edge 0: Structural:", "(- recorded, + on replay)", "    - ", "Latest release: v2.4.1", "    + "} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("the summary lacks %q:\n%s", s, stdout)
+		}
 	}
 }
 

@@ -51,6 +51,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr, "and starts a browser body (Playwright MCP on Chromium) and a host body (the filesystem server on one folder),")
 		fmt.Fprintln(stderr, "relayed as browser and host; --mcp browser=URL or host=URL puts another server in a body's place.")
 		fl.PrintDefaults()
+		fmt.Fprintln(stderr, "Environment: WORKBENCH_MCP_HEADER_<NAME>=\"Header: value\" makes the relay add that header to every request to --mcp server <name> (upper case, - as _).")
 	}
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -71,6 +72,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		servers = append(servers, s)
 	}
+	headers, err := mcpHeadersFromEnv(servers, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "workbench serve: %v\n", err)
+		return 2
+	}
 	if *rateLimit < 0 {
 		fmt.Fprintf(stderr, "workbench serve: --rate-limit %d: want 0 (no limit) or more\n", *rateLimit)
 		return 2
@@ -90,7 +96,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := serveConfig{Site: *site, AllowedOrigin: *origin, Upstream: *upstream,
-		MCP: servers, MCPAuthorization: mcpAuth, MCPAllowHTTP: *mcpHTTP, RateLimit: *rateLimit,
+		MCP: servers, MCPAuthorization: mcpAuth, MCPHeaders: headers, MCPAllowHTTP: *mcpHTTP, RateLimit: *rateLimit,
 		WriteTimeout: defaultServerTimeouts.Write, Log: logger}
 	// The settings are checked before any body starts.
 	h, err := newServeHandler(cfg)
@@ -150,6 +156,9 @@ type serveConfig struct {
 	MCP              []proxy.MCPServer
 	MCPAuthorization []string
 	MCPAllowHTTP     bool
+	// MCPHeaders are the operator's headers for MCP servers
+	// (proxy.MCPConfig.Headers), read from the environment.
+	MCPHeaders []proxy.MCPHeader
 	// RateLimit is the requests one client (by IP address) may make under
 	// /api/ per RatePeriod, which zero makes proxy.RatePeriod; zero
 	// RateLimit is no limit.
@@ -214,7 +223,7 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 		return nil, err
 	}
 	relay, err := proxy.NewMCPRelay(proxy.MCPConfig{AllowedOrigin: cfg.AllowedOrigin, Servers: cfg.MCP,
-		AuthorizationFor: cfg.MCPAuthorization, AllowHTTP: cfg.MCPAllowHTTP, Doer: doer, Log: mcpLog,
+		AuthorizationFor: cfg.MCPAuthorization, Headers: cfg.MCPHeaders, AllowHTTP: cfg.MCPAllowHTTP, Doer: doer, Log: mcpLog,
 		BodyTimeout: cfg.BodyTimeout, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout})
 	if err != nil {
 		return nil, err

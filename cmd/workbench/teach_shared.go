@@ -21,6 +21,7 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/words"
 	"workbench/pkg/workbench"
 )
 
@@ -348,6 +349,45 @@ func printReplay(w io.Writer, r *workbench.ReplayResult) {
 		fmt.Fprintf(w, "  surprise at edge %d: %s: %s\n", s.EdgeIndex, s.Kind, s.Detail)
 	}
 	fmt.Fprintf(w, "  model used: %s (%d model calls), cost %s\n", rep.ModelUsed, r.ModelCalls, cost(r.CostUSD, r.CostKnown))
+	if r.Setup == nil {
+		return
+	}
+	// In words: what the last step the body answered said, and on a
+	// divergence what differed from the recording.
+	rows := workbench.EdgeRows(r.Setup.Bundle, r.Record.Edges, rep.SurpriseSignals)
+	for i := len(rows) - 1; i >= 0; i-- {
+		if rows[i].Saw != "" {
+			clip, more := words.Clip(rows[i].Saw, 30, 2400)
+			fmt.Fprintf(w, "  step %d (%s) answered:\n%s\n", rows[i].Index, rows[i].Tool, indent(clip, "    "))
+			if more {
+				fmt.Fprintln(w, "    … (clipped; the whole answer is in the step's tool result)")
+			}
+			break
+		}
+	}
+	for _, row := range rows {
+		d := row.Difference
+		if d == nil {
+			continue
+		}
+		fmt.Fprintf(w, "  what differed at edge %d: %s\n", row.Index, d.Tolerance)
+		switch {
+		case d.Recorded == "":
+			fmt.Fprintf(w, "  the body showed:\n%s\n", indent(d.Observed, "    "))
+		case len(d.Lines) == 0:
+			fmt.Fprintln(w, "  the body's answer reads the same as recorded; the state behind it differed")
+		default:
+			fmt.Fprintln(w, "  (- recorded, + on replay)")
+			for _, l := range d.Lines {
+				fmt.Fprintf(w, "    %s %s\n", l.Op, l.Text)
+			}
+		}
+	}
+}
+
+// indent puts prefix before every line of text.
+func indent(text, prefix string) string {
+	return prefix + strings.ReplaceAll(text, "\n", "\n"+prefix)
 }
 
 func listOrNone(s []string) string {

@@ -160,7 +160,7 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 // and its problems by cause, each with its first examples.
 func printInvalid(w io.Writer, file, headline string, hash *verify.HashCheck, foreign *verify.Foreign, groups []verify.ProblemGroup, stage string, omitted int) {
 	fmt.Fprintf(w, "%s: %s\n", file, headline)
-	if stage == verify.StageNotJSON || stage == verify.StageNotIJSON {
+	if verify.HeadlineSays(stage) {
 		return // the headline holds the one problem
 	}
 	if hash != nil {

@@ -32,7 +32,7 @@ func TestSealIsRepeatableAndChangesNothing(t *testing.T) {
 	task := demonstrate.Task{ID: d.id(), Description: e.prompt(), BodyChoice: skill.BodySimulator, Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
 	res, err := demonstrate.Run(context.Background(), task, demonstrate.Options{
 		Model: e.client, ModelID: model, Body: e.body(), Authorizer: policy.Default(policy.WithClock(d.clock), policy.WithIDs(d.id)),
-		Declared: sc.CapabilitiesDeclared, TrustedServer: true, Now: d.clock, NewID: d.id, NewSpanID: d.spanID,
+		Declared: sc.CapabilitiesDeclared, Offered: sc.Offered(), TrustedServer: true, Now: d.clock, NewID: d.id, NewSpanID: d.spanID,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -82,7 +82,7 @@ func fixtureRun(t *testing.T, d *determinism, v *verify.Verifier, id string, ste
 	eng := policy.Default(policy.WithClock(d.clock), policy.WithIDs(d.id))
 	task := demonstrate.Task{ID: d.id(), Description: e.prompt(), BodyChoice: skill.BodySimulator, Inputs: sc.ExampleInput(), ScenarioID: id}
 	res, err := demonstrate.Run(ctx, task, demonstrate.Options{
-		Model: e.client, ModelID: model, Body: e.body(), Authorizer: eng, Declared: sc.CapabilitiesDeclared,
+		Model: e.client, ModelID: model, Body: e.body(), Authorizer: eng, Declared: sc.CapabilitiesDeclared, Offered: sc.Offered(),
 		TrustedServer: true, Now: d.clock, NewID: d.id, NewSpanID: d.spanID,
 	})
 	if err != nil {

@@ -97,7 +97,7 @@ func (e *env) teach() (*skill.Bundle, *demonstrate.Result) {
 		Inputs: e.scenario.ExampleInput(), ScenarioID: e.scenario.ID}
 	res, err := demonstrate.Run(ctx, task, demonstrate.Options{
 		Model: e.client, ModelID: model, Body: e.body(), Authorizer: policy.Default(),
-		Declared: e.scenario.CapabilitiesDeclared, TrustedServer: true,
+		Declared: e.scenario.CapabilitiesDeclared, Offered: e.scenario.Offered(), TrustedServer: true,
 	})
 	if err != nil {
 		e.t.Fatal(err)
@@ -136,12 +136,8 @@ func (e *env) reverify(b *skill.Bundle) *verify.Report {
 }
 
 func gate(p skill.ProofResult, id string) skill.Gate {
-	for _, g := range p.ProofGates {
-		if g.ID == id {
-			return g
-		}
-	}
-	return skill.Gate{}
+	g, _ := p.Gate(id)
+	return g
 }
 
 func TestScenarioBasicPromptToManifest(t *testing.T) {

@@ -58,6 +58,16 @@ type Result struct {
 	IsError    bool   `json:"is_error"`
 }
 
+// Observed is what the result says, as a bundle records it in an edge's
+// observed_outcome: the structured content when the tool gives any, else
+// its text.
+func (r Result) Observed() any {
+	if r.Structured != nil {
+		return r.Structured
+	}
+	return r.Text
+}
+
 // Body is something the agent acts through.
 type Body interface {
 	// Kind is KindSimulator, KindBrowser or KindHost.

@@ -58,18 +58,23 @@ func TestReplayOnAnMCPBody(t *testing.T) {
 		data, _ := json.Marshal(map[string]any{"skill_id": b.SkillID, "accept_local_policy": accept})
 		return data
 	}
+	yes := func() bool { return true }
+	no := func() bool { return false }
 	for _, tc := range []struct {
-		name   string
-		bodies workbench.BodyFactory
-		accept bool
-		want   string // in the error; "" means it replays
+		name     string
+		bodies   workbench.BodyFactory
+		accept   bool
+		standing func() bool // the tab's answer
+		want     string      // in the error; "" means it replays
 	}{
-		{"no body factory", nil, true, "no way to open one"},
-		{"delegatic-mcp missing", browser, false, "accept_local_policy"},
-		{"local engine accepted", browser, true, ""},
+		{"no body factory", nil, true, nil, "no way to open one"},
+		{"delegatic-mcp missing", browser, false, nil, "accept_local_policy"},
+		{"delegatic-mcp missing, the tab said no", browser, false, no, "accept_local_policy"},
+		{"local engine accepted", browser, true, nil, ""},
+		{"local engine accepted by the tab", browser, false, yes, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &Workbench{Store: st, Verifier: v, Bodies: tc.bodies}
+			w := &Workbench{Store: st, Verifier: v, Bodies: tc.bodies, AcceptsLocalPolicy: tc.standing}
 			out, err := w.replay(ctx, in(tc.accept))
 			if tc.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -81,8 +86,15 @@ func TestReplayOnAnMCPBody(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := out.(map[string]any)
-			if m["authorizer"] != "local:"+skill.DefaultPolicyID || m["saved_version"] != b.SkillVersion+1 {
+			// Each replay saves the skill's next version.
+			if n, _ := m["saved_version"].(int); m["authorizer"] != "local:"+skill.DefaultPolicyID || n <= b.SkillVersion {
 				t.Errorf("replay: %v", m)
+			}
+			// In words: the outcome, and each step with what the body
+			// answered.
+			steps, _ := m["steps"].([]map[string]any)
+			if m["outcome"] != "success" || len(steps) != len(b.Trace.Edges) || !strings.Contains(steps[0]["answered"].(string), "Latest release") {
+				t.Errorf("outcome %v, steps %v", m["outcome"], steps)
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"workbench/pkg/store"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/words"
 	"workbench/pkg/workbench"
 )
 
@@ -64,13 +65,16 @@ type Workbench struct {
 	// only, and a skill taught on a browser or a host says so.
 	Bodies workbench.BodyFactory
 	// Authorizers applies spec OQ-2's choice of authorizer; nil means no
-	// delegatic-mcp.
-	Authorizers workbench.AuthorizerChooser
+	// delegatic-mcp. AcceptsLocalPolicy is the person's standing answer
+	// (workbench.Workbench.AcceptsLocalPolicy); nil asks every run.
+	Authorizers        workbench.AuthorizerChooser
+	AcceptsLocalPolicy func() bool
 }
 
 // flows is the flow layer with w's dependencies.
 func (w *Workbench) flows() *workbench.Workbench {
-	f := &workbench.Workbench{Verifier: w.Verifier, Store: w.Store, Bodies: w.Bodies, Authorizers: w.Authorizers}
+	f := &workbench.Workbench{Verifier: w.Verifier, Store: w.Store, Bodies: w.Bodies, Authorizers: w.Authorizers,
+		AcceptsLocalPolicy: w.AcceptsLocalPolicy}
 	if w.Model != nil {
 		m := w.Model
 		f.Models = func(context.Context) (workbench.Model, error) { return m, nil }
@@ -392,7 +396,7 @@ func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, err
 	})
 	var ae *workbench.AuthorizerUnavailableError
 	if errors.As(err, &ae) {
-		return nil, fmt.Errorf("%w; nothing ran: to replay under the local policy engine (%s), ask again with accept_local_policy", err, ae.Local)
+		return nil, fmt.Errorf("%w; nothing ran: to replay under the local policy engine (%s), ask again with accept_local_policy, or accept it for every run of this tab where the page asks", err, ae.Local)
 	}
 	if err != nil {
 		return nil, err
@@ -403,11 +407,33 @@ func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, err
 	if _, err := f.SaveReplay(ctx, r); err != nil {
 		return nil, err
 	}
-	return map[string]any{
-		"replay": r.Record.Report, "saved_version": r.Bundle.SkillVersion,
+	out := map[string]any{
+		"outcome": words.Status(r.Record.Report.Status, r.Record.Report.HaltedAtEdge),
+		"replay":  r.Record.Report, "saved_version": r.Bundle.SkillVersion,
 		"content_hash": r.Bundle.ContentHash, "verdict": r.Report.Verdict,
 		"re_verified": r.Report.Derived, "model_calls": r.ModelCalls, "authorizer": r.Authority,
-	}, nil
+	}
+	// In words, as the replay page says it: each step's call and what the
+	// body answered, and what differed where the state diverged.
+	rows := workbench.EdgeRows(b, r.Record.Edges, r.Record.Report.SurpriseSignals)
+	var steps []map[string]any
+	for _, row := range rows {
+		if !row.Replayed {
+			continue
+		}
+		answered, _ := words.Clip(row.Saw, 30, 2400)
+		steps = append(steps, map[string]any{"step": row.Index, "tool": row.Tool, "arguments": row.ReplayedArgs,
+			"verdict": words.Match(row.Match), "answered": answered})
+		if d := row.Difference; d != nil {
+			lines := make([]string, len(d.Lines))
+			for i, l := range d.Lines {
+				lines[i] = string(l.Op) + " " + l.Text
+			}
+			out["differed"] = map[string]any{"edge": row.Index, "tolerance": d.Tolerance, "lines": lines, "observed": d.Observed}
+		}
+	}
+	out["steps"] = steps
+	return out, nil
 }
 
 func (w *Workbench) compare(ctx context.Context, input json.RawMessage) (any, error) {
@@ -567,7 +593,7 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	rig, err := f.OpenTeach(ctx, plan, in.AcceptLocal)
 	var ae *workbench.AuthorizerUnavailableError
 	if errors.As(err, &ae) {
-		return Result{}, fmt.Errorf("%w; nothing ran: to demonstrate under the local policy engine (%s), ask again with accept_local_policy", err, ae.Local)
+		return Result{}, fmt.Errorf("%w; nothing ran: to demonstrate under the local policy engine (%s), ask again with accept_local_policy, or accept it for every run of this tab where the page asks", err, ae.Local)
 	}
 	if err != nil {
 		return Result{}, err

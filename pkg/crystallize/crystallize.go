@@ -218,7 +218,7 @@ func preconditions(tr *skill.Trace, req Request) []string {
 // and to make a short slug and file name.
 const (
 	nameWords   = 6  // words at most
-	nameChars   = 48 // characters at most, before the ellipsis
+	nameChars   = 48 // characters at most
 	maxWordChar = 32 // a longer word is a token, a path or an id, not a word
 )
 
@@ -226,11 +226,13 @@ const (
 // every secret, e-mail address and password value d finds masked and each
 // word holding a mask left out, each URL reduced to its host, and words
 // longer than 32 characters left out; then at most six words and 48
-// characters of it, cut between words and ending in "…" when shortened.
-// Detection runs over the whole goal before anything is cut, so a key is
-// seen in its full shape and no piece of it is left: a name is made of
-// whole words that are not secrets. A goal with no such words gives
-// "Untitled skill".
+// characters of it, cut between words. A shortened name is a phrase, not
+// a fragment: it ends on a word that carries meaning, never on "the",
+// "and", "of" or a comma, and carries no ellipsis (a name is a title the
+// person may keep). Detection runs over the whole goal before anything is
+// cut, so a key is seen in its full shape and no piece of it is left: a
+// name is made of whole words that are not secrets. A goal with no such
+// words gives "Untitled skill".
 func Name(d *redact.Detector, goal string) string {
 	var out []string
 	n, cut := 0, false
@@ -250,16 +252,33 @@ func Name(d *redact.Detector, goal string) string {
 		out = append(out, w)
 		n += size
 	}
-	s := strings.Join(out, " ")
 	if cut {
-		s = strings.TrimRight(s, ",;:-–—") + "…"
-	} else {
-		s = strings.TrimRight(s, ",;:")
+		// End the phrase on a word that carries its meaning.
+		for len(out) > 1 {
+			last := strings.TrimRight(out[len(out)-1], ",;:-–—")
+			if !linking(last) {
+				out[len(out)-1] = last
+				break
+			}
+			out = out[:len(out)-1]
+		}
 	}
-	if strings.TrimRight(s, "…") == "" {
+	s := strings.TrimRight(strings.Join(out, " "), ",;:-–—")
+	if s == "" {
 		return "Untitled skill"
 	}
 	return s
+}
+
+// linking reports whether w, ending a shortened name, would leave it
+// hanging: an article, a conjunction, a preposition or a possessive.
+func linking(w string) bool {
+	switch strings.ToLower(w) {
+	case "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "from", "by",
+		"into", "onto", "its", "their", "his", "her", "my", "your", "our", "then", "that", "which", "as":
+		return true
+	}
+	return false
 }
 
 // firstSentence is s up to the end of its first sentence or line, without

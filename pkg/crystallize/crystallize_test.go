@@ -67,7 +67,7 @@ func TestDraft(t *testing.T) {
 	if strings.Join(m.CapabilitiesRequired, ",") != skill.CapabilityBrowser {
 		t.Errorf("capabilities %v: the denied &body.os attempt must not be declared", m.CapabilitiesRequired)
 	}
-	if m.Name != "Open weather.workbench.test and find the…" || m.Slug != "open-weather-workbench-test-and-find-the" {
+	if m.Name != "Open weather.workbench.test and find" || m.Slug != "open-weather-workbench-test-and-find" {
 		t.Errorf("name %q, slug %q", m.Name, m.Slug)
 	}
 	if m.Binding != skill.BindingModelFamily || m.DerivedFromTraceID != tr.TraceID || m.DelegaticPolicyID != skill.DefaultPolicyID {

@@ -23,23 +23,28 @@ func TestName(t *testing.T) {
 		{"empty", "  ", "Untitled skill"},
 		{"a key in a short task", "Use token " + fakeKey, "Use token"},
 		{"a key glued to a label", "Call the API with key=" + fakeKey + " today", "Call the API with today"},
-		{"a key from an input", "Type Please revoke " + fakeKey + ", it leaked into the form", "Type Please revoke it leaked into…"},
+		{"a key from an input", "Type Please revoke " + fakeKey + ", it leaked into the form", "Type Please revoke it leaked"},
 		{"only a key", fakeKey, "Untitled skill"},
 		{"an e-mail and a password", "Log in as jane@example.com, password: hunter2", "Log in as password"},
 		{"a URL is its host", "Open https://git.workbench.test/acme/widget?token=abc, then read it", "Open git.workbench.test, then read it"},
 		{"a long word is left out", "Find " + strings.Repeat("x", 40) + " now", "Find now"},
-		{"at most six words", "one two three four five six seven", "one two three four five six…"},
-		{"at most 48 characters", "Summarize extraordinarily comprehensive documentation thoroughly today", "Summarize extraordinarily comprehensive…"},
-		{"no dangling comma", "Open the page, read its README and more words", "Open the page, read its README…"},
-		{"cut before a comma", "alpha beta gamma delta epsilon zeta, eta", "alpha beta gamma delta epsilon zeta…"},
+		{"at most six words", "one two three four five six seven", "one two three four five six"},
+		{"at most 48 characters", "Summarize extraordinarily comprehensive documentation thoroughly today", "Summarize extraordinarily comprehensive"},
+		{"no dangling comma", "Open the page, read its README and more words", "Open the page, read its README"},
+		{"cut before a comma", "alpha beta gamma delta epsilon zeta, eta", "alpha beta gamma delta epsilon zeta"},
+		{"a cut phrase ends on a word that means something", "Check that the page and the form work", "Check that the page"},
+		{"no ellipsis, no article at the end", "Open weather.workbench.test and find the forecast for tomorrow", "Open weather.workbench.test and find"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := crystallize.Name(d, tc.goal)
 			if got != tc.want {
 				t.Errorf("Name(%q)\n got %q\nwant %q", tc.goal, got, tc.want)
 			}
-			if n := utf8.RuneCountInString(strings.TrimSuffix(got, "…")); n > 48 {
+			if n := utf8.RuneCountInString(got); n > 48 {
 				t.Errorf("%d characters, more than 48", n)
+			}
+			if strings.HasSuffix(got, "…") {
+				t.Errorf("%q ends in an ellipsis", got)
 			}
 		})
 	}

@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,13 @@ type Options struct {
 	Authorizer policy.Authorizer
 	// Declared are the capabilities the task is granted; an action on any
 	// other is refused by policy (spec §7.6).
-	Declared        []string
+	Declared []string
+	// Offered are the capabilities whose tools the model is shown; nil
+	// means Declared. Tools of ambient capability are always shown. A
+	// fixture that tests the policy's refusal offers more than it
+	// declares (skill.authority_denied); a person's task never does: the
+	// workbench does not offer what the skill may not use.
+	Offered         []string
 	DestructiveMode bool
 	// TrustedServer says whether the body's tool annotations are believed.
 	TrustedServer bool
@@ -148,10 +155,15 @@ func Run(ctx context.Context, task Task, opt Options) (*Result, error) {
 	if opt.MaxSteps <= 0 {
 		opt.MaxSteps = DefaultMaxSteps
 	}
-	tools, err := opt.Body.Tools(ctx)
+	all, err := opt.Body.Tools(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("demonstrate: list the body's tools: %w", err)
 	}
+	offered := opt.Offered
+	if offered == nil {
+		offered = opt.Declared
+	}
+	tools := Offer(all, offered)
 	compiled, err := compileSchemas(tools)
 	if err != nil {
 		return nil, err
@@ -456,7 +468,7 @@ func (d *demo) call(ctx context.Context, act *pulse.Span, step int, call openrou
 	if res.IsError {
 		e.OutcomeStatus = skill.OutcomeError
 	}
-	e.ObservedOutcome = observed(res)
+	e.ObservedOutcome = res.Observed()
 	d.record(e, span, res)
 	text := res.Text
 	if res.IsError {
@@ -502,11 +514,17 @@ func observe(ctx context.Context, b body.Body) (hash, shape string, err error) {
 	return skill.StateHashes(st)
 }
 
-func observed(res body.Result) any {
-	if res.Structured != nil {
-		return res.Structured
+// Offer returns the tools of tools a model may be shown for a task that
+// may use the capabilities caps: those of a capability in caps, and the
+// ambient ones, in the body's order.
+func Offer(tools []body.Tool, caps []string) []body.Tool {
+	var out []body.Tool
+	for _, t := range tools {
+		if t.Capability == skill.CapabilityAmbient || slices.Contains(caps, t.Capability) {
+			out = append(out, t)
+		}
 	}
-	return res.Text
+	return out
 }
 
 func compileSchemas(tools []body.Tool) (map[string]*jsonschema.Schema, error) {

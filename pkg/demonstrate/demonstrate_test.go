@@ -140,8 +140,15 @@ func TestRunSteps(t *testing.T) {
 			openDocs, answerDone},
 			stopped: demonstrate.StopAnswer, outcome: "success", edges: []edge{{"browser_navigate", skill.OutcomeOK}},
 			replies: []string{`no tool named "browser_teleport"`, "could not be read", "do not fit its input schema"}},
-		// Authorize: a refused action is recorded, never performed.
+		// Offer: a tool of a capability the task is not granted is not
+		// shown to the model, and asking for it is asking for no tool.
+		{name: "an undeclared tool is not offered", steps: []openroutertest.Step{writeNote, answerDone},
+			stopped: demonstrate.StopAnswer, outcome: "success", answer: "Done.",
+			replies: []string{`no tool named "file_write"`}},
+		// Authorize: a refused action is recorded, never performed. A
+		// fixture that tests the refusal offers what it does not declare.
 		{name: "the policy refuses", steps: []openroutertest.Step{writeNote, answerDone},
+			opts:    func(o *demonstrate.Options) { o.Offered = []string{skill.CapabilityBrowser, skill.CapabilityOS} },
 			stopped: demonstrate.StopAnswer, outcome: "partial", edges: []edge{{"file_write", skill.OutcomeDenied}},
 			replies: []string{"refused by policy"}},
 		// Act: the tool fails, or the call cannot be made.
@@ -333,7 +340,9 @@ func TestRunRejects(t *testing.T) {
 		{"no model id", func(o *demonstrate.Options) { o.ModelID = "" }, "are required"},
 		{"no authorizer", func(o *demonstrate.Options) { o.Authorizer = nil }, "are required"},
 		{"tools cannot be listed", func(o *demonstrate.Options) { o.Body = &broken{Sim: o.Body.(*sim.Sim), tools: errors.New("offline")} }, "list the body's tools: offline"},
-		{"a tool schema does not compile", func(o *demonstrate.Options) { o.Body = badSchema{o.Body.(*sim.Sim)} }, "input schema"},
+		{"a tool schema does not compile", func(o *demonstrate.Options) {
+			o.Body, o.Declared = badSchema{o.Body.(*sim.Sim)}, []string{skill.CapabilityBrowser, skill.CapabilityOS}
+		}, "input schema"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := demonstrate.Options{Model: c, ModelID: model, Body: docsWorld(t), Authorizer: policy.Default()}
@@ -345,5 +354,44 @@ func TestRunRejects(t *testing.T) {
 	}
 	if n := len(or.Requests()); n != 0 {
 		t.Errorf("%d requests for runs that could not start", n)
+	}
+}
+
+// The model is shown the tools of the granted capabilities and the
+// ambient ones, never the others: granted &body.browser only, the
+// simulator's file and shell tools are not in the request the model gets.
+func TestRunOffersDeclaredTools(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		declared []string
+		want     []string // tools that must be offered
+		not      []string // tools that must not
+	}{
+		{"browser only", []string{skill.CapabilityBrowser}, []string{"browser_navigate", "browser_click"}, []string{"file_write", "file_read", "shell_exec"}},
+		{"host only", []string{skill.CapabilityOS}, []string{"file_write", "shell_exec"}, []string{"browser_navigate"}},
+		{"both", []string{skill.CapabilityBrowser, skill.CapabilityOS}, []string{"browser_navigate", "file_write", "shell_exec"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, or := client(t, answerDone)
+			opt := demonstrate.Options{Model: c, ModelID: model, Body: docsWorld(t), Authorizer: policy.Default(), Declared: tc.declared, TrustedServer: true}
+			if _, err := demonstrate.Run(context.Background(), demonstrate.Task{ID: skill.NewID(), Description: "Read the docs."}, opt); err != nil {
+				t.Fatal(err)
+			}
+			reqs := or.ChatRequests(model)
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			names := reqs[0].ToolNames()
+			for _, w := range tc.want {
+				if !slices.Contains(names, w) {
+					t.Errorf("%s is not offered (offered: %v)", w, names)
+				}
+			}
+			for _, n := range tc.not {
+				if slices.Contains(names, n) {
+					t.Errorf("%s is offered although the task may not use it (offered: %v)", n, names)
+				}
+			}
+		})
 	}
 }

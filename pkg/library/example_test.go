@@ -33,5 +33,5 @@ func ExampleImport() {
 	// Output:
 	// first.skill.json accepted pass
 	// again.skill.json duplicate pass
-	// broken.json rejected byte 25: syntax error at byte 25: unexpected '}', expected a member name in double quotes
+	// broken.json rejected byte 25: syntax error: unexpected '}', expected a member name in double quotes
 }

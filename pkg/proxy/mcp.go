@@ -84,13 +84,15 @@ func SplitList(s string) []string {
 // MCPConfig is everything an MCPRelay depends on. Like Config, it is read
 // once by NewMCPRelay; the relay keeps no other state.
 type MCPConfig struct {
-	// AllowedOrigin is the workbench's own origin; see Config.
+	// AllowedOrigin is the workbench's own origin, or SameOrigin; see
+	// Config.
 	AllowedOrigin string
 
-	// Hosts are the Host values requests may name; empty means the
-	// AllowedOrigin's own host[:port]. A relay serving a page of another
-	// origin (the pairing server on the visitor's loopback) names its
-	// own address here.
+	// Hosts are the Host values requests may name; empty means the Host
+	// rule of Config (the AllowedOrigin's own host, or the same-origin
+	// default). A relay serving a page of another origin (the pairing
+	// server on the visitor's loopback) names its own address here, and
+	// then needs an AllowedOrigin.
 	Hosts []string
 
 	// MountPath is where the relay is mounted: MountPath itself is the
@@ -107,6 +109,12 @@ type MCPConfig struct {
 	// other server it is dropped like any other header, so a token meant
 	// for one server never reaches another. Each name must be in Servers.
 	AuthorizationFor []string
+
+	// Headers are the operator's: each is added to every request to its
+	// server, replacing any header of that name from the page, and never
+	// shown to the page (see MCPHeader). At most one per server; a server
+	// in AuthorizationFor cannot also have an Authorization header here.
+	Headers []MCPHeader
 
 	// AllowHTTP permits plain-http URLs to non-loopback hosts, for a
 	// server on a network the operator trusts. Off, plain http is refused
@@ -152,8 +160,9 @@ type MCPEvent struct {
 // package's JSON error and contacts nothing:
 //
 //   - Host and Origin: as for Handler (Host one of MCPConfig.Hosts when
-//     they are given). A browser's POST and DELETE carry Origin; a
-//     same-origin GET (the SSE stream) carries Sec-Fetch-Site instead.
+//     they are given, and then Origin exactly AllowedOrigin). A browser's
+//     POST and DELETE carry Origin; a same-origin GET (the SSE stream)
+//     carries Sec-Fetch-Site instead.
 //   - Path: the mount path followed by a name of a–z 0–9 "-" and nothing
 //     else: no sub-path, no trailing slash, no percent-encoding, no query.
 //     A dot, a slash or an encoding of either cannot be part of a name, so
@@ -167,7 +176,8 @@ type MCPEvent struct {
 //     forwarded, plus
 //     Authorization for servers in MCPConfig.AuthorizationFor. Each at most
 //     once, at most MaxHeaderValueBytes, printable ASCII, and without a
-//     comma except in Accept. Host is
+//     comma except in Accept. A server's operator header
+//     (MCPConfig.Headers) is added last. Host is
 //     the server's own (its DNS-rebinding check sees its own name), and the
 //     browser's Origin, cookies and everything else are dropped.
 //   - Body: POST is application/json of at most MaxBody bytes, read whole
@@ -184,7 +194,7 @@ type MCPEvent struct {
 // configured, never where they are.
 type MCPRelay struct {
 	origin  string
-	hosts   []string // the Host values requests may name
+	hosts   []string // the Host values requests may name; none: checkSite's rule
 	mount   string
 	clock   timeouts
 	servers map[string]mcpUpstream
@@ -195,13 +205,14 @@ type MCPRelay struct {
 }
 
 type mcpUpstream struct {
-	url  *url.URL
-	auth bool // forward Authorization
+	url    *url.URL
+	auth   bool      // forward Authorization
+	header MCPHeader // the operator's header; Name "" for none
 }
 
 // NewMCPRelay checks cfg and returns an MCPRelay for it.
 func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
-	if err := checkOrigin(cfg.AllowedOrigin); err != nil {
+	if err := checkAllowedOrigin(cfg.AllowedOrigin); err != nil {
 		return nil, fmt.Errorf("proxy: AllowedOrigin %q: %w", cfg.AllowedOrigin, err)
 	}
 	if cfg.MaxBody < 0 {
@@ -219,8 +230,8 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 	if m.maxBody == 0 {
 		m.maxBody = DefaultMaxBody
 	}
-	if len(m.hosts) == 0 {
-		m.hosts = []string{HostOf(cfg.AllowedOrigin)}
+	if len(m.hosts) > 0 && cfg.AllowedOrigin == SameOrigin {
+		return nil, errors.New("proxy: Hosts are for a relay serving a page of another origin; name that AllowedOrigin")
 	}
 	for _, h := range m.hosts {
 		if h == "" || strings.ContainsAny(h, "/@?# ") {
@@ -256,6 +267,9 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 		}
 		up.auth = true
 		m.servers[name] = up
+	}
+	if err := addMCPHeaders(m.servers, cfg.Headers); err != nil {
+		return nil, err
 	}
 	slices.Sort(m.names)
 	return m, nil
@@ -321,11 +335,16 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 		WriteError(w, e)
 	}
 	m.clock.start(w)
-	if e := checkHosts(r, m.hosts); e != nil {
-		refuse(e)
-		return
-	}
-	if e := checkRequestOrigin(r, m.origin); e != nil {
+	if len(m.hosts) > 0 {
+		if e := checkHosts(r, m.hosts); e != nil {
+			refuse(e)
+			return
+		}
+		if e := checkRequestOrigin(r, m.origin); e != nil {
+			refuse(e)
+			return
+		}
+	} else if e := checkSite(r, m.origin); e != nil {
 		refuse(e)
 		return
 	}
@@ -380,6 +399,7 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 			hdr["Authorization"] = []string{v}
 		}
 	}
+	up.setMCPHeader(hdr)
 	body, e := m.clock.readBody(w, r, m.maxBody)
 	if e != nil {
 		refuse(e)

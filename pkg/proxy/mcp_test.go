@@ -74,6 +74,7 @@ func TestNewMCPRelayChecksConfig(t *testing.T) {
 		{"encoded mount", MCPConfig{AllowedOrigin: testOrigin, MountPath: "/m%63p/", Doer: doer}, "MountPath"},
 		{"host with a path", MCPConfig{AllowedOrigin: testOrigin, Hosts: []string{"127.0.0.1:8790/x"}, Doer: doer}, "Hosts"},
 		{"empty host", MCPConfig{AllowedOrigin: testOrigin, Hosts: []string{""}, Doer: doer}, "Hosts"},
+		{"hosts without an origin", MCPConfig{AllowedOrigin: SameOrigin, Hosts: []string{"127.0.0.1:8790"}, Doer: doer}, "AllowedOrigin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,7 +13,10 @@
 //   - Host: the request names the configured origin's host and port, so a
 //     page on another name that DNS rebinding points at the proxy's
 //     address is refused (421) although its requests are same-origin to it.
-//   - Origin: the request carries an Origin header equal to the configured
+//     With no origin configured (SameOrigin), the Host must instead be an
+//     IP address, localhost, or a name under workers.dev or pages.dev,
+//     and the workbench origin is the request's own scheme and Host.
+//   - Origin: the request carries an Origin header equal to the
 //     workbench origin. "null", a foreign origin or several Origin headers
 //     are refused. A browser sends no Origin on a same-origin GET, so a GET
 //     without Origin is accepted only when it carries
@@ -120,7 +123,9 @@ func (f DoerFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
 type Config struct {
 	// AllowedOrigin is the workbench's own origin as a browser serializes
 	// it: scheme "://" host [":" port], lower case, no path, e.g.
-	// "https://workbench.example.org".
+	// "https://workbench.example.org". SameOrigin (empty) is the
+	// same-origin default: each request's own scheme and Host, when the
+	// Host is one no DNS-rebinding page can name (see SameOrigin).
 	AllowedOrigin string
 
 	// Upstream is the base URL requests are forwarded under. It must be
@@ -168,7 +173,6 @@ type Event struct {
 // it with New.
 type Handler struct {
 	origin  string
-	host    string // origin's host[:port], the Host requests must name
 	base    *url.URL
 	maxBody int64
 	doer    Doer
@@ -178,7 +182,7 @@ type Handler struct {
 
 // New checks cfg and returns a Handler for it.
 func New(cfg Config) (*Handler, error) {
-	if err := checkOrigin(cfg.AllowedOrigin); err != nil {
+	if err := checkAllowedOrigin(cfg.AllowedOrigin); err != nil {
 		return nil, fmt.Errorf("proxy: AllowedOrigin %q: %w", cfg.AllowedOrigin, err)
 	}
 	up := cfg.Upstream
@@ -199,7 +203,7 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{origin: cfg.AllowedOrigin, host: HostOf(cfg.AllowedOrigin), base: base, maxBody: cfg.MaxBody,
+	h := &Handler{origin: cfg.AllowedOrigin, base: base, maxBody: cfg.MaxBody,
 		doer: cfg.Doer, clock: clock, log: cfg.Log}
 	if h.maxBody == 0 {
 		h.maxBody = DefaultMaxBody
@@ -273,11 +277,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		WriteError(w, e)
 	}
 	h.clock.start(w)
-	if e := checkHost(r, h.host); e != nil {
-		refuse(e)
-		return
-	}
-	if e := checkRequestOrigin(r, h.origin); e != nil {
+	if e := checkSite(r, h.origin); e != nil {
 		refuse(e)
 		return
 	}

@@ -28,7 +28,7 @@ func TestNewChecksConfig(t *testing.T) {
 		{"loopback v4 range", Config{AllowedOrigin: testOrigin, Upstream: "http://127.8.9.10:9/api/v1", Doer: doer}, ""},
 		{"loopback v6", Config{AllowedOrigin: testOrigin, Upstream: "http://[::1]:9/api/v1", Doer: doer}, ""},
 		{"localhost", Config{AllowedOrigin: testOrigin, Upstream: "https://localhost:9/api/v1", Doer: doer}, ""},
-		{"no origin", Config{Doer: doer}, "AllowedOrigin"},
+		{"same origin", Config{AllowedOrigin: SameOrigin, Doer: doer}, ""},
 		{"origin null", Config{AllowedOrigin: "null", Doer: doer}, "AllowedOrigin"},
 		{"origin with path", Config{AllowedOrigin: testOrigin + "/", Doer: doer}, "no path"},
 		{"origin with query", Config{AllowedOrigin: testOrigin + "?x", Doer: doer}, "no path"},

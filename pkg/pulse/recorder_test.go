@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -198,7 +199,7 @@ func TestRecorderRun(t *testing.T) {
 	if ok, err := doc.DecodeAt("/data", &rec); !ok || err != nil {
 		t.Fatalf("replay record does not decode: %v", err)
 	}
-	if !slices.EqualFunc(rec.Edges, replayRecord.Edges, func(a, b skill.ReplayEdge) bool { return a == b }) ||
+	if !reflect.DeepEqual(rec.Edges, replayRecord.Edges) ||
 		rec.Report.ReplayID != replayRecord.Report.ReplayID || rec.ExpectedLevel != replayRecord.ExpectedLevel {
 		t.Errorf("replay record changed: %+v", rec)
 	}

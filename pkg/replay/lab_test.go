@@ -138,12 +138,8 @@ func (l *lab) save(b *skill.Bundle, rec skill.ReplayRecord) *verify.Report {
 }
 
 func gate(p skill.ProofResult, id string) skill.Gate {
-	for _, g := range p.ProofGates {
-		if g.ID == id {
-			return g
-		}
-	}
-	return skill.Gate{}
+	g, _ := p.Gate(id)
+	return g
 }
 
 // The skills the tests replay.

@@ -59,7 +59,10 @@ type Step struct {
 	Bound map[string]any
 	// Choose names the parameters the model chooses again, sorted.
 	Choose []string
-	// Tools are the tools the body offers now.
+	// Tools are the tools the model is offered: the one tool the step
+	// needs, as the body describes it now. The model chooses arguments
+	// for the recorded call, never another action (DESIGN §4: only what
+	// the skill declares is offered).
 	Tools []body.Tool
 	// Observation is what the body shows now (body.Perceive): for the
 	// simulator its page and working directory, not its whole world.
@@ -220,6 +223,11 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 	}
 	re.ObservedStateBefore = before
 	if i == 0 && before != e.StateBefore {
+		// What the body shows instead, for a person to read: the
+		// recording keeps only the hash of where it started.
+		if seen, err := body.Perceive(ctx, r.bd); err == nil {
+			re.Perceived = seen
+		}
 		switch {
 		case beforeShape != e.ShapeBefore:
 			predicted = e.StateBefore
@@ -237,7 +245,7 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 	}
 
 	// 3. Bind the parameters.
-	args, err := r.bind(ctx, e, tools)
+	args, err := r.bind(ctx, e, tool)
 	var drift *driftError
 	switch {
 	case err == nil:
@@ -261,10 +269,12 @@ func (r *run) edge(ctx context.Context, i int, e skill.Edge) (re skill.ReplayEdg
 	}
 
 	// 5. Act, then compare the state after.
+	re.Arguments = args
 	res, err := r.bd.Call(ctx, e.Tool.Name, args)
 	if err != nil {
 		return halt(skill.KindOther, "unexpected_error", "the tool call failed: "+err.Error(), "", 1)
 	}
+	re.Outcome = res.Observed()
 	if res.IsError && e.OutcomeStatus == skill.OutcomeOK {
 		return halt(skill.KindOther, "unexpected_error", "the tool reported an error: "+truncate(res.Text, 200), "", 1)
 	}
@@ -312,7 +322,7 @@ func (r *run) observe(ctx context.Context) (hash, shape string, err error) {
 }
 
 // bind computes the arguments of a replayed call from the recorded ones.
-func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[string]any, error) {
+func (r *run) bind(ctx context.Context, e skill.Edge, tool body.Tool) (map[string]any, error) {
 	args := make(map[string]any, len(e.Tool.Arguments))
 	var choose []string
 	for name, v := range e.Tool.Arguments {
@@ -340,7 +350,7 @@ func (r *run) bind(ctx context.Context, e skill.Edge, tools []body.Tool) (map[st
 	slices.Sort(choose)
 	c, err := r.opt.Chooser.Choose(ctx, Step{
 		Edge: e, Goal: Goal(r.b.Trace.Goal, r.recorded, r.opt.Input), Input: r.opt.Input,
-		Bound: maps.Clone(args), Choose: choose, Tools: tools, Observation: obs,
+		Bound: maps.Clone(args), Choose: choose, Tools: []body.Tool{tool}, Observation: obs,
 	})
 	// A refused or failed call may still have been billed and answered by
 	// a named model: keep both whatever happened.

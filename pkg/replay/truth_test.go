@@ -16,10 +16,11 @@ import (
 // the simulated world's other pages or the values the demonstration used.
 func TestReplayTellsTheModelTheTruth(t *testing.T) {
 	var asked string
+	var offered []string
 	l := newLab(t, newestRelease, []openroutertest.Step{
 		openroutertest.Func(func(r *openroutertest.ChatRequest) openroutertest.Step {
 			u, _ := r.LastUser()
-			asked = u.Text()
+			asked, offered = u.Text(), r.ToolNames()
 			return openroutertest.ToolCall("browser_click", map[string]any{"name": "Changelog"})
 		}),
 	})
@@ -33,6 +34,11 @@ func TestReplayTellsTheModelTheTruth(t *testing.T) {
 	}
 	if rec.Report.Status != skill.StatusSuccess || rec.Report.ModelUsed != replayer {
 		t.Fatalf("replay %s with %s; surprises %+v", rec.Report.Status, rec.Report.ModelUsed, rec.Report.SurpriseSignals)
+	}
+	// The model is offered the one tool the step needs, not the body's
+	// others: it chooses arguments for the recorded call, nothing else.
+	if len(offered) != 1 || offered[0] != "browser_click" {
+		t.Errorf("the model was offered %v; want only browser_click", offered)
 	}
 	for _, want := range []string{
 		"Goal: Open the project page at " + gadget + " and find the newest release.",

@@ -1,6 +1,9 @@
 // Package session keeps what lives for one browser tab and no longer: the
 // user's OpenRouter API key and the body the user picked (spec §4.4:
-// OpenRouterKey and BodyChoice live in sessionStorage only).
+// OpenRouterKey and BodyChoice live in sessionStorage only), the tab's
+// answer to whether the local policy engine may authorize browser and
+// host runs, and the pairing with the bodies on the visitor's own
+// machine, whose secret is kept like the key.
 //
 // In the browser (GOOS=js) a Storage is backed by window.sessionStorage and
 // by nothing else: the key is never written to IndexedDB, localStorage,
@@ -14,6 +17,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"workbench/pkg/body"
@@ -24,6 +28,9 @@ const (
 	keyItem      = "workbench.openrouter_key"
 	keyStateItem = "workbench.openrouter_key_state"
 	bodyItem     = "workbench.body"
+	policyItem   = "workbench.local_policy"
+	pairAddrItem = "workbench.pairing.addr"
+	pairSecItem  = "workbench.pairing.secret"
 )
 
 // KeyState is what the session knows of its OpenRouter key.
@@ -170,6 +177,139 @@ func (s *Storage) SetBody(b Body) error {
 	}
 	if err := s.b.set(bodyItem, string(b)); err != nil {
 		return fmt.Errorf("session: keeping the body choice: %w", err)
+	}
+	return nil
+}
+
+// LocalPolicy is the tab's standing answer to spec OQ-2's question: may
+// browser and host runs be authorized by the local policy engine when
+// delegatic-mcp cannot decide them? It is asked once per tab, before the
+// first such run, and kept beside the key for the tab's lifetime.
+type LocalPolicy string
+
+// The answers. Unanswered is the answer of a tab that was never asked:
+// such a tab is asked before its first browser or host run, never
+// decided for.
+const (
+	LocalPolicyUnanswered LocalPolicy = ""
+	LocalPolicyAccepted   LocalPolicy = "accepted"
+	LocalPolicyDeclined   LocalPolicy = "declined"
+)
+
+// LocalPolicy returns the tab's answer; an unreadable or unknown stored
+// value reads as unanswered, so the tab is asked again rather than
+// decided for.
+func (s *Storage) LocalPolicy() (LocalPolicy, error) {
+	v, _, err := s.b.get(policyItem)
+	if err != nil {
+		return LocalPolicyUnanswered, fmt.Errorf("session: reading the local policy answer: %w", err)
+	}
+	switch a := LocalPolicy(v); a {
+	case LocalPolicyAccepted, LocalPolicyDeclined:
+		return a, nil
+	}
+	return LocalPolicyUnanswered, nil
+}
+
+// SetLocalPolicy keeps the tab's answer; LocalPolicyUnanswered forgets it
+// (the undo), so that the next browser or host run asks again.
+func (s *Storage) SetLocalPolicy(a LocalPolicy) error {
+	var err error
+	switch a {
+	case LocalPolicyAccepted, LocalPolicyDeclined:
+		err = s.b.set(policyItem, string(a))
+	case LocalPolicyUnanswered:
+		err = s.b.remove(policyItem)
+	default:
+		return fmt.Errorf("session: %q is not an answer (want accepted, declined or unanswered)", string(a))
+	}
+	if err != nil {
+		return fmt.Errorf("session: keeping the local policy answer: %w", err)
+	}
+	return nil
+}
+
+// Pairing is how this tab reaches the bodies a visitor runs on their own
+// machine (`workbench bodies`): the loopback address they serve on and the
+// secret the command printed. The secret is kept like the key: in this
+// tab's sessionStorage and nowhere else, sent only to that address.
+type Pairing struct {
+	Addr   string // 127.0.0.1:PORT or localhost:PORT
+	Secret string
+}
+
+// DefaultPairingPort is the port `workbench bodies` listens on unless told
+// otherwise.
+const DefaultPairingPort = 8790
+
+// PairingError says which part of a pairing is wrong.
+type PairingError struct {
+	Field string // "addr" or "secret"
+	Msg   string
+}
+
+func (e *PairingError) Error() string { return "pairing: " + e.Field + ": " + e.Msg }
+
+// CheckPairing returns p with the spaces a paste brings removed, or a
+// *PairingError: the address must be a loopback host and a port (the
+// page's CSP lets it connect to nothing else), the secret must be
+// non-empty text without spaces.
+func CheckPairing(p Pairing) (Pairing, error) {
+	p.Addr, p.Secret = strings.TrimSpace(p.Addr), strings.TrimSpace(p.Secret)
+	host, port, ok := strings.Cut(p.Addr, ":")
+	if !ok || (host != "127.0.0.1" && host != "localhost") {
+		return p, &PairingError{"addr", fmt.Sprintf("%q is not 127.0.0.1:PORT or localhost:PORT: the page reaches bodies on this computer only", p.Addr)}
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+		return p, &PairingError{"addr", fmt.Sprintf("the port %q is not a number from 1 to 65535", port)}
+	}
+	switch {
+	case p.Secret == "":
+		return p, &PairingError{"secret", "enter the secret `workbench bodies` printed after \"pairing secret:\""}
+	case strings.ContainsAny(p.Secret, " \t\r\n"):
+		return p, &PairingError{"secret", "a pairing secret has no spaces: copy only the text after \"pairing secret: \""}
+	}
+	return p, nil
+}
+
+// Pairing returns the tab's pairing, if it has one.
+func (s *Storage) Pairing() (Pairing, bool, error) {
+	addr, ok1, err := s.b.get(pairAddrItem)
+	if err != nil {
+		return Pairing{}, false, fmt.Errorf("session: reading the pairing: %w", err)
+	}
+	sec, ok2, err := s.b.get(pairSecItem)
+	if err != nil {
+		return Pairing{}, false, fmt.Errorf("session: reading the pairing: %w", err)
+	}
+	p, err := CheckPairing(Pairing{Addr: addr, Secret: sec})
+	if !ok1 || !ok2 || err != nil {
+		return Pairing{}, false, nil
+	}
+	return p, true, nil
+}
+
+// SetPairing keeps a checked pairing for this tab.
+func (s *Storage) SetPairing(p Pairing) error {
+	p, err := CheckPairing(p)
+	if err != nil {
+		return err
+	}
+	if err := s.b.set(pairAddrItem, p.Addr); err != nil {
+		return fmt.Errorf("session: keeping the pairing: %w", err)
+	}
+	if err := s.b.set(pairSecItem, p.Secret); err != nil {
+		return fmt.Errorf("session: keeping the pairing: %w", err)
+	}
+	return nil
+}
+
+// ForgetPairing removes the pairing and its secret from the tab.
+func (s *Storage) ForgetPairing() error {
+	for _, item := range []string{pairSecItem, pairAddrItem} {
+		if err := s.b.remove(item); err != nil {
+			return fmt.Errorf("session: forgetting the pairing: %w", err)
+		}
 	}
 	return nil
 }

@@ -96,3 +96,69 @@ func TestKeyState(t *testing.T) {
 		t.Error("MarkKey took a state that is not an answer")
 	}
 }
+
+// The local policy answer is asked once per tab: unanswered until set,
+// kept as given, forgotten by the undo, and an unknown stored value is
+// unanswered (asked again), never taken for a yes.
+func TestLocalPolicy(t *testing.T) {
+	s := session.Memory()
+	if a, err := s.LocalPolicy(); a != session.LocalPolicyUnanswered || err != nil {
+		t.Fatalf("fresh tab: LocalPolicy() = %q, %v; want unanswered", a, err)
+	}
+	for _, a := range []session.LocalPolicy{session.LocalPolicyAccepted, session.LocalPolicyDeclined, session.LocalPolicyUnanswered} {
+		if err := s.SetLocalPolicy(a); err != nil {
+			t.Fatalf("SetLocalPolicy(%q): %v", a, err)
+		}
+		if got, err := s.LocalPolicy(); got != a || err != nil {
+			t.Fatalf("LocalPolicy() = %q, %v after SetLocalPolicy(%q)", got, err, a)
+		}
+	}
+	if err := s.SetLocalPolicy("maybe"); err == nil {
+		t.Fatal("SetLocalPolicy(maybe) accepted an answer that does not exist")
+	}
+}
+
+// A pairing is kept only when it names a loopback address with a port and
+// a secret; a bad one names its field and leaves the kept one as it was.
+func TestPairing(t *testing.T) {
+	s := session.Memory()
+	if _, ok, err := s.Pairing(); ok || err != nil {
+		t.Fatalf("fresh tab: paired %v, %v", ok, err)
+	}
+	good := session.Pairing{Addr: " 127.0.0.1:8790 ", Secret: " s3cret-Abc_1\n"}
+	if err := s.SetPairing(good); err != nil {
+		t.Fatal(err)
+	}
+	p, ok, err := s.Pairing()
+	if !ok || err != nil || p.Addr != "127.0.0.1:8790" || p.Secret != "s3cret-Abc_1" {
+		t.Fatalf("Pairing() = %+v, %v, %v; want the trimmed pairing", p, ok, err)
+	}
+	for _, tc := range []struct {
+		p     session.Pairing
+		field string
+	}{
+		{session.Pairing{Addr: "example.com:8790", Secret: "x"}, "addr"},
+		{session.Pairing{Addr: "192.168.1.2:8790", Secret: "x"}, "addr"},
+		{session.Pairing{Addr: "127.0.0.1", Secret: "x"}, "addr"},
+		{session.Pairing{Addr: "127.0.0.1:0", Secret: "x"}, "addr"},
+		{session.Pairing{Addr: "127.0.0.1:65536", Secret: "x"}, "addr"},
+		{session.Pairing{Addr: "127.0.0.1:+80", Secret: "x"}, "addr"},
+		{session.Pairing{Addr: "localhost:8790", Secret: ""}, "secret"},
+		{session.Pairing{Addr: "localhost:8790", Secret: "pairing secret: abc"}, "secret"},
+	} {
+		err := s.SetPairing(tc.p)
+		var pe *session.PairingError
+		if !errors.As(err, &pe) || pe.Field != tc.field {
+			t.Errorf("SetPairing(%+v) = %v; want an error on %s", tc.p, err, tc.field)
+		}
+	}
+	if p, ok, _ := s.Pairing(); !ok || p.Addr != "127.0.0.1:8790" {
+		t.Errorf("a refused pairing changed the kept one: %+v, %v", p, ok)
+	}
+	if err := s.ForgetPairing(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.Pairing(); ok {
+		t.Error("still paired after ForgetPairing")
+	}
+}

@@ -347,6 +347,16 @@ type ProofResult struct {
 	IASubstrate map[string]any `json:"ia_substrate,omitempty"`
 }
 
+// Gate returns the proof's gate with the given id, and whether it has one.
+func (p ProofResult) Gate(id string) (Gate, bool) {
+	for _, g := range p.ProofGates {
+		if g.ID == id {
+			return g, true
+		}
+	}
+	return Gate{}, false
+}
+
 // Verdicts of gates and of a whole proof. NotApplicable is for gates only.
 const (
 	VerdictPass          = "pass"
@@ -624,6 +634,17 @@ type ReplayEdge struct {
 	ObservedShapeAfter  string         `json:"observed_shape_after,omitempty"`
 	Match               string         `json:"match"`
 	Authorization       *Authorization `json:"authorization,omitempty"`
+
+	// Arguments and Outcome are what the replayed call was given and what
+	// the body answered it (beside the recorded edge's arguments and
+	// observed_outcome); Perceived is what the body showed before the
+	// first action when that differed from the recording. They are for a
+	// person to read while the replay's result is on screen and live in
+	// memory only: the record a bundle keeps holds hashes, so nothing a
+	// replay's body said is stored or exported past redaction.
+	Arguments map[string]any `json:"-"`
+	Outcome   any            `json:"-"`
+	Perceived any            `json:"-"`
 }
 
 // Replay edge matches.

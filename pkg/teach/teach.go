@@ -78,10 +78,15 @@ type Value struct {
 // filled, the inputs with typed values, the outputs the skill promises,
 // the capabilities it is granted and the simulator world it starts in.
 type Plan struct {
-	Task      demonstrate.Task
-	Inputs    []crystallize.Input
-	Outputs   []skill.OutputSpec
-	Declared  []string
+	Task     demonstrate.Task
+	Inputs   []crystallize.Input
+	Outputs  []skill.OutputSpec
+	Declared []string
+	// Offered are the capabilities whose tools the model is shown: the
+	// declared ones, and for a fixture scenario also those it attempts on
+	// purpose (skill.authority_denied tries &body.os, granted only
+	// &body.browser, so that the policy's refusal is exercised).
+	Offered   []string
 	WorldName string
 	World     []byte
 }
@@ -132,6 +137,7 @@ func FromScenario(id string, given []Value) (*Plan, error) {
 	p := &Plan{
 		Task:    demonstrate.Task{ID: skill.NewID(), BodyChoice: skill.BodySimulator, ScenarioID: sc.ID, Inputs: values},
 		Outputs: sc.ExpectedOutputsShape, Declared: sc.CapabilitiesDeclared,
+		Offered: sc.Offered(),
 	}
 	for _, i := range sc.Inputs {
 		p.Inputs = append(p.Inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: i.Name, Type: i.Type, Required: true}, Value: values[i.Name]})
@@ -322,7 +328,7 @@ type Options struct {
 func Demonstrate(ctx context.Context, p *Plan, o Options) (*demonstrate.Result, error) {
 	return demonstrate.Run(ctx, p.Task, demonstrate.Options{
 		Model: o.Model, ModelID: o.ModelID, Body: o.Body, Authorizer: o.Authorizer,
-		Declared: p.Declared, DestructiveMode: o.DestructiveMode, TrustedServer: o.TrustedServer,
+		Declared: p.Declared, Offered: p.Offered, DestructiveMode: o.DestructiveMode, TrustedServer: o.TrustedServer,
 		MaxSteps: o.MaxSteps, Progress: o.Progress, Stop: o.Stop,
 	})
 }

@@ -161,6 +161,13 @@ func (e *InvalidError) Headline() string {
 	return h
 }
 
+// HeadlineSays reports whether a file that stopped at stage has its one
+// problem in the headline already (not JSON, not I-JSON, not decodable):
+// a list of problems or causes under it would say the same thing again.
+func HeadlineSays(stage string) bool {
+	return stage == StageNotJSON || stage == StageNotIJSON || stage == StageDecode
+}
+
 // Headline is the one line a person reads first about a well-formed
 // bundle: its verdict and its content hash.
 func (r *Report) Headline() string {

@@ -364,10 +364,18 @@ func invalid(err error, doc *canonjson.Document) error {
 	if errors.As(err, &de) {
 		e := &InvalidError{Stage: StageDecode, Problems: []Problem{{Pointer: de.Pointer, Offset: de.Offset, Message: de.Reason}}, doc: doc}
 		var ce *canonjson.Error
+		if errors.As(err, &ce) {
+			// The problem carries the place; its message need not say
+			// it again.
+			e.Problems[0].Message = ce.Kind.String()
+			if ce.Detail != "" {
+				e.Problems[0].Message += ": " + ce.Detail
+			}
+		}
 		switch {
-		case errors.As(err, &ce) && ce.Kind == canonjson.KindSyntax:
+		case ce != nil && ce.Kind == canonjson.KindSyntax:
 			e.Stage = StageNotJSON
-		case errors.As(err, &ce):
+		case ce != nil:
 			e.Stage = StageNotIJSON
 		case doc == nil: // parsed, but the top level is not an object
 			e.Stage = StageNotBundle

@@ -50,12 +50,8 @@ func decode(t *testing.T, data []byte) *skill.Bundle {
 }
 
 func gate(p skill.ProofResult, id string) skill.Gate {
-	for _, g := range p.ProofGates {
-		if g.ID == id {
-			return g
-		}
-	}
-	return skill.Gate{}
+	g, _ := p.Gate(id)
+	return g
 }
 
 func invariant(p skill.ProofResult, id string) any {

@@ -1,6 +1,7 @@
 package words
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -15,8 +16,28 @@ func Snapshot(v any) string {
 		return s
 	}
 	var b strings.Builder
-	snapshot(&b, v, 0)
+	snapshot(&b, plain(v), 0)
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// plain is v as the JSON values a bundle decodes to (maps, slices,
+// strings, numbers, booleans, null): a typed value, such as a body's
+// structured answer before it is recorded, reads as its JSON encoding, so
+// that it snapshots exactly as the same answer read back from a bundle.
+func plain(v any) any {
+	switch v.(type) {
+	case nil, map[string]any, []any, string, float64, bool:
+		return v
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(data, &out) != nil {
+		return v
+	}
+	return out
 }
 
 func snapshot(b *strings.Builder, v any, depth int) {

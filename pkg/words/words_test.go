@@ -176,6 +176,19 @@ func TestSnapshot(t *testing.T) {
 			}
 		})
 	}
+	// A typed value reads as its JSON would: a body's structured answer
+	// snapshots alike before it is recorded and after a bundle is read.
+	type link struct {
+		Name string `json:"name"`
+		Href string `json:"href"`
+	}
+	typed := struct {
+		Links []link `json:"links"`
+		Forms []int  `json:"forms"`
+	}{Links: []link{{"README", "/r"}}, Forms: []int{}}
+	if got, want := words.Snapshot(typed), "forms: (none)\nlinks:\n  - href: /r\n    name: README"; got != want {
+		t.Errorf("Snapshot(typed) =\n%s\nwant\n%s", got, want)
+	}
 }
 
 func TestClip(t *testing.T) {

@@ -102,7 +102,7 @@ func (l *compareLab) teach(t *testing.T) *skill.Bundle {
 		Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
 	res, err := demonstrate.Run(context.Background(), task, demonstrate.Options{
 		Model: l.client, ModelID: compareTeacher, Body: bd, Authorizer: policy.Default(),
-		Declared: sc.CapabilitiesDeclared, TrustedServer: true,
+		Declared: sc.CapabilitiesDeclared, Offered: sc.Offered(), TrustedServer: true,
 	})
 	if err != nil {
 		t.Fatal(err)

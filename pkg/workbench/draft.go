@@ -27,3 +27,16 @@ func (w *Workbench) CheckDraft(m skill.Manifest) (DraftProblems, error) {
 	}
 	return teach.CheckDraft(w.Verifier.Schemas(), m)
 }
+
+// Rename returns the draft m with the name given and, unless the person
+// has written the slug themselves (slugEdited), the slug made from that
+// name as the draft's first slug was made (skill.Slugify): a draft's slug
+// follows its name until it is edited. CheckDraft still judges both, so a
+// secret typed into the name is said of the slug too.
+func Rename(m skill.Manifest, name string, slugEdited bool) skill.Manifest {
+	m.Name = name
+	if !slugEdited {
+		m.Slug = skill.Slugify(name)
+	}
+	return m
+}

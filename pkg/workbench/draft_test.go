@@ -57,3 +57,19 @@ func TestCheckDraft(t *testing.T) {
 		t.Errorf("checked with no verifier: %v", err)
 	}
 }
+
+// A draft's slug follows its name until the person edits the slug.
+func TestRename(t *testing.T) {
+	m := skill.Manifest{Name: "Read the heading", Slug: "read-the-heading"}
+	got := workbench.Rename(m, "Read the docs heading", false)
+	if got.Name != "Read the docs heading" || got.Slug != "read-the-docs-heading" {
+		t.Errorf("following: %q, %q", got.Name, got.Slug)
+	}
+	got = workbench.Rename(skill.Manifest{Name: "x", Slug: "my-own"}, "Read the docs heading", true)
+	if got.Slug != "my-own" {
+		t.Errorf("an edited slug changed with the name: %q", got.Slug)
+	}
+	if m.Name != "Read the heading" {
+		t.Error("Rename changed the manifest it was given")
+	}
+}

@@ -419,7 +419,7 @@ func (w *Workbench) authorize(ctx context.Context, kind body.Kind, policyID stri
 	if e, ok := ch.Fallback.(interface{ Authorizer() string }); ok {
 		local = e.Authorizer()
 	}
-	if !acceptLocal {
+	if !w.acceptsLocal(acceptLocal) {
 		return nil, &AuthorizerUnavailableError{Kind: kind, Local: local, Err: err}
 	}
 	return &Authority{Name: local, Fallback: true, Unavailable: err, auth: ch.Fallback,

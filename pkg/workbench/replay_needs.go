@@ -6,6 +6,7 @@ import (
 	"workbench/pkg/body"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/words"
 )
 
 // ReplayNeeds is what a replay of a stored skill needs, said before
@@ -103,7 +104,39 @@ type EdgeRow struct {
 	// Surprises are the surprise signals raised at this edge, each with
 	// its predicted and actual state hashes and its kind.
 	Surprises []skill.SurpriseSignal
+
+	// What the step did and what the body answered, in words: the
+	// recorded call's arguments and answer (the edge's observed_outcome
+	// as words.Snapshot text), and the replayed call's, once it ran.
+	RecordedArgs map[string]any
+	RecordedSaw  string
+	ReplayedArgs map[string]any
+	Saw          string
+	// Difference is what differed where the replay was surprised by the
+	// state: nil on every other row.
+	Difference *Difference
 }
+
+// Difference is what a replay saw beside what was recorded at the edge
+// whose state diverged, and which tolerance that exceeded, in words.
+type Difference struct {
+	// Recorded and Observed are the two texts compared: the body's answer
+	// to the recorded call and to the replayed one; before the first
+	// action, Recorded is empty (the recording keeps only the hash of the
+	// state it started in) and Observed is what the body showed instead.
+	Recorded, Observed string
+	// Lines mark, line by line, what was removed from the recorded text
+	// and added in the observed one, with context; empty when the two
+	// answers read alike and only the state behind them differed.
+	Lines []words.DiffLine
+	// Tolerance says which fidelity level was held and how it was
+	// exceeded.
+	Tolerance string
+}
+
+// diffContext is how many unchanged lines a Difference shows around each
+// change.
+const diffContext = 3
 
 // EdgeRows sets every recorded edge of b beside the replayed edges seen
 // so far (in any order; a replay in progress has a prefix, as its
@@ -119,20 +152,50 @@ func EdgeRows(b *skill.Bundle, replayed []skill.ReplayEdge, surprises []skill.Su
 			Index: e.Index, Tool: e.Tool.Name, ActionType: e.TypedAction.Type, Capability: e.Capability,
 			RecordedBefore: e.StateBefore, RecordedAfter: e.StateAfter,
 		}
-		if r, ok := byIndex[e.Index]; ok {
+		row.RecordedArgs, row.RecordedSaw = e.Tool.Arguments, words.Snapshot(e.ObservedOutcome)
+		r, ok := byIndex[e.Index]
+		if ok {
 			row.Replayed = true
 			row.ObservedBefore, row.ObservedAfter = r.ObservedStateBefore, r.ObservedStateAfter
 			row.Match, row.Committed = r.Match, r.Committed
 			if r.Authorization != nil {
 				row.Decision = r.Authorization.Decision
 			}
+			row.ReplayedArgs = r.Arguments
+			if r.Outcome != nil {
+				row.Saw = words.Snapshot(r.Outcome)
+			}
 		}
 		for _, s := range surprises {
 			if s.EdgeIndex == e.Index {
 				row.Surprises = append(row.Surprises, s)
+				if row.Difference == nil && s.Kind == skill.KindStateHashMismatch && ok {
+					row.Difference = difference(row, r, s)
+				}
 			}
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// difference sets the recorded answer beside the observed one at an edge
+// whose state diverged (surprise s), and names the tolerance exceeded.
+func difference(row EdgeRow, r skill.ReplayEdge, s skill.SurpriseSignal) *Difference {
+	d := &Difference{Recorded: row.RecordedSaw, Observed: row.Saw}
+	switch {
+	case r.Outcome == nil && r.Perceived != nil:
+		// Halted before the first action: nothing was called.
+		d.Recorded, d.Observed = "", words.Snapshot(r.Perceived)
+		d.Tolerance = "The body must start where the recording started. It did not: the recording keeps only the hash of that state, and the body showed what is below instead."
+		return d
+	case s.SurpriseKind == "other":
+		d.Tolerance = "Exact: replayed with the input it was taught with, on a body that always answers the same actions alike, the state must be the recorded one, byte for byte. Its structure matched; its content did not."
+	case s.SurpriseKind == "unexpected_unchanged":
+		d.Tolerance = "Structural: the state after the action must have the recorded structure. The action left the state unchanged where the recording changed it."
+	default:
+		d.Tolerance = "Structural: the state after the action must have the recorded structure (other text is allowed). Its structure changed."
+	}
+	d.Lines = words.Diff(d.Recorded, d.Observed, diffContext)
+	return d
 }

@@ -1,10 +1,15 @@
 package workbench_test
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
+	"workbench/pkg/body"
 	"workbench/pkg/skill"
+	"workbench/pkg/words"
 	"workbench/pkg/workbench"
 )
 
@@ -85,5 +90,93 @@ func TestEdgeRows(t *testing.T) {
 	rows = workbench.EdgeRows(b, rec.Edges, []skill.SurpriseSignal{s})
 	if len(rows[1].Surprises) != 1 || len(rows[0].Surprises) != 0 {
 		t.Errorf("surprises: %+v / %+v", rows[0].Surprises, rows[1].Surprises)
+	}
+}
+
+// A replay the world surprised says in words what it saw and what
+// differed: each replayed step carries its arguments and the body's
+// answer, and the edge that halted sets the recorded answer beside the
+// observed one, changed lines marked, with the tolerance it exceeded.
+func TestEdgeRowsSayWhatDiffered(t *testing.T) {
+	b := taught(t)
+	s, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The site's front page is not a project page: another structure.
+	const front = "https://git.workbench.test/"
+	var seen []skill.ReplayEdge
+	w := workbench.Workbench{Verifier: verifier(t), Bodies: fakeBodies(s.WorldData)}
+	r, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b, Input: map[string]any{"repo_url": front},
+		Progress: func(e skill.ReplayEdge) { seen = append(seen, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Record.Report.Status != skill.StatusHalted {
+		t.Fatalf("status %s: a page of another structure should halt the replay", r.Record.Report.Status)
+	}
+	rows := workbench.EdgeRows(b, seen, r.Record.Report.SurpriseSignals)
+	row := rows[0]
+	if row.ReplayedArgs["url"] != front || !strings.Contains(row.Saw, "git.workbench.test") || strings.Contains(row.Saw, "Latest release") {
+		t.Errorf("row 0 says it called %v and saw %q", row.ReplayedArgs, row.Saw)
+	}
+	if !strings.Contains(row.RecordedSaw, "Latest release: v2.4.1") {
+		t.Errorf("row 0's recording reads %q", row.RecordedSaw)
+	}
+	d := row.Difference
+	if d == nil {
+		t.Fatal("no difference on the edge that halted")
+	}
+	var removed, added []string
+	for _, l := range d.Lines {
+		switch l.Op {
+		case words.DiffRemoved:
+			removed = append(removed, l.Text)
+		case words.DiffAdded:
+			added = append(added, l.Text)
+		}
+	}
+	if !slices.ContainsFunc(removed, func(l string) bool { return strings.Contains(l, "Latest release: v2.4.1") }) || len(added) == 0 {
+		t.Errorf("difference: removed %q, added %q", removed, added)
+	}
+	if !strings.HasPrefix(d.Tolerance, "Structural:") {
+		t.Errorf("tolerance %q: a replay on another input is held to structure", d.Tolerance)
+	}
+	if rows[1].Difference != nil || rows[1].Saw != "" {
+		t.Errorf("row 1, after the halt: %+v", rows[1])
+	}
+	// What the page shows is not what the bundle keeps: the record's
+	// edges carry hashes only.
+	data, err := json.Marshal(r.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "Latest release") {
+		t.Error("the replay's record carries what the body said")
+	}
+}
+
+// A simulator world that changed since the recording halts before the
+// first action: nothing was called, the recording keeps only the hash of
+// where it started, and the row shows what the body showed instead.
+func TestEdgeRowsBeforeTheFirstAction(t *testing.T) {
+	b := taught(t)
+	s, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := []byte(strings.Replace(string(s.WorldData), "Latest release: v2.4.1", "Latest release: v3.0.0", 1))
+	var seen []skill.ReplayEdge
+	w := workbench.Workbench{Verifier: verifier(t), Bodies: func(ctx context.Context, kind body.Kind, _ []byte) (body.Body, bool, error) {
+		return fakeBodies(changed)(ctx, kind, nil)
+	}}
+	r, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b,
+		Progress: func(e skill.ReplayEdge) { seen = append(seen, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := workbench.EdgeRows(b, seen, r.Record.Report.SurpriseSignals)[0].Difference
+	if d == nil || d.Recorded != "" || d.Observed == "" || !strings.HasPrefix(d.Tolerance, "The body must start where the recording started") {
+		t.Fatalf("difference %+v", d)
 	}
 }

@@ -140,6 +140,11 @@ func TestReplayRefuses(t *testing.T) {
 			workbench.ReplayRequest{Bundle: &bound}, refused},
 		{"MCP body without delegatic-mcp", workbench.Workbench{Verifier: v, Bodies: fakeBodies(world.WorldData)},
 			workbench.ReplayRequest{Bundle: &onBrowser}, new(*workbench.AuthorizerUnavailableError)},
+		{"MCP body, the tab said no", workbench.Workbench{Verifier: v, Bodies: fakeBodies(world.WorldData), AcceptsLocalPolicy: no},
+			workbench.ReplayRequest{Bundle: &onBrowser}, new(*workbench.AuthorizerUnavailableError)},
+		{"no fallback offered, whatever the tab said", workbench.Workbench{Verifier: v, AcceptsLocalPolicy: yes, Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
+			return delegatic.Choice{}, refused
+		}}, workbench.ReplayRequest{Bundle: b}, refused},
 		{"no fallback offered", workbench.Workbench{Verifier: v, Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
 			return delegatic.Choice{}, refused
 		}}, workbench.ReplayRequest{Bundle: b, AcceptLocalPolicy: true}, refused},
@@ -166,6 +171,41 @@ func TestReplayRefuses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// yes and no are a tab's standing answers to spec OQ-2.
+func yes() bool { return true }
+func no() bool  { return false }
+
+// A tab that accepted the local engine replays a browser skill under it
+// without being asked again, and the bundle names the engine that decided.
+func TestReplayUnderTheStandingAnswer(t *testing.T) {
+	b := taught(t)
+	world, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Manifest.BodyChoice = skill.BodyBrowser
+	w := workbench.Workbench{Verifier: verifier(t), Bodies: fakeBodies(world.WorldData), AcceptsLocalPolicy: yes}
+	r, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Fallback || r.Authority != "local:"+skill.DefaultPolicyID || r.Unavailable == nil {
+		t.Errorf("authority %q (fallback %v, unavailable %v); want the local engine, with why delegatic-mcp did not decide", r.Authority, r.Fallback, r.Unavailable)
+	}
+	authorized := 0
+	for _, e := range r.Record.Edges {
+		if e.Authorization != nil {
+			authorized++
+			if e.Authorization.Authorizer != r.Authority {
+				t.Errorf("edge %d authorized by %q, want %q", e.Index, e.Authorization.Authorizer, r.Authority)
+			}
+		}
+	}
+	if authorized == 0 {
+		t.Error("no replayed edge carries an authorization block")
 	}
 }
 

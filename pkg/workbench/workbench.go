@@ -43,6 +43,19 @@ type Workbench struct {
 	Authorizers AuthorizerChooser
 	Models      ModelFactory
 	Judges      JudgeFactory
+
+	// AcceptsLocalPolicy is the person's standing answer to spec OQ-2
+	// (the app keeps it for the tab, session.LocalPolicy): true lets
+	// every run whose delegatic-mcp cannot decide go on under the local
+	// policy engine, as a request's AcceptLocalPolicy does for one run.
+	// nil, or false, leaves each run to ask (*AuthorizerUnavailableError).
+	// Every authorization block still names the engine that decided.
+	AcceptsLocalPolicy func() bool
+}
+
+// acceptsLocal reports the standing answer, or one run's acceptLocal.
+func (w *Workbench) acceptsLocal(acceptLocal bool) bool {
+	return acceptLocal || w.AcceptsLocalPolicy != nil && w.AcceptsLocalPolicy()
 }
 
 // now reads the Workbench's clock.

@@ -107,7 +107,7 @@ func TestSimulatorUnderDelegatic(t *testing.T) {
 		task := demonstrate.Task{ID: skill.NewID(), Description: "Find the newest version of acme/widget.",
 			BodyChoice: skill.BodySimulator, Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
 		res, err := demonstrate.Run(ctx, task, demonstrate.Options{Model: client, ModelID: model, Body: bd,
-			Authorizer: choice.Authorizer, Declared: sc.CapabilitiesDeclared, TrustedServer: true})
+			Authorizer: choice.Authorizer, Declared: sc.CapabilitiesDeclared, Offered: sc.Offered(), TrustedServer: true})
 		if err != nil {
 			t.Fatal(err)
 		}

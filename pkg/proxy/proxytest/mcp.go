@@ -169,6 +169,12 @@ type echoOut struct {
 
 // StartMCPServer starts an MCPServer; Close stops it.
 func StartMCPServer(jsonResponses bool) *MCPServer {
+	return startMCPServer(jsonResponses, mcpHandler(jsonResponses))
+}
+
+// mcpHandler is the go-sdk's streamable-HTTP handler for a server with
+// the tools echo and fail.
+func mcpHandler(jsonResponses bool) http.Handler {
 	server := mcp.NewServer(&mcp.Implementation{Name: "relay-test-server", Version: "1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echoes its text."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoOut, error) {
@@ -178,8 +184,12 @@ func StartMCPServer(jsonResponses bool) *MCPServer {
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "failed on purpose"}}}, nil, nil
 		})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{JSONResponse: jsonResponses})
+}
+
+// startMCPServer serves h at /mcp on a loopback port.
+func startMCPServer(jsonResponses bool, h http.Handler) *MCPServer {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	s := &MCPServer{JSON: jsonResponses, srv: httptest.NewServer(mux)}

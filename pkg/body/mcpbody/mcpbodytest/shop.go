@@ -1,6 +1,7 @@
 package mcpbodytest
 
 import (
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,13 +11,15 @@ import (
 )
 
 // Shop is a web site for a skill taught on the browser body: a home page
-// whose Docs link leads to /docs, which reads "Getting started". Move gives
-// /docs another layout, as a site changing under a taught skill does, so
-// that a replay halts at the click.
+// whose Docs link leads to /docs, which reads "Getting started". Retitle
+// gives /docs another heading in the same layout, which a replay reads
+// and passes structurally; Move gives /docs another layout, as a site
+// changing under a taught skill does, so that a replay halts at the click.
 type Shop struct {
 	// URL is the site's base URL, without the trailing slash.
-	URL   string
-	moved atomic.Bool
+	URL     string
+	moved   atomic.Bool
+	heading atomic.Pointer[string]
 }
 
 // StartShop serves a Shop on loopback until t ends.
@@ -31,13 +34,20 @@ func StartShop(t testing.TB) *Shop {
 			io.WriteString(w, `<!doctype html><title>Docs</title><ul><li>moved</li></ul>`)
 			return
 		}
-		io.WriteString(w, `<!doctype html><title>Docs</title><h1>Getting started</h1>`)
+		heading := "Getting started"
+		if h := s.heading.Load(); h != nil {
+			heading = *h
+		}
+		io.WriteString(w, `<!doctype html><title>Docs</title><h1>`+html.EscapeString(heading)+`</h1>`)
 	})
 	hs := httptest.NewServer(mux)
 	t.Cleanup(hs.Close)
 	s.URL = hs.URL
 	return s
 }
+
+// Retitle gives /docs the heading h from now on, in the same layout.
+func (s *Shop) Retitle(h string) { s.heading.Store(&h) }
 
 // Move gives /docs its other layout from now on.
 func (s *Shop) Move() { s.moved.Store(true) }
