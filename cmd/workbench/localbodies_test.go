@@ -133,22 +133,22 @@ func wantTools(t *testing.T, ctx context.Context, url string, header http.Header
 
 // useBodies has each body answer initialize and tools/list at base+name,
 // opens a page in the browser (so Chromium runs) and reads the host's
-// folder.
-func useBodies(t *testing.T, base string, header http.Header, dir string) {
+// folder. The sessions are returned open: Playwright MCP closes the
+// browser when its session ends.
+func useBodies(t *testing.T, base string, header http.Header, dir string) (browser, host *mcp.Client) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b := wantTools(t, ctx, base+"browser", header, "browser_navigate")
-	defer b.Close(ctx)
 	if res, err := b.CallTool(ctx, "browser_navigate", map[string]any{"url": "about:blank"}); err != nil || res.IsError {
 		t.Fatalf("browser_navigate: %+v, %v", res, err)
 	}
 	h := wantTools(t, ctx, base+"host", header, "write_file")
-	defer h.Close(ctx)
 	res, err := h.CallTool(ctx, "list_allowed_directories", nil)
 	if err != nil || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, dir) {
 		t.Errorf("list_allowed_directories: %+v, %v; want %s", res, err, dir)
 	}
+	return b, h
 }
 
 // TestLocalBodiesServe: serve starts both bodies, lists and relays them;
@@ -186,7 +186,7 @@ func TestLocalBodiesServe(t *testing.T) {
 	if string(body) != `{"servers":[{"name":"browser"},{"name":"host"}]}`+"\n" {
 		t.Errorf("listing %s", body)
 	}
-	useBodies(t, base+"/api/mcp/", http.Header{"Origin": {origin}}, dir)
+	useBodies(t, base+"/api/mcp/", http.Header{"Origin": {origin}}, dir) // ended with serve
 	before := mcpbodytest.Running(t, mark)
 	mcpbodytest.RequireBodies(t, before)
 	c.cmd.Process.Signal(syscall.SIGINT)
@@ -244,7 +244,7 @@ func TestLocalBodiesPaired(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Access-Control-Allow-Origin") != origin {
 		t.Errorf("without the secret: %d, Access-Control-Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
 	}
-	useBodies(t, base, http.Header{"Origin": {origin}, "Authorization": {"Bearer " + secret}}, dir)
+	useBodies(t, base, http.Header{"Origin": {origin}, "Authorization": {"Bearer " + secret}}, dir) // ended with bodies
 	before := mcpbodytest.Running(t, mark)
 	mcpbodytest.RequireBodies(t, before)
 	c.cmd.Process.Signal(syscall.SIGKILL)

@@ -45,7 +45,7 @@ func own(modules string) int {
 		fmt.Println("error:", err)
 		return 1
 	}
-	if err := navigate(ctx, bodies[0].URL()); err != nil {
+	if _, err := navigate(ctx, bodies[0].URL()); err != nil {
 		fmt.Println("error:", err)
 		return 1
 	}
@@ -54,21 +54,29 @@ func own(modules string) int {
 }
 
 // navigate opens a blank page in the browser body at url: Playwright
-// MCP starts Chromium for the first page of a session.
-func navigate(ctx context.Context, url string) error {
+// MCP starts Chromium for the first page of a session, and closes it
+// when the session ends, so the session is returned open.
+func navigate(ctx context.Context, url string) (*mcp.Client, error) {
 	c, err := mcp.Dial(ctx, url, &mcp.Options{Timeout: time.Minute})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer c.Close(ctx)
 	res, err := c.CallTool(ctx, "browser_navigate", map[string]any{"url": "about:blank"})
+	if err == nil && res.IsError {
+		err = fmt.Errorf("browser_navigate: %+v", res.Content)
+	}
 	if err != nil {
-		return err
+		c.Close(ctx)
+		return nil, err
 	}
-	if res.IsError {
-		return fmt.Errorf("browser_navigate: %+v", res.Content)
-	}
-	return nil
+	return c, nil
+}
+
+// closeSoon ends c's session, if its server is still there to hear it.
+func closeSoon(c *mcp.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	c.Close(ctx)
 }
 
 // TestStartAndStop starts both bodies, uses each, and stops them: nothing
@@ -89,9 +97,11 @@ func TestStartAndStop(t *testing.T) {
 		host.About() != "filesystem server on "+dir+", file tools only" {
 		t.Errorf("bodies %s (%s), %s (%s)", browser.Name(), browser.About(), host.Name(), host.About())
 	}
-	if err := navigate(ctx, browser.URL()); err != nil {
+	pw, err := navigate(ctx, browser.URL())
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeSoon(pw)
 	c, err := mcp.Dial(ctx, host.URL(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -209,9 +219,11 @@ func TestRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer b.Stop()
-		if err := navigate(ctx, b.URL()); err != nil {
+		pw, err := navigate(ctx, b.URL())
+		if err != nil {
 			t.Fatal(err)
 		}
+		defer closeSoon(pw)
 		before := mcpbodytest.Running(t, mark)
 		if n := mcpbodytest.Names(before); !slices.Contains(n, "chromium") {
 			t.Fatalf("the browser body's processes are %v; want chromium among them", n)
@@ -224,8 +236,10 @@ func TestRestart(t *testing.T) {
 		eventually(t, "the body is back", func() bool { return b.Err() == nil })
 		// Chromium ended with the Playwright MCP that started it.
 		mcpbodytest.RequireGone(t, "", before)
-		if err := navigate(ctx, b.URL()); err != nil {
+		if pw, err := navigate(ctx, b.URL()); err != nil {
 			t.Errorf("after the restart: %v", err)
+		} else {
+			closeSoon(pw)
 		}
 		if l := log.String(); !strings.Contains(l, "the browser body is down (Playwright MCP ended: signal: killed") ||
 			!strings.Contains(l, "restarting in 500ms, attempt 1 of 3") || !strings.Contains(l, "the browser body was restarted at "+b.URL()) {
