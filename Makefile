@@ -1,5 +1,7 @@
 # Skill Workbench — build and test entry points.
-# `make test` runs every test layer; `make run` serves the workbench locally.
+# `make test` runs every test layer; `make run` serves the workbench locally
+# with its browser and host bodies; `make bodies ORIGIN=…` runs those bodies
+# for a deployed workbench page.
 
 GO        ?= go
 FUZZRUNS  ?= 30000
@@ -73,9 +75,12 @@ test:
 # The deployable site in build/site: the browser app (mk/app.mk).
 site: build
 
-# Serves the site and the OpenRouter proxy on http://127.0.0.1:8000.
-run: site
-	$(GO) run ./cmd/workbench serve --addr 127.0.0.1:8000 --site build/site
+# Serves the site, the OpenRouter proxy and the browser and host bodies
+# on http://127.0.0.1:8000, installing the npm packages and Chromium the
+# bodies need when they are missing. Flags pass through:
+# make run ARGS='--no-bodies', ARGS='--headed --host-dir ~/notes'.
+run: site node-deps chromium
+	CHROMIUM=$(CHROMIUM) $(GO) run ./cmd/workbench serve --addr 127.0.0.1:8000 --site build/site $(ARGS)
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \

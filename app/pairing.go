@@ -101,7 +101,7 @@ func (c *pairingPanel) onPair(ctx app.Context, e app.Event) {
 		ui.Dispatch(func(ctx app.Context) {
 			c.pairing = false
 			if err != nil {
-				c.err, c.field = reachErr(p.Addr, err), ""
+				c.err, c.field = reachErr(p.Addr, c.env.origin(), err), ""
 				return
 			}
 			s, serr := c.env.sessionStorage()
@@ -131,17 +131,17 @@ func (c *pairingPanel) showErr(err error) {
 	}
 }
 
-// reachErr says what a failed pairing check most likely means. A fetch
-// the browser refused tells the page nothing more than that it failed.
-func reachErr(addr string, err error) error {
+// reachErr says what a failed pairing check most likely means. A server
+// started for another origin refuses the browser's CORS preflight, and a
+// fetch the browser refused tells the page nothing more than that it
+// failed: that case reads as nothing answering, with the origin to check.
+func reachErr(addr, origin string, err error) error {
 	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "401"):
+	if strings.Contains(msg, "401") {
 		return errors.New("the bodies server at " + addr + " refused the secret (401): copy the line after \"pairing secret:\" again; a restarted command prints a new one")
-	case strings.Contains(msg, "403"):
-		return errors.New("the bodies server at " + addr + " refused this page (403): it was started for another origin; run the command shown here, with ORIGIN=" + app.Window().URL().Scheme + "://" + app.Window().URL().Host)
 	}
-	return errors.New("nothing answered at " + addr + " (" + msg + "). Is the command running, on this port? If the browser asked whether this site may connect to apps or devices on your network, allow it and pair again.")
+	return errors.New("nothing answered this page at " + addr + " (" + msg + "). Is the command running, on this port, started with ORIGIN=" + origin +
+		"? If the browser asked whether this site may connect to apps or devices on your network, allow it and pair again.")
 }
 
 func (c *pairingPanel) onUnpair(ctx app.Context, e app.Event) {

@@ -141,7 +141,7 @@ func newSession(t testing.TB, opts ...option) *session {
 // the tests that use a real body start their own.
 func startServe(t testing.TB, upstream string, flags []string) string {
 	t.Helper()
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--site", setup.site,
+	args := append([]string{"serve", "--no-bodies", "--addr", "127.0.0.1:0", "--site", setup.site,
 		"--openrouter-upstream", upstream}, flags...)
 	cmd := exec.Command(setup.workbench, args...)
 	base := ""

@@ -5,7 +5,8 @@
 #
 #   make build   build/site: pages, web/app.wasm, CSS, icons, _headers,
 #                _redirects, and brotli/gzip copies for workbench serve
-#   make run     build, then `workbench serve` on http://127.0.0.1:8000
+#   make run     build, then `workbench serve` on http://127.0.0.1:8000 with
+#                the browser and host bodies (the Makefile; ARGS= passes flags)
 #   make build BROTLI=11
 #                the brotli copies at quality 11, made by Debian's brotli
 #                command (installed when missing): app.wasm ≈ 15 % smaller

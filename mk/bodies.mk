@@ -1,17 +1,32 @@
-# pkg/body/mcpbody: the browser and host bodies over MCP. Their unit tests
-# (snapshot normalization, reference translation) run in test-unit; this
-# layer runs them against real servers it installs: Playwright MCP driving
-# Debian's Chromium, and the reference filesystem server (docs/bodies.md).
+# The browser and host bodies: pkg/body/mcpbody (a body over an MCP
+# server), pkg/body/localbody (the two this machine runs: Playwright MCP
+# on Debian's Chromium, the reference filesystem server behind its
+# go-sdk bridge) and the commands that own them. Their unit tests run in
+# test-unit; this layer runs them against the real servers, which it
+# installs (docs/bodies.md).
 #
 #   make test-bodies   js/wasm build; demonstrate → seal → replay through
 #                      both bodies, normalization and outage tests; teach
-#                      and replay --body on Playwright MCP
+#                      and replay --body on Playwright MCP; the bodies
+#                      started, restarted, given up and ended with nothing
+#                      left (the owner stopped or SIGKILLed); serve and
+#                      bodies reached through the relay and the pairing
+#                      server
+#   make bodies ORIGIN=https://<the workbench's origin> [PORT=8790]
+#                      installs the npm packages and Chromium when they are
+#                      missing, then runs `workbench bodies` for the page
+#                      at ORIGIN (docs/app-bodies.md)
 
-.PHONY: test-bodies
+.PHONY: test-bodies bodies
 
 test-bodies: node-deps chromium
-	GOOS=js GOARCH=wasm $(GO) build ./pkg/body/mcpbody/...
-	WORKBENCH_BODIES_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -tags bodies -timeout 15m ./pkg/body/mcpbody/...
-	WORKBENCH_BODIES_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -tags bodies -timeout 10m -run 'OnBrowserBody' ./cmd/workbench/
+	GOOS=js GOARCH=wasm $(GO) build ./pkg/body/mcpbody/... ./pkg/body/localbody/...
+	WORKBENCH_BODIES_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -tags bodies -timeout 15m ./pkg/body/mcpbody/... ./pkg/body/localbody/...
+	WORKBENCH_BODIES_REQUIRED=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -tags bodies -timeout 10m -run 'OnBrowserBody|LocalBodies' ./cmd/workbench/
 
 LAYER_INTEROP += test-bodies
+
+bodies: node-deps chromium
+	@if [ -z "$(ORIGIN)" ]; then \
+		echo "usage: make bodies ORIGIN=https://<the workbench's origin> [PORT=8790]"; exit 2; fi
+	CHROMIUM=$(CHROMIUM) $(GO) run ./cmd/workbench bodies --allow-origin $(ORIGIN) --addr 127.0.0.1:$(or $(PORT),8790) $(ARGS)

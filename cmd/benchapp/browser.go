@@ -31,7 +31,7 @@ var servingAt = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+) `)
 // startServe runs `workbench serve` on a free loopback port and waits
 // until it says where it listens.
 func startServe(ctx context.Context, workbench, site string) (*server, error) {
-	cmd := exec.CommandContext(ctx, workbench, "serve", "--addr", "127.0.0.1:0", "--site", site)
+	cmd := exec.CommandContext(ctx, workbench, "serve", "--no-bodies", "--addr", "127.0.0.1:0", "--site", site)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

@@ -1,7 +1,9 @@
 // Command workbench is the Skill Workbench on the command line: it teaches
 // a skill on the simulator (teach), replays and compares it (replay,
-// compare), verifies bundles (verify), exports a redacted copy (export)
-// and serves the workbench locally (serve).
+// compare), verifies bundles (verify), exports a redacted copy (export),
+// serves the workbench locally with its browser and host bodies (serve),
+// and runs those bodies on a visitor's machine for a deployed workbench
+// page (bodies).
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // command is one subcommand: run gets the arguments after its name and
@@ -25,7 +28,8 @@ func commands() map[string]command {
 	return map[string]command{
 		"verify":  {"verify bundles: strict decode, schema, hash, re-derived proof", runVerify},
 		"export":  {"redact a copy of a bundle under a profile, re-seal and re-verify it, and write it", runExport},
-		"serve":   {"serve the site and the OpenRouter proxy on one local origin", runServe},
+		"serve":   {"serve the site, the OpenRouter proxy and the browser and host bodies on one local origin", runServe},
+		"bodies":  {"run a browser and a host body on this machine for a deployed workbench page, behind a pairing secret", runBodies},
 		"teach":   {"demonstrate a task to a model on the simulator and write the sealed skill", runTeach},
 		"replay":  {"replay a skill, save the replay as its next version and verify it", runReplay},
 		"compare": {"replay a skill against several models and show where they diverge", runCompare},
@@ -38,7 +42,10 @@ func commands() map[string]command {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl+C, a service manager's stop and a closed terminal end the
+	// command's context, so that serve and bodies stop their bodies
+	// before they exit.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -14,10 +14,12 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"workbench/pkg/body/localbody"
 	"workbench/pkg/proxy"
 )
 
@@ -25,6 +27,9 @@ import (
 // on one local origin, the way the deployed Worker does: static files with
 // the single-page-app fallback, the site's _headers rules, package proxy's
 // handler under proxy.MountPath and its MCP relay under proxy.MCPMountPath.
+// Unless told otherwise it also starts and owns the two local bodies
+// (package localbody), relayed as browser and host, and stops them before
+// it returns.
 func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -37,9 +42,14 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fl.Var(&mcpAuth, "mcp-authorization", "forward the browser's Authorization header to the MCP server `name` (repeatable; default: to none)")
 	mcpHTTP := fl.Bool("mcp-allow-http", false, "allow plain-http MCP server URLs on non-loopback hosts")
 	rateLimit := fl.Int("rate-limit", proxy.RateLimit, "`requests` per minute one client may make under /api/ (0: no limit)")
+	noBodies := fl.Bool("no-bodies", false, "start no local bodies (the browser and host bodies are started by default)")
+	var bf localBodyFlags
+	bf.register(fl)
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: workbench serve [flags]")
-		fmt.Fprintln(stderr, "Serves the site, the OpenRouter proxy (/api/llm/openrouter/) and the MCP relay (/api/mcp/) on one origin.")
+		fmt.Fprintln(stderr, "Serves the site, the OpenRouter proxy (/api/llm/openrouter/) and the MCP relay (/api/mcp/) on one origin,")
+		fmt.Fprintln(stderr, "and starts a browser body (Playwright MCP on Chromium) and a host body (the filesystem server on one folder),")
+		fmt.Fprintln(stderr, "relayed as browser and host; --mcp browser=URL or host=URL puts another server in a body's place.")
 		fl.PrintDefaults()
 		fmt.Fprintln(stderr, "Environment: WORKBENCH_MCP_HEADER_<NAME>=\"Header: value\" makes the relay add that header to every request to --mcp server <name> (upper case, - as _).")
 	}
@@ -85,17 +95,45 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		*origin = "http://" + ln.Addr().String()
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	h, err := newServeHandler(serveConfig{Site: *site, AllowedOrigin: *origin, Upstream: *upstream,
+	cfg := serveConfig{Site: *site, AllowedOrigin: *origin, Upstream: *upstream,
 		MCP: servers, MCPAuthorization: mcpAuth, MCPHeaders: headers, MCPAllowHTTP: *mcpHTTP, RateLimit: *rateLimit,
-		WriteTimeout: defaultServerTimeouts.Write, Log: logger})
+		WriteTimeout: defaultServerTimeouts.Write, Log: logger}
+	// The settings are checked before any body starts.
+	h, err := newServeHandler(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "workbench serve: %v\n", err)
 		return 2
+	}
+	var bodies []*localbody.Body
+	if !*noBodies {
+		// A body named by --mcp is that server; the others are started.
+		named := func(n string) bool {
+			return slices.ContainsFunc(servers, func(s proxy.MCPServer) bool { return s.Name == n })
+		}
+		browser, host := !named(localbody.BrowserName), !named(localbody.HostName)
+		if browser || host {
+			if bodies, err = bf.start(ctx, logger, browser, host); err != nil {
+				fmt.Fprintf(stderr, "workbench serve: %v (or run without the bodies: --no-bodies)\n", err)
+				return 1
+			}
+			defer localbody.StopAll(bodies)
+			for _, b := range bodies {
+				servers = append(servers, proxy.MCPServer{Name: b.Name(), URL: b.URL()})
+			}
+			cfg.MCP = servers
+			if h, err = newServeHandler(cfg); err != nil {
+				fmt.Fprintf(stderr, "workbench serve: %v\n", err)
+				return 1
+			}
+		}
 	}
 	srv := &http.Server{Handler: h}
 	defaultServerTimeouts.apply(srv)
 	fmt.Fprintf(stdout, "workbench: serving %s at http://%s (allowed origin %s; OpenRouter proxy %s → %s)\n",
 		*site, ln.Addr(), *origin, proxy.MountPath, *upstream)
+	for _, b := range bodies {
+		fmt.Fprintf(stdout, "workbench: %s body: %s, at %s, relayed as %s%s\n", b.Name(), b.About(), b.URL(), proxy.MCPMountPath, b.Name())
+	}
 	if len(servers) > 0 {
 		// Names only: a configured URL may hold a credential in its query.
 		var names []string
@@ -104,21 +142,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		fmt.Fprintf(stdout, "workbench: MCP relay %s<name> for %s\n", proxy.MCPMountPath, strings.Join(names, ", "))
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		fmt.Fprintf(stderr, "workbench serve: %v\n", err)
-		return 1
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		fmt.Fprintf(stderr, "workbench serve: shutdown: %v\n", err)
-		return 1
-	}
-	return 0
+	return serveUntilDone(ctx, srv, ln, stderr, "workbench serve")
 }
 
 // serveConfig is what newServeHandler needs.

@@ -28,7 +28,7 @@ func TestServeMCPOperatorHeader(t *testing.T) {
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--site", writeSite(t),
+		done <- run(ctx, []string{"serve", "--no-bodies", "--addr", "127.0.0.1:0", "--site", writeSite(t),
 			"--mcp", "keyed=" + srv.URL, "--mcp", "locked=" + srv.URL}, nil, pw, &stderr)
 		pw.Close()
 	}()
@@ -59,13 +59,13 @@ func TestServeMCPOperatorHeader(t *testing.T) {
 func TestServeMCPHeaderEnv(t *testing.T) {
 	t.Setenv("WORKBENCH_MCP_HEADER_B_2", "SECRET-WITHOUT-A-NAME")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--site", writeSite(t), "--mcp", "b-2=http://127.0.0.1:9/mcp"}, nil, &stdout, &stderr)
+	code := run(context.Background(), []string{"serve", "--no-bodies", "--addr", "127.0.0.1:0", "--site", writeSite(t), "--mcp", "b-2=http://127.0.0.1:9/mcp"}, nil, &stdout, &stderr)
 	if code != 2 || !strings.Contains(stderr.String(), "WORKBENCH_MCP_HEADER_B_2") || strings.Contains(stderr.String(), "SECRET") {
 		t.Errorf("exit %d, stderr %q; want 2 naming the variable, not the value", code, stderr.String())
 	}
 	t.Setenv("WORKBENCH_MCP_HEADER_B_2", "Host: evil.example")
 	stderr.Reset()
-	if code := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--site", writeSite(t), "--mcp", "b-2=http://127.0.0.1:9/mcp"}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "managed by HTTP") {
+	if code := run(context.Background(), []string{"serve", "--no-bodies", "--addr", "127.0.0.1:0", "--site", writeSite(t), "--mcp", "b-2=http://127.0.0.1:9/mcp"}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "managed by HTTP") {
 		t.Errorf("exit %d, stderr %q; want 2: Host cannot be set", code, stderr.String())
 	}
 	got, err := mcpHeadersFromEnv([]proxy.MCPServer{{Name: "a"}, {Name: "b-2"}}, func(k string) string {

@@ -250,7 +250,7 @@ func TestServeFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), append([]string{"serve"}, tt.args...), nil, &stdout, &stderr)
+			code := run(context.Background(), append([]string{"serve", "--no-bodies"}, tt.args...), nil, &stdout, &stderr)
 			if code != tt.code || !strings.Contains(stderr.String(), tt.errHas) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tt.code, tt.errHas)
 			}
@@ -269,7 +269,7 @@ func TestServeCommand(t *testing.T) {
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--site", site, "--openrouter-upstream", up.URL}, nil, pw, &stderr)
+		done <- run(ctx, []string{"serve", "--no-bodies", "--addr", "127.0.0.1:0", "--site", site, "--openrouter-upstream", up.URL}, nil, pw, &stderr)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -454,7 +454,7 @@ func TestServeMCPCommand(t *testing.T) {
 	var stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--site", site,
+		done <- run(ctx, []string{"serve", "--no-bodies", "--addr", "127.0.0.1:0", "--site", site,
 			"--mcp", "everything-sse=" + sse.URL, "--mcp", "everything-json=" + js.URL}, nil, pw, &stderr)
 		pw.Close()
 	}()
@@ -518,7 +518,7 @@ func TestServeMCPFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), append(append([]string{"serve"}, base...), tt.args...), nil, &stdout, &stderr)
+			code := run(context.Background(), append(append([]string{"serve", "--no-bodies"}, base...), tt.args...), nil, &stdout, &stderr)
 			if code != 2 || !strings.Contains(stderr.String(), tt.errHas) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), tt.errHas)
 			}

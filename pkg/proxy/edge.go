@@ -74,6 +74,17 @@ func checkHost(r *http.Request, host string) *Error {
 	return nil
 }
 
+// checkHosts is checkHost for a handler that answers under several
+// names (the pairing server: 127.0.0.1:PORT and localhost:PORT).
+func checkHosts(r *http.Request, hosts []string) *Error {
+	for _, h := range hosts {
+		if strings.EqualFold(r.Host, h) {
+			return nil
+		}
+	}
+	return errorf(http.StatusMisdirectedRequest, CodeHostForbidden, "Host %s is not this server's own %s", clip(r.Host), strings.Join(hosts, " or "))
+}
+
 // HostOf returns the Host a browser sends for origin, an origin
 // AllowedOrigin accepts: its host and port as written.
 func HostOf(origin string) string {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -87,6 +88,18 @@ type MCPConfig struct {
 	// Config.
 	AllowedOrigin string
 
+	// Hosts are the Host values requests may name; empty means the Host
+	// rule of Config (the AllowedOrigin's own host, or the same-origin
+	// default). A relay serving a page of another origin (the pairing
+	// server on the visitor's loopback) names its own address here, and
+	// then needs an AllowedOrigin.
+	Hosts []string
+
+	// MountPath is where the relay is mounted: MountPath itself is the
+	// listing, MountPath + "<name>" a server. Empty means MCPMountPath.
+	// It starts and ends with "/".
+	MountPath string
+
 	// Servers is the allowlist. Names are unique. It may be empty: the
 	// listing is then empty and every name is unknown.
 	Servers []MCPServer
@@ -140,14 +153,17 @@ type MCPEvent struct {
 // a fixed allowlist of named MCP servers, for servers a browser cannot
 // reach itself (no CORS headers). Create it with NewMCPRelay.
 //
-// A request to MCPMountPath + "<name>" is sent to exactly the URL
+// A request to the mount path (MCPMountPath unless MCPConfig.MountPath
+// says otherwise) + "<name>" is sent to exactly the URL
 // configured for name, never to one derived from the request, when all of
 // these hold, checked in this order; otherwise the relay answers with the
 // package's JSON error and contacts nothing:
 //
-//   - Host and Origin: as for Handler. A browser's POST and DELETE carry Origin; a
-//     same-origin GET (the SSE stream) carries Sec-Fetch-Site instead.
-//   - Path: MCPMountPath followed by a name of a–z 0–9 "-" and nothing
+//   - Host and Origin: as for Handler (Host one of MCPConfig.Hosts when
+//     they are given, and then Origin exactly AllowedOrigin). A browser's
+//     POST and DELETE carry Origin; a same-origin GET (the SSE stream)
+//     carries Sec-Fetch-Site instead.
+//   - Path: the mount path followed by a name of a–z 0–9 "-" and nothing
 //     else: no sub-path, no trailing slash, no percent-encoding, no query.
 //     A dot, a slash or an encoding of either cannot be part of a name, so
 //     no traversal can be written. An unknown name is a 404 that does not
@@ -173,11 +189,13 @@ type MCPEvent struct {
 // carries (see Handler). A redirect is not followed (502). Timeouts are
 // as for Handler.
 //
-// A GET of MCPMountPath itself (same origin) answers
+// A GET of the mount path itself (same origin) answers
 // {"servers":[{"name":…},…]}, sorted by name: which servers are
 // configured, never where they are.
 type MCPRelay struct {
 	origin  string
+	hosts   []string // the Host values requests may name; none: checkSite's rule
+	mount   string
 	clock   timeouts
 	servers map[string]mcpUpstream
 	names   []string // sorted
@@ -207,10 +225,24 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MCPRelay{origin: cfg.AllowedOrigin, clock: clock,
+	m := &MCPRelay{origin: cfg.AllowedOrigin, hosts: slices.Clone(cfg.Hosts), mount: cfg.MountPath, clock: clock,
 		servers: make(map[string]mcpUpstream, len(cfg.Servers)), maxBody: cfg.MaxBody, doer: cfg.Doer, log: cfg.Log}
 	if m.maxBody == 0 {
 		m.maxBody = DefaultMaxBody
+	}
+	if len(m.hosts) > 0 && cfg.AllowedOrigin == SameOrigin {
+		return nil, errors.New("proxy: Hosts are for a relay serving a page of another origin; name that AllowedOrigin")
+	}
+	for _, h := range m.hosts {
+		if h == "" || strings.ContainsAny(h, "/@?# ") {
+			return nil, fmt.Errorf("proxy: Hosts: %s is not a host[:port]", clip(strconv.Quote(h)))
+		}
+	}
+	if m.mount == "" {
+		m.mount = MCPMountPath
+	}
+	if len(m.mount) < 2 || m.mount[0] != '/' || m.mount[len(m.mount)-1] != '/' || strings.ContainsAny(m.mount, "%?#.\\") {
+		return nil, fmt.Errorf("proxy: MountPath %s: want /path/ in plain bytes", clip(strconv.Quote(m.mount)))
 	}
 	for i, s := range cfg.Servers {
 		if !validMCPName(s.Name) {
@@ -303,11 +335,20 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 		WriteError(w, e)
 	}
 	m.clock.start(w)
-	if e := checkSite(r, m.origin); e != nil {
+	if len(m.hosts) > 0 {
+		if e := checkHosts(r, m.hosts); e != nil {
+			refuse(e)
+			return
+		}
+		if e := checkRequestOrigin(r, m.origin); e != nil {
+			refuse(e)
+			return
+		}
+	} else if e := checkSite(r, m.origin); e != nil {
 		refuse(e)
 		return
 	}
-	name, e := checkMCPPath(r.URL)
+	name, e := checkMCPPath(r.URL, m.mount)
 	if e != nil {
 		refuse(e)
 		return
@@ -418,7 +459,7 @@ func (m *MCPRelay) list(w http.ResponseWriter, r *http.Request, ev *MCPEvent, re
 		return
 	default:
 		w.Header().Set("Allow", mcpListAllowed)
-		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; %s lists the MCP servers on GET", r.Method, MCPMountPath))
+		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; %s lists the MCP servers on GET", r.Method, m.mount))
 		return
 	}
 	if _, e := m.clock.readBody(w, r, 0); e != nil {
@@ -443,23 +484,23 @@ func (m *MCPRelay) list(w http.ResponseWriter, r *http.Request, ev *MCPEvent, re
 	w.Write(append(b, '\n'))
 }
 
-// checkMCPPath returns the server name after MCPMountPath, or "" for the
+// checkMCPPath returns the server name after mount, or "" for the
 // listing. The path must be plain bytes (escaped form equal to decoded) so
 // that what was checked is what was asked for.
-func checkMCPPath(u *url.URL) (string, *Error) {
+func checkMCPPath(u *url.URL, mount string) (string, *Error) {
 	if u.Opaque != "" {
 		return "", errorf(http.StatusBadRequest, CodePath, "opaque request target is not allowed")
 	}
 	p := u.Path
-	if !strings.HasPrefix(p, MCPMountPath) {
-		return "", errorf(http.StatusNotFound, CodeNotFound, "not under %s", MCPMountPath)
+	if !strings.HasPrefix(p, mount) {
+		return "", errorf(http.StatusNotFound, CodeNotFound, "not under %s", mount)
 	}
-	rest := p[len(MCPMountPath):]
+	rest := p[len(mount):]
 	if len(rest) > MaxPathBytes {
 		return "", errorf(http.StatusRequestURITooLong, CodeTooLong, "path exceeds %d bytes", MaxPathBytes)
 	}
 	if ep := u.EscapedPath(); ep != p || strings.ContainsRune(u.RawPath, '%') {
-		return "", errorf(http.StatusBadRequest, CodePath, "the path must be %s<name> in plain bytes; percent-encoding is not allowed", MCPMountPath)
+		return "", errorf(http.StatusBadRequest, CodePath, "the path must be %s<name> in plain bytes; percent-encoding is not allowed", mount)
 	}
 	if u.RawQuery != "" || u.ForceQuery {
 		return "", errorf(http.StatusBadRequest, CodeQuery, "the MCP relay takes no query; each name stands for one configured URL")
@@ -468,7 +509,7 @@ func checkMCPPath(u *url.URL) (string, *Error) {
 		return "", nil
 	}
 	if strings.IndexByte(rest, '/') >= 0 {
-		return "", errorf(http.StatusBadRequest, CodePath, "the path must be %s<name> with nothing after the name; got %s", MCPMountPath, clip(rest))
+		return "", errorf(http.StatusBadRequest, CodePath, "the path must be %s<name> with nothing after the name; got %s", mount, clip(rest))
 	}
 	if !validMCPName(rest) {
 		return "", errorf(http.StatusBadRequest, CodePath, "MCP server name %s: want 1 to %d of a-z 0-9 -", clip(rest), MaxMCPNameBytes)

@@ -67,6 +67,14 @@ func TestNewMCPRelayChecksConfig(t *testing.T) {
 		{"bad origin", MCPConfig{AllowedOrigin: "null", Doer: doer}, "AllowedOrigin"},
 		{"negative cap", MCPConfig{AllowedOrigin: testOrigin, MaxBody: -1, Doer: doer}, "negative"},
 		{"no doer", MCPConfig{AllowedOrigin: testOrigin}, "Doer"},
+		{"own mount and hosts", MCPConfig{AllowedOrigin: testOrigin, MountPath: "/mcp/", Hosts: []string{"127.0.0.1:8790", "localhost:8790"}, Doer: doer}, ""},
+		{"mount without slash", MCPConfig{AllowedOrigin: testOrigin, MountPath: "/mcp", Doer: doer}, "MountPath"},
+		{"relative mount", MCPConfig{AllowedOrigin: testOrigin, MountPath: "mcp/", Doer: doer}, "MountPath"},
+		{"dotted mount", MCPConfig{AllowedOrigin: testOrigin, MountPath: "/../", Doer: doer}, "MountPath"},
+		{"encoded mount", MCPConfig{AllowedOrigin: testOrigin, MountPath: "/m%63p/", Doer: doer}, "MountPath"},
+		{"host with a path", MCPConfig{AllowedOrigin: testOrigin, Hosts: []string{"127.0.0.1:8790/x"}, Doer: doer}, "Hosts"},
+		{"empty host", MCPConfig{AllowedOrigin: testOrigin, Hosts: []string{""}, Doer: doer}, "Hosts"},
+		{"hosts without an origin", MCPConfig{AllowedOrigin: SameOrigin, Hosts: []string{"127.0.0.1:8790"}, Doer: doer}, "AllowedOrigin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -436,7 +444,7 @@ func FuzzCheckMCPPath(f *testing.F) {
 		if err != nil {
 			return
 		}
-		name, e := checkMCPPath(u)
+		name, e := checkMCPPath(u, MCPMountPath)
 		if e != nil {
 			return
 		}
