@@ -32,7 +32,6 @@ type homePage struct {
 	probes  map[string]probe  // by MCP endpoint: the relay's servers and the paired bodies
 	folders map[string]folder // by MCP endpoint: the folders a host body's file tools reach
 	mcp     mcpSettings       // trust and the host's perceive tool (services.go)
-	pair    *pairingPanel
 }
 
 // folder is what a host body said of the folders it reaches.
@@ -91,9 +90,6 @@ func (p *homePage) OnNav(ctx app.Context) {
 		p.body = b
 	}
 	p.mcp = readMCPSettings(ctx)
-	if p.pair == nil {
-		p.pair = &pairingPanel{env: p.env, OnChange: p.onPairing}
-	}
 	p.probes, p.folders = map[string]probe{}, map[string]folder{}
 	p.loadRelay(ctx)
 	p.probePaired(ctx)

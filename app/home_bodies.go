@@ -48,8 +48,15 @@ func (p *homePage) renderBodies() app.UI {
 			&localPolicyPanel{env: p.env, Kind: p.body},
 			p.renderRelay(),
 		),
-		p.pair,
+		p.pairPanel(),
 	)
+}
+
+// pairPanel is "This computer", folded away when this workbench relays
+// both bodies itself and the tab is not paired.
+func (p *homePage) pairPanel() app.UI {
+	return &pairingPanel{env: p.env, OnChange: p.onPairing,
+		Folded: p.paired == nil && slices.Contains(p.relay.names, browserServer) && slices.Contains(p.relay.names, hostServer)}
 }
 
 // renderBodyNote says what a body is and, for an MCP body, where it is and

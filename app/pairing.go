@@ -27,6 +27,10 @@ type pairingPanel struct {
 
 	// OnChange hears every change of the tab's pairing.
 	OnChange func(ctx app.Context)
+	// Folded shows the unpaired panel closed, under a summary: this
+	// workbench already relays both bodies (make run), so pairing is
+	// something a person opens, not the way in.
+	Folded bool
 
 	ownContext
 	paired  *session.Pairing
@@ -171,8 +175,7 @@ func (c *pairingPanel) Render() app.UI {
 			c.renderErr(),
 		)
 	}
-	return app.Section().ID("pairing").Class("panel").Aria("labelledby", "pairing-heading").Body(
-		app.H2().ID("pairing-heading").Text("This computer"),
+	body := []app.UI{
 		app.P().Text("Let the agent act through a real browser and a folder on the computer you are using. In a clone of the Skill Workbench repository (Go and Node.js needed; the command installs Chromium and the MCP servers when they are missing), run:"),
 		app.Div().Class("field-row pair-command").Body(
 			app.Code().ID("pair-command").Class("wrap").Text(c.command()),
@@ -196,6 +199,16 @@ func (c *pairingPanel) Render() app.UI {
 			}),
 		),
 		c.renderErr(),
+	}
+	if c.Folded && c.err == nil {
+		return app.Section().ID("pairing").Class("panel").Body(
+			app.Details().ID("pairing-details").Body(append([]app.UI{
+				app.Summary().ID("pairing-heading").Text("This computer: pair bodies from workbench bodies instead of this workbench's own"),
+			}, body...)...),
+		)
+	}
+	return app.Section().ID("pairing").Class("panel").Aria("labelledby", "pairing-heading").Body(
+		append([]app.UI{app.H2().ID("pairing-heading").Text("This computer")}, body...)...,
 	)
 }
 

@@ -49,6 +49,13 @@ type options struct {
 	serve    []string      // extra `workbench serve` flags
 	timeout  time.Duration // the whole session's; 6 minutes by default (tests run side by side)
 	wrangler bool          // serve the site with the Worker under wrangler dev, not workbench serve
+	bodies   bool          // workbench serve starts its own browser and host bodies, as make run does
+}
+
+// withBodies lets `workbench serve` start the browser and host bodies it
+// owns, as `make run` does; other sessions run it with --no-bodies.
+func withBodies() option {
+	return func(o *options) { o.bodies = true }
 }
 
 // withWrangler serves the built site and the Worker under `wrangler dev`
@@ -99,7 +106,11 @@ func newSession(t testing.TB, opts ...option) *session {
 	if o.wrangler {
 		s.base = startWrangler(t, s.OR.URL+openroutertest.APIPath)
 	} else {
-		s.base = startServe(t, s.OR.URL+openroutertest.APIPath, o.serve)
+		flags := o.serve
+		if !o.bodies {
+			flags = append([]string{"--no-bodies"}, flags...)
+		}
+		s.base = startServe(t, s.OR.URL+openroutertest.APIPath, flags)
 	}
 
 	// A browser context of its own: empty storage, cache and cookies.
@@ -137,13 +148,13 @@ func newSession(t testing.TB, opts ...option) *session {
 
 // startServe starts `workbench serve` with the built site, the OpenRouter
 // proxy pointed at upstream and the extra flags, and returns its origin.
-// The bodies it would start are left out unless a flag asks for them:
-// the tests that use a real body start their own.
+// Its host body, when it starts one, works in a folder of the test's.
 func startServe(t testing.TB, upstream string, flags []string) string {
 	t.Helper()
-	args := append([]string{"serve", "--no-bodies", "--addr", "127.0.0.1:0", "--site", setup.site,
-		"--openrouter-upstream", upstream}, flags...)
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--site", setup.site,
+		"--openrouter-upstream", upstream, "--host-dir", t.TempDir()}, flags...)
 	cmd := exec.Command(setup.workbench, args...)
+	cmd.Dir = setup.root // the bodies' MCP servers are in node_modules there
 	base := ""
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

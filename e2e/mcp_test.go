@@ -36,8 +36,9 @@ func TestMCPBodyNotConfigured(t *testing.T) {
 	}
 }
 
-// Teach and replay through Playwright MCP behind `workbench serve --mcp
-// browser=URL`, on a page served here, with a stand-in model that clicks
+// Teach and replay through the browser body `workbench serve` starts and
+// relays, as after `make run` (Playwright MCP on Debian's Chromium), on a
+// page served here, with a stand-in model that clicks
 // the reference it reads from what the body showed it. delegatic-mcp is
 // not configured, so the tab is asked once, before its first run, whether
 // the local engine may authorize browser and host runs: Start refuses
@@ -47,7 +48,6 @@ func TestMCPBodyNotConfigured(t *testing.T) {
 // page shows the surprise.
 func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	t.Parallel()
-	pw := mcpbodytest.Playwright(t).URL
 	site := mcpbodytest.StartShop(t)
 	// Clicks the Docs link by the reference the body showed: in the last
 	// tool result while teaching, in the state on replay.
@@ -55,7 +55,7 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 		return mcpbodytest.ClickDocs(r.LastToolResult, r.LastUser, openroutertest.ToolCall, openroutertest.Answer)
 	})
 	const replayer = "example/replayer"
-	s := newSession(t, withTimeout(10*time.Minute), withServeFlags("--mcp", "browser="+pw), withOpenRouter(openroutertest.WithScript(
+	s := newSession(t, withTimeout(10*time.Minute), withBodies(), withOpenRouter(openroutertest.WithScript(
 		openroutertest.Script{Model: teacher, CostPerCall: 0.001, Steps: []openroutertest.Step{
 			openroutertest.ToolCall("browser_navigate", map[string]any{"url": site.URL + "/"}), click, openroutertest.Answer("Getting started")}},
 		openroutertest.Script{Model: replayer, Steps: []openroutertest.Step{click, click, click}},
@@ -66,9 +66,16 @@ func TestMCPBrowserTeachAndReplay(t *testing.T) {
 	// that once per page: the app remembers the revision for later dials.
 	s.expectConsole("400 (Bad Request)")
 
-	// On /: the relay's browser server, trusted by the user, picked.
+	// On /, as after make run: both bodies serve started, reachable
+	// through its relay; pairing folded away; the browser, trusted by the
+	// user, picked.
 	s.keepKey(s.OR.Key)
-	s.waitText("#body-browser-note", "reachable")
+	s.waitText("#body-browser-note", "On this workbench: reachable")
+	s.waitText("#body-host-note", "On this workbench: reachable")
+	s.waitText("#host-folder", "Allowed directories")
+	if !eval[bool](s, `!!document.querySelector("#pairing-details:not([open])")`) {
+		t.Error("pairing is not folded away on a workbench that relays both bodies")
+	}
 	s.click("#trust-browser")
 	s.click("#body-browser")
 	if got := eval[string](s, `sessionStorage.getItem("workbench.trusted")`); got != `["browser"]` {
