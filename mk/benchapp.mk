@@ -35,7 +35,7 @@ profile-app: chromium
 
 screenshots: chromium build
 	WORKBENCH_E2E=1 WORKBENCH_SCREENSHOTS=1 CHROMIUM=$(CHROMIUM) \
-		$(GO) test -count=1 -timeout 10m -run '^TestScreenshots$$' ./e2e/
+		$(GO) test -count=1 -timeout 10m -run '^TestScreenshots' ./e2e/
 
 # The accessibility tests (e2e/a11y_test.go) inject axe-core from
 # node_modules.
