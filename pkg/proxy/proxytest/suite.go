@@ -486,6 +486,16 @@ func (tg Target) do(t *testing.T, method, path string, hdr map[string]string, bo
 // for the caller to close.
 func (tg Target) roundTrip(t *testing.T, method, path string, hdr map[string]string, body string) *http.Response {
 	t.Helper()
+	resp, err := tg.send(t, method, path, hdr, body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return resp
+}
+
+// send is roundTrip returning the client's error instead of failing t.
+func (tg Target) send(t *testing.T, method, path string, hdr map[string]string, body string) (*http.Response, error) {
+	t.Helper()
 	var br io.Reader
 	if body != "" {
 		br = strings.NewReader(body)
@@ -497,11 +507,7 @@ func (tg Target) roundTrip(t *testing.T, method, path string, hdr map[string]str
 	for k, v := range hdr {
 		req.Header[k] = []string{v}
 	}
-	resp, err := client().Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	return resp
+	return client().Do(req)
 }
 
 // RunForwarding checks the ordinary flows end to end: what the upstream
