@@ -291,12 +291,6 @@ type Response struct {
 	Close  bool // the response said Connection: close (which net/http takes out of Header)
 }
 
-// send writes raw to addr and reads one response.
-func send(addr, method string, raw []byte) (*Response, error) {
-	first, _, err := sendPipelined(addr, method, "", raw)
-	return first, err
-}
-
 // sendPipelined writes raw to addr and reads one response, and then,
 // when method2 is not "", the response to the pipelined second request:
 // nil when the host closed the connection instead.
