@@ -394,6 +394,14 @@ func TestWorkerdErrorsBrokenBodies(t *testing.T) {
 				b, rerr := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				t.Logf("%d, %d bytes, read error %v", resp.StatusCode, len(b), rerr)
+				// The front may fail the next request after this one.
+				defer func() {
+					if seen, err := d.settleFront(); err != nil {
+						t.Fatalf("after the broken-off reply: %v", err)
+					} else if seen != "" {
+						t.Logf("after the broken-off reply: %s", seen)
+					}
+				}()
 				deadline := time.Now().Add(10 * time.Second)
 				for strings.Count(d.logs.String(), abortedText) <= before {
 					if time.Now().After(deadline) {

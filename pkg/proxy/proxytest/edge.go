@@ -100,6 +100,7 @@ var cutFaults = []string{FaultShortBody, FaultUnfinishedChunks, FaultReset}
 func RunEdge(t *testing.T, tg Target) {
 	for _, fault := range cutFaults {
 		t.Run("cut-"+fault, func(t *testing.T) {
+			defer tg.settle(t)
 			checkCut(t, tg.Layer, fault, tg.roundTrip(t, "GET", mp+fault, map[string]string{"Origin": tg.Origin, "Authorization": Key}, ""))
 		})
 	}
@@ -136,6 +137,7 @@ func RunMCPEdge(t *testing.T, tg MCPTarget) {
 	}
 	for _, fault := range cutFaults {
 		t.Run("cut-"+fault, func(t *testing.T) {
+			defer tg.proxyTarget().settle(t)
 			checkCut(t, tg.Layer, fault, tg.proxyTarget().roundTrip(t, "POST", mcpMount+MCPRecorder, hdr, rpc("test/"+fault)))
 		})
 	}
@@ -178,11 +180,13 @@ func RunTimeouts(t *testing.T, tg Target, c Timeouts) {
 		checkWithin(t, el, c.Header)
 	})
 	t.Run("stalled-body", func(t *testing.T) {
+		defer tg.settle(t)
 		start := time.Now()
 		checkStalled(t, tg.Layer, tg.roundTrip(t, "GET", mp+"stall", hdr, ""))
 		checkWithin(t, time.Since(start), c.Idle)
 	})
 	t.Run("silent-body", func(t *testing.T) {
+		defer tg.settle(t)
 		start := time.Now()
 		checkSilent(t, tg.Layer, func() (*http.Response, error) {
 			return tg.send(t, "GET", mp+"silent", hdr, "")
@@ -217,11 +221,13 @@ func RunMCPTimeouts(t *testing.T, tg MCPTarget, c Timeouts) {
 		checkWithin(t, time.Since(start), c.Header)
 	})
 	t.Run("stalled-body", func(t *testing.T) {
+		defer tg.proxyTarget().settle(t)
 		start := time.Now()
 		checkStalled(t, tg.Layer, post(t, "test/stall"))
 		checkWithin(t, time.Since(start), c.Idle)
 	})
 	t.Run("silent-body", func(t *testing.T) {
+		defer tg.proxyTarget().settle(t)
 		start := time.Now()
 		checkSilent(t, tg.Layer, func() (*http.Response, error) {
 			return tg.proxyTarget().send(t, "POST", mcpMount+MCPRecorder, map[string]string{"Origin": tg.Origin,

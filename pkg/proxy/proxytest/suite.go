@@ -39,9 +39,11 @@ type Target struct {
 	// reach the upstream besides the three forwarded ones. Canonical form.
 	TransportHeaders []string
 	// Settle, when not nil, is called after a request the host answered
-	// before its body ended (an oversized or trickled upload), before the
-	// next is sent. Under wrangler dev the front's next request to the
-	// Worker can fail on the connection that upload left behind; Settle
+	// before its body ended (an oversized or trickled upload), and after
+	// one whose answer the host broke off (an upstream body cut or
+	// stalled: the Worker errors its response stream), before the next
+	// is sent. Under wrangler dev the front's next request to the Worker
+	// can fail after either, as if the Worker had restarted; Settle
 	// spends that failure on a request of its own; what it saw, if
 	// anything, is logged.
 	Settle func() (seen string, err error)
