@@ -20,8 +20,9 @@
 //   - a response may be one JSON message or an SSE stream; a stream is read
 //     with a real SSE parser (package sse), may carry progress
 //     notifications and server-to-client requests before the response, and
-//     when it ends early after event IDs were sent it is resumed with GET
-//     and Last-Event-ID;
+//     when it ends or breaks off early after event IDs were sent it is
+//     resumed with GET and Last-Event-ID; one that cannot be resumed is an
+//     error wrapping ErrStreamEnded, never a result;
 //   - server-to-client requests are answered: ping with an empty result,
 //     anything else with JSON-RPC error -32601 (the client declares no
 //     capabilities);
@@ -476,6 +477,11 @@ func parseMessage(data []byte) (*wireMessage, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
+			if se.Offset == int64(len(data)) && strings.Contains(se.Error(), "unexpected end") {
+				// A beginning of JSON, not JSON gone wrong: the body was
+				// cut (a host that cannot break a body off ends it).
+				return nil, fmt.Errorf("the JSON ends after %d bytes, before its end: the body was cut: %w", len(data), err)
+			}
 			return nil, fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
 		}
 		return nil, err
@@ -807,7 +813,7 @@ func (c *Client) readJSON(op string, id int64, body io.Reader) (json.RawMessage,
 		if errors.Is(err, errTooLarge) {
 			return nil, err
 		}
-		return nil, &ProtocolError{Op: op, Where: fmt.Sprintf("response body after %d bytes", len(data)), Err: err}
+		return nil, &ProtocolError{Op: op, Where: fmt.Sprintf("response body, broken off after %d bytes", len(data)), Err: err}
 	}
 	m, err := parseMessage(data)
 	if err != nil {
@@ -859,14 +865,21 @@ func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Re
 			}
 			lastID, retry = sr.LastEventID(), max(retry, sr.Retry())
 			where := fmt.Sprintf("SSE stream after %d events", events)
-			if err == io.ErrUnexpectedEOF {
+			// A stream that breaks off (a read error: a reset, a
+			// connection closed inside the chunked encoding, the
+			// browser's "network error") has ended as surely as one that
+			// ends: both are resumed, and both end in ErrStreamEnded,
+			// saying which.
+			ended := ErrStreamEnded
+			switch {
+			case err == io.ErrUnexpectedEOF:
 				where += ", inside an unfinished event"
-			}
-			if err != io.EOF && err != io.ErrUnexpectedEOF {
-				return nil, &ProtocolError{Op: op, Where: where, Err: err}
+			case err != io.EOF:
+				where += ", broken off"
+				ended = fmt.Errorf("%w (%v)", ErrStreamEnded, err)
 			}
 			if lastID == "" || resumes == maxResumes {
-				return nil, &ProtocolError{Op: op, Where: where, Err: ErrStreamEnded}
+				return nil, &ProtocolError{Op: op, Where: where, Err: ended}
 			}
 			resumes++
 			next, rerr := c.resume(ctx, lastID, retry, w)

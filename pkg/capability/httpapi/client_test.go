@@ -354,6 +354,43 @@ func TestFollowFaults(t *testing.T) {
 			t.Errorf("follows %v", follows)
 		}
 	})
+	// A follow that ends cleanly before a terminal event, whole or inside
+	// an event, as a host in between that cannot break a stream off
+	// passes one on: the end is missing, so it is a dropped connection,
+	// resumed after the last whole event; the half event is never
+	// delivered.
+	for _, half := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ended before a terminal event (inside an event: %v)", half), func(t *testing.T) {
+			s := start(t, nil)
+			run := finished(t, s)
+			s.srv.EndNextFollow(2, half)
+			st, err := s.client.Follow(ctx, run, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seqs []int64
+			for {
+				e, err := st.Next(ctx)
+				if err != nil {
+					if !errors.Is(err, runs.ErrDropped) || !strings.Contains(err.Error(), "ended before a terminal event") {
+						t.Errorf("after %v: %v; want an error wrapping runs.ErrDropped saying the terminal event is missing", seqs, err)
+					}
+					break
+				}
+				seqs = append(seqs, e.Sequence)
+			}
+			st.Close()
+			if len(seqs) != 2 {
+				t.Errorf("events %v before the end, want the 2 sent whole", seqs)
+			}
+			s.srv.EndNextFollow(2, half)
+			tl := runs.NewTimeline(0)
+			res, err := runs.Follow(ctx, s.client, run, tl, nil)
+			if err != nil || res.Outcome != runs.OutcomeEnded || res.Resumed != 1 || tl.Len() != 5 {
+				t.Errorf("%+v %v, %d held; want ended after one resume with 5 events", res, err, tl.Len())
+			}
+		})
+	}
 	t.Run("stream_reset", func(t *testing.T) {
 		s := start(t, nil)
 		run := finished(t, s)

@@ -65,6 +65,8 @@ type Server struct {
 	fail      map[Route]int
 	resetNext int // stream_reset after this many events of the next follow; -1 off
 	dropNext  int // abort the next follow after this many events; -1 off
+	endNext   int // end the next follow cleanly after this many events; -1 off
+	endHalf   bool
 	duplicate bool
 	follows   int
 	seen      []Request
@@ -73,7 +75,7 @@ type Server struct {
 // Start serves b on 127.0.0.1.
 func Start(t testing.TB, b capability.Backend) *Server {
 	t.Helper()
-	s := &Server{Backend: b, fail: map[Route]int{}, resetNext: -1, dropNext: -1}
+	s := &Server{Backend: b, fail: map[Route]int{}, resetNext: -1, dropNext: -1, endNext: -1}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/capabilities", s.route(RouteCatalog, s.catalog))
 	mux.HandleFunc("GET /api/capabilities/{id}", s.route(RouteDescribe, s.describe))
@@ -117,6 +119,16 @@ func (s *Server) DropNextFollow(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropNext = n
+}
+
+// EndNextFollow makes the next follow end cleanly after n events, with
+// no terminal event: as a host in between that cannot break a stream off
+// passes on one broken off behind it (workerd ends it as if whole). With
+// half, the stream ends inside the next event, half of it written.
+func (s *Server) EndNextFollow(n int, half bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.endNext, s.endHalf = n, half
 }
 
 // Duplicate makes every event be sent twice, in pages and in follows.
@@ -375,8 +387,8 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 	defer st.Close()
 	s.mu.Lock()
 	s.follows++
-	reset, drop, dup := s.resetNext, s.dropNext, s.duplicate
-	s.resetNext, s.dropNext = -1, -1
+	reset, drop, dup, end, half := s.resetNext, s.dropNext, s.duplicate, s.endNext, s.endHalf
+	s.resetNext, s.dropNext, s.endNext = -1, -1, -1
 	s.mu.Unlock()
 
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -406,6 +418,12 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		data, _ := json.Marshal(e)
+		if n == end {
+			if half {
+				io.WriteString(w, "id: "+string(e.ID)+"\ndata: "+string(data[:len(data)/2]))
+			}
+			return
+		}
 		times := 1
 		if dup {
 			times = 2
