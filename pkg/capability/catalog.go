@@ -54,6 +54,10 @@ type Listing struct {
 	// with the reason. They hide nothing else: the other entries are
 	// listed.
 	Unusable []*EntryError
+	// Notes are what a backend's catalog says that the client will not
+	// do — an invoke contract that contradicts the document — for the
+	// user to see beside the list.
+	Notes []string
 }
 
 // EntryError is one catalog entry the client cannot use, and why.
