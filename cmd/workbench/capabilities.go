@@ -25,10 +25,10 @@ func runCapabilities(ctx context.Context, args []string, _ io.Reader, stdout, st
 		return exitUsage
 	}
 	fs := newFlags("capabilities check", "capabilities check [--invoke] [--capability ID] [--action NAME] [--inputs JSON] [--json] URL",
-		`Walks the capability backend at URL through the capability workbench's HTTP contract —
-the catalog, each descriptor, a preflight, the runs list, the approvals list when the
-catalog declares one, and with --invoke only, one read-only invocation and the follow of
-its run — and says, point by point, what conforms to the published schemas
+		`Walks the capability backend at URL through the HTTP contract of the capability workbench
+document — the catalog, each descriptor, a preflight, the runs list, the approvals list
+when the catalog declares one, and with --invoke only, one read-only invocation and the
+follow of its run — and says, point by point, what conforms to the published schemas
 (schemas/capability-*.schema.json), what the client tolerates, what it refuses, and which
 catalog entries it cannot use (it lists the others). Exit status: 0 nothing refused;
 1 something refused; 2 usage.`, stderr)

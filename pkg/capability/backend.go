@@ -6,7 +6,7 @@ import (
 	"workbench/pkg/runs"
 )
 
-// Backend is everything the capability workbench UI asks of where
+// Backend is everything the capability palette asks of where
 // capabilities live: the catalog, descriptors, preflight, the governed
 // invoke, the approvals surface and the runs. Local serves it from this
 // process (the Governor); package capability/httpapi's Client serves it

@@ -1,5 +1,5 @@
-// Package capability is the engine of the capability workbench
-// (spec/capability-workbench.txt, DESIGN §8): the catalog of every live
+// Package capability is the engine of the capability palette, the
+// capability workbench of spec/capability-workbench.txt (DESIGN §8): the catalog of every live
 // capability — each tool of each connected MCP server, the simulator's
 // tools and the workbench's own actions — and the one governed function
 // through which any of them runs.

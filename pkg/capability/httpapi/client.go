@@ -1,4 +1,4 @@
-// Package httpapi is the capability workbench's client of the HTTP
+// Package httpapi is the capability palette's client of the HTTP
 // contract in the capability workbench document: a backend that serves
 // the catalog, descriptors, preflight, the governed invoke and the run
 // events over HTTP. Client implements capability.Backend, so the UI talks

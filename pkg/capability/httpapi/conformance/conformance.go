@@ -1,8 +1,8 @@
-// Package conformance walks a live capability backend through the
-// capability workbench's HTTP contract and says, point by point, what
-// conforms to the published schemas (schemas.CapabilityIDs), what the
-// client (package capability/httpapi) tolerates although it departs from
-// them, and what the client refuses. It is the engine of `workbench
+// Package conformance walks a live capability backend through the HTTP
+// contract of the capability workbench document and says, point by
+// point, what conforms to the published schemas (schemas.CapabilityIDs),
+// what the client (package capability/httpapi) tolerates although it
+// departs from them, and what the client refuses. It is the engine of `workbench
 // capabilities check`, for backend authors.
 //
 // The walk reads the catalog, every descriptor, one preflight, the runs
