@@ -32,7 +32,7 @@ func TestRunFiles(t *testing.T) {
 	for data, want := range map[string]string{
 		`{"status":"ok","result":{},"file":{"name":"a.skill.json","bytes":12}}`: "a.skill.json",
 		`{"status":"ok","result":{"file":"not this"}}`:                          "",
-		`{"status":"ok","file":{"bytes":3}}`:                                     "",
+		`{"status":"ok","file":{"bytes":3}}`:                                    "",
 	} {
 		name, _, ok := eventFile(runs.Event{Type: runs.EventToolResult, Data: json.RawMessage(data)})
 		if name != want || ok != (want != "") {
