@@ -28,6 +28,8 @@
 //   - Runs carry started_at as Unix milliseconds; events {id, sequence,
 //     type, run_id, session_id, created_at, data}; a log search's
 //     tool_result is a {columns, rows: [[…]]} table.
+//   - logs.tail writes its lines as a burst of log_line events at once: a
+//     follower is then behind the retained window.
 //   - The SSE follow sends each event under its type with the event JSON
 //     as data. A follower behind the retained window gets a stream_reset
 //     as an unnamed SSE event without a sequence, its reason inside the
@@ -441,18 +443,24 @@ func (s *Server) start(id, action, status string) *run {
 
 // emit appends an event, drops those beyond the retained window, and
 // wakes the followers.
-func (s *Server) emit(runID, typ string, data any) {
+func (s *Server) emit(runID, typ string, data any) { s.burst(runID, typ, data) }
+
+// burst appends events of one type at once (one per datum), and wakes the
+// followers once, after the last.
+func (s *Server) burst(runID, typ string, data ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.find(runID)
-	r.next++
-	s.clock = s.clock.Add(time.Second)
-	var raw json.RawMessage
-	if data != nil {
-		raw, _ = json.Marshal(data)
+	for _, d := range data {
+		r.next++
+		s.clock = s.clock.Add(time.Second)
+		var raw json.RawMessage
+		if d != nil {
+			raw, _ = json.Marshal(d)
+		}
+		r.events = append(r.events, event{ID: fmt.Sprintf("evt_%s_%d", runID, r.next), Sequence: r.next, Type: typ,
+			RunID: runID, SessionID: r.SessionID, CreatedAt: s.clock.Format(time.RFC3339), Data: raw})
 	}
-	r.events = append(r.events, event{ID: fmt.Sprintf("evt_%s_%d", runID, r.next), Sequence: r.next, Type: typ,
-		RunID: runID, SessionID: r.SessionID, CreatedAt: s.clock.Format(time.RFC3339), Data: raw})
 	if len(r.events) > Retained {
 		r.events = slices.Clone(r.events[len(r.events)-Retained:])
 	}
@@ -499,6 +507,19 @@ func (s *Server) play(r *run, id string, sub submission) {
 			{"08:03:10", "error", "request timed out: " + in.Query},
 		}}
 		s.emit(r.RunID, "tool_result", map[string]any{"status": "ok", "result": result, "render_hint": "table"})
+	case "logs.tail":
+		in := struct {
+			Lines int `json:"lines"`
+		}{Lines: 5}
+		json.Unmarshal(sub.Inputs, &in)
+		lines, rows := make([]any, in.Lines), make([][]any, in.Lines)
+		for i := range lines {
+			text := fmt.Sprintf("08:%02d:00 info heartbeat %d", i, i+1)
+			lines[i], rows[i] = map[string]string{"line": text}, []any{text}
+		}
+		s.burst(r.RunID, "log_line", lines...)
+		time.Sleep(s.step)
+		s.emit(r.RunID, "tool_result", map[string]any{"status": "ok", "result": map[string]any{"columns": []string{"line"}, "rows": rows}})
 	default:
 		for i := 1; i <= 3; i++ {
 			s.emit(r.RunID, "progress", map[string]int{"step": i, "of": 3})
