@@ -39,7 +39,7 @@ func preview(t *testing.T, s *formState, answer string) {
 
 // The target is the page's selected target, never a value found in the
 // input: a nested attachments[0].url holding a URL is an input.
-func TestProposalTargetIsThePagesSelection(t *testing.T) {
+func TestPaletteProposalTargetIsThePagesSelection(t *testing.T) {
 	c := capability.Capability{ID: "x:y", Name: "y", InputSchema: json.RawMessage(`{"type":"object","properties":{"target":{"type":"string"},
 		"attachments":{"type":"array","items":{"type":"object","properties":{"url":{"type":"string"}}}}}}`)}
 	for _, tt := range []struct {
@@ -70,7 +70,7 @@ func TestProposalTargetIsThePagesSelection(t *testing.T) {
 
 // Every action of a capability has its own form, side effect and
 // confirmation rule; the proposal names the action.
-func TestEachActionItsOwnForm(t *testing.T) {
+func TestPaletteEachActionItsOwnForm(t *testing.T) {
 	c := capability.Capability{ID: "incidents", Name: "open", Title: "Incidents", Availability: capability.Available,
 		Actions: []capability.Action{
 			{Name: "open", InputSchema: json.RawMessage(`{"type":"object","required":["summary"],"properties":{"summary":{"type":"string"}}}`), Effect: policy.EffectWrite},
@@ -107,7 +107,7 @@ func TestEachActionItsOwnForm(t *testing.T) {
 // Preflight's decision decides, and a refusal shows the backend's own
 // reason; a failed preflight says so beside the button; a pending
 // approval is offered for resumption.
-func TestInvokeBlockedByTheDecision(t *testing.T) {
+func TestPaletteInvokeBlockedByTheDecision(t *testing.T) {
 	avail := capability.Capability{ID: "x", Name: "x", Availability: capability.Available, Effect: policy.EffectRead,
 		InputSchema: json.RawMessage(`{"type":"object"}`)}
 	for _, tt := range []struct {
@@ -158,7 +158,7 @@ func TestInvokeBlockedByTheDecision(t *testing.T) {
 
 // A synchronous answer is a success: shown through the renderer registry
 // with its run selected, never as a failed invocation.
-func TestSynchronousAnswerIsShownAsTheResult(t *testing.T) {
+func TestPaletteSynchronousAnswerIsShownAsTheResult(t *testing.T) {
 	rc, err := httpapi.DecodeReceipt(200, []byte(`{"status":"ok","result":{"columns":["title"],"rows":[["a"]]},"run_id":"run-9"}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +183,7 @@ func TestSynchronousAnswerIsShownAsTheResult(t *testing.T) {
 
 // Resuming asks the backend, whose answer is the truth; an answer for a
 // capability no longer shown is recorded without becoming this form's.
-func TestResumeAnswersAndOtherForms(t *testing.T) {
+func TestPaletteResumeAnswersAndOtherForms(t *testing.T) {
 	purge := capability.Capability{ID: "notes.purge", Name: "notes.purge", Effect: policy.EffectDestructive, Availability: capability.Available,
 		InputSchema: json.RawMessage(`{"type":"object"}`)}
 	create := capability.Capability{ID: "notes.create", Name: "notes.create", Effect: policy.EffectWrite, Availability: capability.Available,
@@ -233,7 +233,7 @@ func TestResumeAnswersAndOtherForms(t *testing.T) {
 // opened again; without a prefilled value it is prefilled in place; a
 // pending approval keeps it as it is. The skills offered are not part of
 // the context compared.
-func TestFormFollowsThePage(t *testing.T) {
+func TestPaletteFormFollowsThePage(t *testing.T) {
 	c := capability.Capability{ID: "workbench:verify", Name: "verify", Availability: capability.Available,
 		InputSchema: json.RawMessage(`{"type":"object","required":["skill_id"],"properties":{"skill_id":{"type":"string"},"version":{"type":"integer"}}}`)}
 	skills := []schemaform.Choice{{Value: "s-1", Label: "Check out (v2)"}}
@@ -269,7 +269,7 @@ func TestFormFollowsThePage(t *testing.T) {
 // An edit that changes nothing the backend would see keeps the preview;
 // one that changes the proposal clears the outcome and discards a pending
 // approval.
-func TestEditsAndThePendingApproval(t *testing.T) {
+func TestPaletteEditsAndThePendingApproval(t *testing.T) {
 	c := capability.Capability{ID: "mcp/everything:echo", Name: "echo", Availability: capability.Available, Effect: policy.EffectUnknown,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)}
 	s := opened(t, c, schemaform.Context{})

@@ -33,7 +33,7 @@ func ids(s *searchState) []string {
 	return out
 }
 
-func TestSearchStateFiltersAndMoves(t *testing.T) {
+func TestPaletteSearchStateFiltersAndMoves(t *testing.T) {
 	var s searchState
 	s.reading()
 	if got := s.status(); got != "Reading the catalog…" {
@@ -88,7 +88,7 @@ func TestSearchStateFiltersAndMoves(t *testing.T) {
 // Reopened after an Export form, the palette searches anew: "verify"
 // replaces the old query, the Export form closes (it no longer matches),
 // and Enter opens Verify, the entry shown.
-func TestReopenedPaletteOpensWhatIsShown(t *testing.T) {
+func TestPaletteReopenedOpensWhatIsShown(t *testing.T) {
 	p := &palette{}
 	p.search.loaded(workbenchListing())
 	p.search.setQuery("export")
@@ -115,7 +115,7 @@ func TestReopenedPaletteOpensWhatIsShown(t *testing.T) {
 	}
 }
 
-func TestSearchFindsAnActionByName(t *testing.T) {
+func TestPaletteSearchFindsAnActionByName(t *testing.T) {
 	var s searchState
 	s.loaded(capability.Listing{Capabilities: []capability.Capability{
 		{ID: "incidents", Name: "open", Title: "Incidents", Availability: capability.Available,

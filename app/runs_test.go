@@ -8,7 +8,7 @@ import (
 	"workbench/pkg/runs"
 )
 
-func TestRunStatusAndLostEvents(t *testing.T) {
+func TestPaletteRunStatusAndLostEvents(t *testing.T) {
 	if got := runStatus(false, false, runs.StateCompleted); got != "State: completed" {
 		t.Errorf("finished run: %q", got)
 	}
@@ -28,7 +28,7 @@ func TestRunStatusAndLostEvents(t *testing.T) {
 
 // A tool_result that names a file is offered for download; the run just
 // invoked from the dialog has its file downloaded once, without asking.
-func TestRunFiles(t *testing.T) {
+func TestPaletteRunFiles(t *testing.T) {
 	for data, want := range map[string]string{
 		`{"status":"ok","result":{},"file":{"name":"a.skill.json","bytes":12}}`: "a.skill.json",
 		`{"status":"ok","result":{"file":"not this"}}`:                          "",

@@ -61,9 +61,8 @@ func (c *schemaForm) fieldError(fl *schemaform.Field) string {
 }
 
 func (c *schemaForm) changed(ctx app.Context) {
-	if c.showErrors() {
-		c.Form.Value()
-	}
+	// The errors are kept current; which show is fieldError's to say.
+	c.Form.Value()
 	if c.OnChange != nil {
 		c.OnChange(ctx, c.Form)
 	}
