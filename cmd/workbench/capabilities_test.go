@@ -72,7 +72,7 @@ func TestCapabilitiesCheckEveryBackend(t *testing.T) {
 		{"the third backend, one action of several", []string{"capabilities", "check", "--invoke", "--capability", "logs",
 			"--inputs", `{"query":"disk"}`, ops}, 0,
 			[]string{"catalog read as capabilities", "governed_invoke read as invoke", "path_template read as route",
-				"4 usable capabilities, 7 actions", "preflight of logs (action search)", "decision allow", "invoke logs",
+				"4 usable capabilities, 7 actions", "preflight of logs (action search)", "decision allow", "invoke logs (action search)",
 				"HTTP 202, status running", "follow of run", "none declared (optional)", " 0 refused, 0 unusable entries"},
 			[]string{"\nrefused", "\nunusable", "/api/approvals"}},
 		{"the third backend's destructive action is not invoked", []string{"capabilities", "check", "--invoke", "--capability", "incidents",

@@ -236,7 +236,7 @@ func Check(ctx context.Context, origin string, hc *http.Client, o Options) (Repo
 		case !ok || pv.Decision != skill.DecisionAllow || !pv.Executable:
 			c.add(Skipped, "invoke", "the preflight of %s does not allow it (decision %q: %s)", target.ID, pv.Decision, pv.Reason)
 		default:
-			c.invoke(ctx, client, p, o.Timeout)
+			c.invoke(ctx, client, name(*target), p, o.Timeout)
 		}
 	}
 	c.runs(ctx)
@@ -372,8 +372,8 @@ func (c *checker) preflight(ctx context.Context, cp capability.Capability, p cap
 	return pv, true
 }
 
-func (c *checker) invoke(ctx context.Context, client *httpapi.Client, p capability.Proposal, timeout time.Duration) {
-	what := "invoke " + p.CapabilityID
+func (c *checker) invoke(ctx context.Context, client *httpapi.Client, action string, p capability.Proposal, timeout time.Duration) {
+	what := "invoke " + action
 	body := httpapi.InvokeRequest{Action: p.Action, Inputs: p.Input}
 	status, data, err := c.send(ctx, http.MethodPost, httpapi.PathCapabilities+"/"+url.PathEscape(p.CapabilityID)+"/invoke", body)
 	if err != nil || status < 200 || status > 299 {
