@@ -130,9 +130,11 @@ func (s *searchState) status() string {
 
 // paletteSearch is the capability palette's search and list, a component
 // of its own so that a keystroke renders the list only, not the form and
-// panels beside it. It reads the catalog when mounted and whenever the
-// palette changes Nonce (an opening, another backend: Gen), and tells
-// the palette what the user opens and when the query changes.
+// panels beside it. It reads the catalog whenever the palette changes
+// Nonce (each opening) or Gen (another backend) — not when mounted: it
+// is mounted with every page, and a page the palette is not opened on
+// must not build the local backend or reach its MCP servers. It tells the
+// palette what the user opens and when the query changes.
 //
 // st, open and queried are the palette's, set when it first renders the
 // component and kept (go-app copies exported fields only).
@@ -157,7 +159,6 @@ type paletteSearch struct {
 func (c *paletteSearch) OnMount(ctx app.Context) {
 	c.keep(ctx)
 	c.lastNonce, c.lastGen = c.Nonce, c.Gen
-	c.read()
 }
 
 func (c *paletteSearch) OnUpdate(ctx app.Context) {
