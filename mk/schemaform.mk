@@ -20,7 +20,7 @@ test-schemaform: node-deps chromium
 	$(WASM_TEST) -count=1 ./pkg/schemaform
 	@mkdir -p $(STORE_BROWSER_PATH) && ln -sf $(CHROMIUM) $(STORE_BROWSER_PATH)/chromium
 	@status=0; out=$$(PATH="$(STORE_BROWSER_PATH):$$PATH" GOOS=js GOARCH=wasm \
-		$(GO) test -count=1 -exec $(WASMBROWSERTEST) -run '^(TestSchemaForm|TestSettle)' ./app 2>&1) || status=$$?; \
+		$(GO) test -count=1 -exec $(WASMBROWSERTEST) -run '^(TestSchemaForm|TestSettle|TestPalette)' ./app 2>&1) || status=$$?; \
 	printf '%s\n' "$$out" | grep -v 'unknown IPAddressSpace value'; exit $$status
 
 schemaform-corpus: node-deps

@@ -37,7 +37,7 @@ func commands() map[string]command {
 		"sign":    {"sign bundles with an Ed25519 key made by keygen", runSign},
 		"mcp":     {"list or call the tools of an MCP server (for debugging servers)", runMCP},
 
-		"capabilities": {"check a capability backend against the capability workbench's HTTP contract", runCapabilities},
+		"capabilities": {"check a capability backend against the HTTP contract of the capability workbench document", runCapabilities},
 	}
 }
 

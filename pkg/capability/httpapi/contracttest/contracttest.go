@@ -214,7 +214,9 @@ func (s *Server) catalog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := httpapi.CatalogBody{Capabilities: l.Capabilities, Failures: []httpapi.SourceFailure{},
-		Invoke: httpapi.InvokeContract{Method: http.MethodPost, Route: httpapi.InvokeRoute}}
+		Invoke: httpapi.InvokeContract{Method: http.MethodPost, Route: httpapi.InvokeRoute},
+		Approvals: &httpapi.ApprovalsContract{List: "GET " + httpapi.PathApprovals,
+			Grant: "POST " + httpapi.PathApprovals + "/{approval_id}/grant", Deny: "POST " + httpapi.PathApprovals + "/{approval_id}/deny"}}
 	if b.Capabilities == nil {
 		b.Capabilities = []capability.Capability{}
 	}
@@ -247,11 +249,8 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "bad_request", "preflight takes only action, inputs and target: "+err.Error())
 		return
 	}
-	if req.Action != r.PathValue("id") {
-		fail(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("action %q is not the capability of the route", req.Action))
-		return
-	}
-	pv, err := s.Backend.Preflight(r.Context(), capability.Proposal{CapabilityID: req.Action, Input: req.Inputs, Target: req.Target})
+	pv, err := s.Backend.Preflight(r.Context(), capability.Proposal{CapabilityID: r.PathValue("id"), Action: req.Action,
+		Input: req.Inputs, Target: req.Target})
 	if err != nil {
 		backendError(w, err)
 		return
@@ -262,15 +261,14 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	var req httpapi.InvokeRequest
 	if err := strict(r, &req); err != nil {
-		fail(w, http.StatusBadRequest, "bad_request", "invoke takes action, inputs, target, confirmed and a resume's ids: "+err.Error())
+		fail(w, http.StatusBadRequest, "bad_request", "invoke takes action, inputs, target and a resume's ids: "+err.Error())
 		return
 	}
-	if req.Action != r.PathValue("id") {
-		fail(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("action %q is not the capability of the route", req.Action))
-		return
-	}
-	rc, err := s.Backend.Invoke(r.Context(), capability.Proposal{CapabilityID: req.Action, Input: req.Inputs,
-		Target: req.Target, Confirmed: req.Confirmed, ApprovalID: req.ApprovalID, RunID: req.RunID, SessionID: req.SessionID})
+	// The document makes confirmation the client's step before it
+	// submits, and names no member for it: a submission is a confirmed
+	// one.
+	rc, err := s.Backend.Invoke(r.Context(), capability.Proposal{CapabilityID: r.PathValue("id"), Action: req.Action,
+		Input: req.Inputs, Target: req.Target, Confirmed: true, ApprovalID: req.ApprovalID, RunID: req.RunID, SessionID: req.SessionID})
 	if err != nil {
 		backendError(w, err)
 		return
