@@ -131,8 +131,8 @@ func TestScreenshotsBrowserBody(t *testing.T) {
 		openroutertest.Script{Model: replayer, Steps: []openroutertest.Step{click}},
 	)))
 	s.expectConsole("400 (Bad Request)") // the MCP client's protocol probe (pkg/mcp)
-	defer s.resize(viewports[2])
-	s.resize(viewports[2])
+	// The session's viewport is 1280×800 (viewports[2]); a full-page
+	// capture takes the page's whole height at that width.
 	full := func(name string) {
 		t.Helper()
 		eval[bool](s, `document.fonts.ready.then(() => new Promise((ok) => requestAnimationFrame(() => { window.scrollTo(0, 0); requestAnimationFrame(() => ok(true)); })))`)
