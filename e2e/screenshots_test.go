@@ -130,7 +130,6 @@ func TestScreenshotsBrowserBody(t *testing.T) {
 			openroutertest.Answer("The docs page's heading is \"Getting started\".")}},
 		openroutertest.Script{Model: replayer, Steps: []openroutertest.Step{click}},
 	)))
-	s.expectConsole("400 (Bad Request)") // the MCP client's protocol probe (pkg/mcp)
 	// The session's viewport is 1280×800 (viewports[2]); a full-page
 	// capture takes the page's whole height at that width.
 	full := func(name string) {

@@ -4,13 +4,15 @@
 // the browser's fetch, package fetch), so it depends on the standard
 // library and package fetch only.
 //
-// Dial first tries the stateless revision 2026-07-28 (server/discover);
-// a server that refuses it (an HTTP error status such as 400, a JSON-RPC
-// error, or no 2026-07-28 among its supported versions) gets the
-// 2025-11-25 handshake instead (initialize, then
-// notifications/initialized). Options.ProtocolVersion pins one of the
-// two; Options.Revisions lets later dials of an endpoint skip the probe
-// once it has been refused (see Revisions). The Client then lists and
+// Dial starts with the 2025-11-25 handshake (initialize, then
+// notifications/initialized), which every server in use speaks; a server
+// that refuses it (an HTTP error status, a JSON-RPC error, a malformed
+// result) is asked for the sessionless revision 2026-07-28
+// (server/discover) instead. A first dial therefore sends no request a
+// common server refuses (in the browser each refusal is a console
+// error). Options.ProtocolVersion pins one of the two; Options.Revisions
+// lets later dials of a sessionless-only server discover it at once (see
+// Revisions). The Client then lists and
 // calls tools. Under 2025-11-25 the client guarantees, per the transport
 // specification:
 //
@@ -74,7 +76,8 @@ import (
 const (
 	// ProtocolVersion is the revision asked for in initialize.
 	ProtocolVersion = "2025-11-25"
-	// StatelessProtocolVersion is the sessionless revision tried first.
+	// StatelessProtocolVersion is the sessionless revision, tried when a
+	// server refuses the session handshake.
 	StatelessProtocolVersion = "2026-07-28"
 )
 
@@ -132,8 +135,9 @@ type Options struct {
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
 	// ProtocolVersion pins the revision: ProtocolVersion (2025-11-25, no
-	// server/discover probe) or StatelessProtocolVersion (2026-07-28, no
-	// fallback). Empty tries 2026-07-28 and falls back.
+	// server/discover after a refused handshake) or
+	// StatelessProtocolVersion (2026-07-28, no handshake). Empty starts
+	// with 2025-11-25 and falls back to 2026-07-28.
 	ProtocolVersion string
 	// Revisions, if not nil, remembers per endpoint the revision Dial
 	// negotiated; a later Dial of the endpoint with the same Revisions
@@ -181,8 +185,8 @@ type Client struct {
 
 // Dial connects to the MCP server at endpoint (an http or https URL) and
 // performs the handshake. opts may be nil. With Options.Revisions, a
-// server remembered as speaking a session revision gets initialize
-// without the server/discover probe first.
+// server remembered as speaking only the sessionless revision is
+// discovered without the handshake it refused.
 func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -224,45 +228,47 @@ func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) 
 		memo = nil // a pinned revision says nothing about the server's choice
 	}
 	remembered := memo.Revision(endpoint)
-	if supportedVersion(remembered) {
-		// The server spoke a session revision before: no probe.
-		err := c.initialize(ctx)
-		if err == nil {
-			memo.remember(endpoint, c.version)
-			return c, nil
-		}
-		if !legacyServer(err) {
-			return nil, err
-		}
-		// The server answered but refused the handshake it accepted
-		// before: it changed. Negotiate as if nothing were remembered.
-		memo.forget(endpoint, remembered)
-		c.mu.Lock()
-		c.session, c.version, c.stateless, c.server = "", "", false, ServerInfo{}
-		c.mu.Unlock()
-	}
-	if opts.ProtocolVersion != ProtocolVersion {
+	if opts.ProtocolVersion == StatelessProtocolVersion || remembered == StatelessProtocolVersion {
+		// Pinned to, or remembered as speaking, the sessionless
+		// revision: its description is its handshake.
 		ok, err := c.discover(ctx)
-		if remembered == StatelessProtocolVersion && (!ok && (err == nil || legacyServer(err))) {
-			memo.forget(endpoint, remembered) // the server no longer speaks it
-		}
-		if err != nil && (opts.ProtocolVersion == StatelessProtocolVersion || !legacyServer(err)) {
-			return nil, err
-		}
-		if ok {
+		switch {
+		case ok:
 			memo.remember(endpoint, StatelessProtocolVersion)
 			return c, nil
-		}
-		if opts.ProtocolVersion == StatelessProtocolVersion {
+		case opts.ProtocolVersion == StatelessProtocolVersion && err != nil:
+			return nil, err
+		case opts.ProtocolVersion == StatelessProtocolVersion:
 			return nil, &ProtocolError{Op: "server/discover", Where: "server/discover result",
 				Err: fmt.Errorf("server does not list %s among its supported versions", StatelessProtocolVersion)}
+		case err != nil && !legacyServer(err):
+			return nil, err
 		}
+		memo.forget(endpoint, remembered) // the server no longer speaks it
 	}
-	if err := c.initialize(ctx); err != nil {
+	// The session revision's handshake first: every server in use today
+	// speaks it, so a first dial makes no request a server refuses (in
+	// the browser each refusal is a console error).
+	err = c.initialize(ctx)
+	if err == nil {
+		memo.remember(endpoint, c.version)
+		return c, nil
+	}
+	if opts.ProtocolVersion == ProtocolVersion || remembered == StatelessProtocolVersion || !legacyServer(err) {
 		return nil, err
 	}
-	memo.remember(endpoint, c.version)
-	return c, nil
+	// The server refused the handshake: one that speaks only the
+	// sessionless revision does.
+	memo.forget(endpoint, remembered)
+	c.mu.Lock()
+	c.session, c.version, c.stateless, c.server = "", "", false, ServerInfo{}
+	c.mu.Unlock()
+	if ok, derr := c.discover(ctx); ok && derr == nil {
+		memo.remember(endpoint, StatelessProtocolVersion)
+		return c, nil
+	}
+	// Neither revision: the handshake's refusal says what went wrong.
+	return nil, err
 }
 
 // discover asks for the server's description with the stateless revision's

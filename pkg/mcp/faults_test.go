@@ -215,7 +215,7 @@ func TestSessionLostMidRun(t *testing.T) {
 	for _, m := range f.received() {
 		methods = append(methods, m.Method+"@"+m.Session)
 	}
-	want := "server/discover@,initialize@,notifications/initialized@s1,tools/call@s1,tools/call@s1,initialize@,notifications/initialized@s2,tools/call@s2"
+	want := "initialize@,notifications/initialized@s1,tools/call@s1,tools/call@s1,initialize@,notifications/initialized@s2,tools/call@s2"
 	if strings.Join(methods, ",") != want {
 		t.Errorf("server saw %s\nwant        %s", strings.Join(methods, ","), want)
 	}
@@ -569,7 +569,7 @@ func TestExtraHeaders(t *testing.T) {
 	c.Close(context.Background())
 	mu.Lock()
 	defer mu.Unlock()
-	if fmt.Sprint(auth) != "[Bearer t Bearer t Bearer t Bearer t Bearer t]" || fmt.Sprint(sess) != "[  s1 s1 s1]" {
+	if fmt.Sprint(auth) != "[Bearer t Bearer t Bearer t Bearer t]" || fmt.Sprint(sess) != "[ s1 s1 s1]" {
 		t.Errorf("Authorization %q, sessions %q", auth, sess)
 	}
 }
