@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -19,7 +18,7 @@ import (
 
 // compareTab is the skill page's Compare tab: a matrix of models × input
 // sets, each cell one replay of Bundle proved and verified by the compare
-// flow (workbench.Workbench.Compare). The first input set is the inputs
+// flow (workbench.Flows.Compare). The first input set is the inputs
 // the skill was taught with; the user adds more, typed as on the replay
 // page, each value's error beside its field.
 //
@@ -163,11 +162,8 @@ func (c *compareTab) onRun(ctx app.Context, e app.Event) {
 	for j := range c.sets {
 		c.sets[j].errs = map[string]string{}
 	}
-	if len(models) < 2 {
-		c.err = fmt.Errorf("type at least two model ids to compare (%d given)", len(models))
-		return
-	}
-	req := workbench.CompareRequest{Bundle: c.Bundle, Models: models, Sets: []workbench.InputSet{{}}}
+	// The matrix is kept with the skill, for its history and a later Save.
+	req := workbench.CompareRequest{Bundle: c.Bundle, Models: models, Sets: []workbench.InputSet{{}}, Keep: true}
 	for _, s := range c.sets {
 		var vs []teach.Value
 		for _, in := range c.Bundle.Manifest.Inputs {
@@ -191,12 +187,8 @@ func (c *compareTab) onRun(ctx app.Context, e app.Event) {
 	}
 	c.running = true
 	ctx.Async(func() {
-		var cmp *workbench.Comparison
-		w, err := c.workbench(ctx)
-		if err == nil {
-			cmp, err = w.Compare(ctx, req)
-			c.env.dropStore(err)
-		}
+		cmp, err := c.env.flows.Compare(withMCPSettings(ctx, c.mcp), req)
+		c.env.dropStore(err)
 		ctx.Dispatch(func(app.Context) {
 			if !c.runSeq.is(seq) {
 				return
@@ -215,22 +207,6 @@ func (c *compareTab) onRun(ctx app.Context, e app.Event) {
 	})
 }
 
-// workbench is the flow layer as the tab offers it (env.flows: the
-// skill's own body, the authorizer choice with the tab's answer, the
-// tab's key) over its library.
-func (c *compareTab) workbench(ctx context.Context) (*workbench.Workbench, error) {
-	if _, err := c.env.verify(); err != nil {
-		return nil, err
-	}
-	st, err := c.env.store(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	w := c.env.flows(c.mcp)
-	w.Store = st
-	return w, nil
-}
-
 func (c *compareTab) onSave(ctx app.Context, e app.Event) {
 	ctx = c.own()
 	if c.kept == nil || c.saving {
@@ -239,11 +215,8 @@ func (c *compareTab) onSave(ctx app.Context, e app.Event) {
 	k := *c.kept
 	c.saving, c.saveErr = true, nil
 	ctx.Async(func() {
-		w, err := c.workbench(ctx)
-		if err == nil {
-			k, err = w.SaveComparison(ctx, k)
-			c.env.dropStore(err)
-		}
+		k, err := c.env.flows.SaveComparison(ctx, k)
+		c.env.dropStore(err)
 		ctx.Dispatch(func(ctx app.Context) {
 			c.saving, c.saveErr = false, err
 			if err != nil {

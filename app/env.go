@@ -14,6 +14,7 @@ import (
 	"workbench/pkg/session"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 // env is what the pages share: made once in main and handed to every
@@ -49,11 +50,16 @@ type env struct {
 	verifierErr  error
 	// warmOnce runs the verifier's warm-up once per page load (warmVerifier).
 	warmOnce sync.Once
+
+	// flows is the flow layer every page and the palette call (newFlows).
+	flows *workbench.Flows
 }
 
 func newEnv() *env {
 	s, err := session.Open()
-	return &env{session: s, sessionErr: err}
+	e := &env{session: s, sessionErr: err}
+	e.flows = e.newFlows()
+	return e
 }
 
 // sessionStorage returns the tab's session storage, or why there is none.

@@ -89,12 +89,8 @@ func (p *skillPage) onExportDownload(ctx app.Context, e app.Event) {
 	ctx = p.own()
 	b := p.bundle
 	ctx.Async(func() {
-		var f *workbench.ExportFile
 		var signedBy string
-		v, err := p.env.verify()
-		if err == nil {
-			f, err = (&workbench.Workbench{Verifier: v}).Export(ctx, b, s.profile, s.confirmed)
-		}
+		f, err := p.env.flows.Export(ctx, b, s.profile, s.confirmed)
 		if err == nil && s.sign {
 			signedBy, err = p.env.signFile(ctx, f)
 		}

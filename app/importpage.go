@@ -115,15 +115,13 @@ func (p *importPage) importOne(ctx app.Context, f pickedFile) importResult {
 	if err != nil {
 		return importResult{res: library.Result{Name: f.name}, err: fmt.Errorf("reading the file: %w", err)}
 	}
-	v, err := p.env.verify()
-	if err != nil {
-		return importResult{res: library.Result{Name: f.name}, err: err}
-	}
+	// Opened here first, to say when another tab blocks it; the flow
+	// then imports into the library it finds open.
 	st, err := p.env.store(ctx, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
 	if err != nil {
 		return importResult{res: library.Result{Name: f.name}, err: err}
 	}
-	res, err := (&workbench.Workbench{Verifier: v, Store: st}).Import(ctx, f.name, data)
+	res, err := p.env.flows.Import(ctx, f.name, data)
 	p.env.dropStore(err)
 	if res.Report != nil {
 		checkSignature(ctx, st, res.Report)
@@ -147,13 +145,9 @@ func (p *importPage) onResolve(i int, choice library.Choice) app.EventHandler {
 		name, data := p.results[i].res.Name, p.results[i].data
 		ctx.Async(func() {
 			var res library.Result
-			v, err := p.env.verify()
-			var st store.Store
+			st, err := p.env.store(ctx, nil)
 			if err == nil {
-				st, err = p.env.store(ctx, nil)
-			}
-			if err == nil {
-				res, err = (&workbench.Workbench{Verifier: v, Store: st}).ResolveImport(ctx, name, data, choice)
+				res, err = p.env.flows.ResolveImport(ctx, name, data, choice)
 				p.env.dropStore(err)
 			}
 			if err == nil && res.Report != nil {

@@ -153,7 +153,7 @@ func (e *env) buildLocal(done chan struct{}) {
 	defer cancel()
 	var providers []capability.Provider
 
-	wb := &capability.Workbench{
+	wb := &capability.BuiltIn{
 		MemoryProblem: errors.New("the palette does not connect to graphonomous-mcp; use the skill page's Memory panel"),
 	}
 	if st, err := e.store(ctx, nil); err == nil {
@@ -165,11 +165,10 @@ func (e *env) buildLocal(done chan struct{}) {
 	if or, err := e.openRouterClient(); err == nil && or != nil {
 		wb.Model = or
 	}
-	// A palette replay opens the skill's own body, as the replay page
-	// does; with no page to read the tab's MCP settings from, it trusts
-	// no server's annotations and the host perceives by the default call.
-	flows := e.flows(mcpSettings{Perceive: defaultHostPerceive, PerceiveArgs: defaultHostPerceiveArgs})
-	wb.Bodies, wb.Authorizers, wb.AcceptsLocalPolicy = flows.Bodies, flows.Authorizers, flows.AcceptsLocalPolicy
+	// The palette's actions call the tab's own flows: a palette replay
+	// opens the skill's own body, as the replay page does (with no page
+	// to read the tab's MCP settings from, by mcpSettingsOf's defaults).
+	wb.Flows = e.flows
 	providers = append(providers, wb)
 
 	if names := fixtures.Worlds(); len(names) > 0 {

@@ -136,26 +136,23 @@ func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 	}
 	p.fieldErrs, p.formErr, p.runErr, p.result, p.edges, p.saved, p.saveErr = map[string]string{}, nil, nil, nil, nil, nil, nil
 	var given []teach.Value
+	// A field left empty is not given: the flow replays it with the
+	// value the skill was taught with, or says it is required.
 	for _, f := range p.fields {
-		if f.raw == "" && f.spec.Required {
-			p.fieldErrs[f.spec.Name] = "required"
-			continue
+		if f.raw != "" {
+			given = append(given, teach.Value{Name: f.spec.Name, Raw: f.raw})
 		}
-		given = append(given, teach.Value{Name: f.spec.Name, Raw: f.raw})
-	}
-	if len(p.fieldErrs) > 0 {
-		return
 	}
 	b := p.bundle
-	set := readMCPSettings(ctx)
-	w := p.env.flows(set)
+	flows := p.env.flows
+	runCtx := withMCPSettings(ctx, readMCPSettings(ctx))
 	req := workbench.ReplayRequest{Bundle: b, Values: given, Model: strings.TrimSpace(p.model),
 		Judge: p.judgeWanted && p.prism,
 		Progress: func(edge skill.ReplayEdge) {
 			ctx.Dispatch(func(app.Context) { p.edges = append(p.edges, edge) })
 		},
 	}
-	setup, err := w.PrepareReplay(req)
+	setup, err := flows.PrepareReplay(req)
 	if err != nil {
 		var ie *teach.InputError
 		if errors.As(err, &ie) && ie.Field == teach.FieldInput && ie.Name != "" {
@@ -165,22 +162,23 @@ func (p *replayPage) onRun(ctx app.Context, e app.Event) {
 		}
 		return
 	}
-	if setup.ModelBound && req.Model == "" {
-		p.fieldErrs["model"] = "this skill has parameters a model chooses on replay: name a model"
-		return
-	}
-	if _, _, err := w.ModelFor(ctx, setup, req.Model); err != nil {
+	if _, _, err := flows.ModelFor(ctx, setup, req.Model); err != nil {
+		var me *workbench.MissingModelError
 		var ke *workbench.MissingKeyError
-		if errors.As(err, &ke) {
-			err = errors.New("this skill has parameters a model chooses on replay, and this tab keeps no OpenRouter key: enter one on the start page")
+		switch {
+		case errors.As(err, &me):
+			p.fieldErrs["model"] = me.Error()
+		case errors.As(err, &ke):
+			p.formErr = errors.New("this skill has parameters a model chooses on replay, and this tab keeps no OpenRouter key: enter one on the start page")
+		default:
+			p.formErr = err
 		}
-		p.formErr = err
 		return
 	}
 	p.running, p.outcome = true, replayOutcome{}
 	ctx.Async(func() {
 		var out replayOutcome
-		r, err := w.Replay(ctx, req)
+		r, err := flows.Replay(runCtx, req)
 		var ae *workbench.AuthorizerUnavailableError
 		if errors.As(err, &ae) {
 			out.authErr, err = ae.Err, nil // the tab has not accepted the local engine
@@ -206,13 +204,8 @@ func (p *replayPage) onSave(ctx app.Context, e app.Event) {
 	p.saving, p.saveErr = true, nil
 	ctx = p.own()
 	ctx.Async(func() {
-		var sk store.Skill
-		st, err := p.env.store(ctx, nil)
-		if err == nil {
-			w := &workbench.Workbench{Store: st}
-			sk, err = w.SaveReplay(ctx, r)
-			p.env.dropStore(err)
-		}
+		sk, err := p.env.flows.SaveReplay(ctx, r)
+		p.env.dropStore(err)
 		ctx.Dispatch(func(app.Context) {
 			p.saving, p.saveErr = false, err
 			if err == nil {

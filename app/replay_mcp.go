@@ -12,17 +12,24 @@ import (
 	"workbench/pkg/mcp"
 	"workbench/pkg/services"
 	"workbench/pkg/session"
+	"workbench/pkg/store"
+	"workbench/pkg/verify"
 	"workbench/pkg/workbench"
 )
 
-// flows is the flow layer as this tab offers it: the verifier, the
-// bodies of body.go with the tab's MCP settings, spec OQ-2's authorizer
-// choice with the tab's standing answer (localPolicyPanel), the tab's
-// OpenRouter key and prism-eval as the judge.
-func (e *env) flows(set mcpSettings) *workbench.Workbench {
-	w := &workbench.Workbench{
+// newFlows is the flow layer as this tab offers it, made once (newEnv)
+// and shared by every page and the capability palette: the verifier and
+// the library, each opened on first use; the bodies of body.go with the
+// MCP settings the calling page put in the context (withMCPSettings; the
+// defaults otherwise); spec OQ-2's authorizer choice with the tab's
+// standing answer (localPolicyPanel); the tab's OpenRouter key; and
+// prism-eval as the judge.
+func (e *env) newFlows() *workbench.Flows {
+	return workbench.New(workbench.Deps{
+		Verifier: func(context.Context) (*verify.Verifier, error) { return e.verify() },
+		Store:    func(ctx context.Context) (store.Store, error) { return e.store(ctx, nil) },
 		Bodies: func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
-			return e.body(ctx, kind, world, set)
+			return e.body(ctx, kind, world, mcpSettingsOf(ctx))
 		},
 		Authorizers: e.authorizer,
 		Models: func(context.Context) (workbench.Model, error) {
@@ -34,11 +41,27 @@ func (e *env) flows(set mcpSettings) *workbench.Workbench {
 		},
 		Judges:             e.judge,
 		AcceptsLocalPolicy: e.acceptsLocalPolicy,
+	})
+}
+
+// mcpSettingsKey is the context key of the MCP settings a flow's body
+// opens with.
+type mcpSettingsKey struct{}
+
+// withMCPSettings is ctx carrying the page's MCP settings, for the body
+// a flow opens under it.
+func withMCPSettings(ctx context.Context, s mcpSettings) context.Context {
+	return context.WithValue(ctx, mcpSettingsKey{}, s)
+}
+
+// mcpSettingsOf is the settings ctx carries; with none (the capability
+// palette has no page to read them from), it trusts no server's
+// annotations and the host perceives by the default call.
+func mcpSettingsOf(ctx context.Context) mcpSettings {
+	if s, ok := ctx.Value(mcpSettingsKey{}).(mcpSettings); ok {
+		return s
 	}
-	if v, err := e.verify(); err == nil {
-		w.Verifier = v
-	}
-	return w
+	return mcpSettings{Perceive: defaultHostPerceive, PerceiveArgs: defaultHostPerceiveArgs}
 }
 
 // acceptsLocalPolicy reads the tab's answer to spec OQ-2 at the moment a

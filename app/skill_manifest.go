@@ -1,13 +1,13 @@
 package main
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/skill"
-	"workbench/pkg/store"
 	"workbench/pkg/verify"
 	"workbench/pkg/words"
 	"workbench/pkg/workbench"
@@ -17,7 +17,7 @@ import (
 // the manifest as stored, and the form for the name, slug and description
 // a user may change (spec §2.1, §4.4), with the schema's verdict on every
 // keystroke and the save of the edit as a new version
-// (workbench.Workbench.SaveManifest).
+// (workbench.Flows.SaveManifest).
 //
 // The page makes one per version it shows and renders that same one each
 // time the tab is opened, so an edit stays while another tab is open. The
@@ -35,8 +35,8 @@ type manifestTab struct {
 	// as; the page then reads the skill again.
 	onSaved func(msg string)
 
-	checker   *workbench.Workbench // checks an edit; nil until the verifier is ready
-	schemaErr error                // the verifier could not be made
+	checker   *workbench.Flows // checks an edit; nil until the verifier is ready
+	schemaErr error            // the verifier could not be made
 
 	edit     workbench.ManifestEdit
 	edited   bool // the user changed a field
@@ -57,7 +57,7 @@ func (f *manifestTab) OnMount(ctx app.Context) { f.keep(ctx) }
 func (f *manifestTab) setVerifier(v *verify.Verifier, err error) {
 	f.settle(f, func() {
 		if f.schemaErr = err; err == nil {
-			f.checker = &workbench.Workbench{Verifier: v}
+			f.checker = f.env.flows
 		}
 		if f.edited {
 			f.check()
@@ -80,7 +80,7 @@ func (f *manifestTab) check() {
 		f.problems, f.checkErr = nil, f.schemaErr
 		return
 	}
-	f.problems, f.checkErr = f.checker.CheckDraft(m)
+	f.problems, f.checkErr = f.checker.CheckDraft(context.Background(), m)
 }
 
 func (f *manifestTab) onField(field string) app.EventHandler {
@@ -109,15 +109,8 @@ func (f *manifestTab) onSave(ctx app.Context, e app.Event) {
 	f.saving, f.saveErr = true, nil
 	b, edit := f.bundle, f.edit
 	ctx.Async(func() {
-		var nb *skill.Bundle
-		v, err := f.env.verify()
-		if err == nil {
-			var st store.Store
-			if st, err = f.env.store(ctx, nil); err == nil {
-				nb, err = (&workbench.Workbench{Verifier: v, Store: st}).SaveManifest(ctx, b, edit)
-				f.env.dropStore(err)
-			}
-		}
+		nb, err := f.env.flows.SaveManifest(ctx, b, edit)
+		f.env.dropStore(err)
 		f.settle(f, func() {
 			f.saving = false
 			if err != nil {

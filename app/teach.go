@@ -53,9 +53,9 @@ type teachPage struct {
 	ownContext
 
 	// checker checks the draft manifest on every keystroke
-	// (workbench.CheckDraft): a Workbench over the tab's verifier, whose
-	// schemas are compiled when the page opens.
-	checker    *workbench.Workbench
+	// (workbench.CheckDraft): the tab's flows, once their verifier's
+	// schemas are compiled (when the page opens); nil until then.
+	checker    *workbench.Flows
 	checkerErr error
 
 	// The leave guard (teachleave.go): whether leaving would lose
@@ -135,10 +135,10 @@ func (p *teachPage) OnNav(ctx app.Context) {
 	}
 	if p.checker == nil && p.checkerErr == nil {
 		ctx.Async(func() {
-			v, err := p.env.verify()
+			_, err := p.env.verify() // compiled off the event loop, once
 			ctx.Dispatch(func(app.Context) {
 				if p.checkerErr = err; err == nil {
-					p.checker = &workbench.Workbench{Verifier: v}
+					p.checker = p.env.flows
 				}
 				p.check()
 			})
@@ -285,11 +285,12 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 	// Connecting to an MCP body and to delegatic-mcp waits on the
 	// network, so it happens off the event handler.
 	p.starting, p.bodyErr = true, nil
-	wb := p.env.flows(p.mcp)
+	flows := p.env.flows
+	bodyCtx := withMCPSettings(ui, p.mcp)
 	ui.Async(func() {
 		// The flow opens the body and chooses the authorizer by the rule
 		// a replay follows (spec OQ-2), with the tab's standing answer.
-		rig, err := wb.OpenTeach(ui, plan, false)
+		rig, err := flows.OpenTeach(bodyCtx, plan, false)
 		ui.Dispatch(func(app.Context) {
 			p.starting = false
 			var ae *workbench.AuthorizerUnavailableError
@@ -303,13 +304,13 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 				return
 			}
 			p.authErr = nil
-			p.begin(ui, wb, plan, f.modelID, model, rig)
+			p.begin(ui, flows, plan, f.modelID, model, rig)
 		})
 	})
 }
 
 // begin runs the demonstration on the rig's body under its authority.
-func (p *teachPage) begin(ui app.Context, wb *workbench.Workbench, plan *teach.Plan, modelID string, model *openrouter.Client, rig *workbench.TeachRig) {
+func (p *teachPage) begin(ui app.Context, flows *workbench.Flows, plan *teach.Plan, modelID string, model *openrouter.Client, rig *workbench.TeachRig) {
 	f := &p.form
 	bd, auth := rig.Body, rig.Authority
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -319,7 +320,7 @@ func (p *teachPage) begin(ui app.Context, wb *workbench.Workbench, plan *teach.P
 		r.authErr = auth.Unavailable
 	}
 	p.run = r
-	opts := teach.Options{
+	opts := workbench.TeachOptions{
 		Model: model, ModelID: modelID,
 		DestructiveMode: f.destructive, Stop: r.stop,
 		Progress: func(pr workbench.TeachProgress) {
@@ -355,7 +356,7 @@ func (p *teachPage) begin(ui app.Context, wb *workbench.Workbench, plan *teach.P
 		})
 		// The flow demonstrates and drafts (workbench.Teach); drafting
 		// happens here, off the event loop, too.
-		taught, err := wb.Teach(runCtx, plan, rig, opts)
+		taught, err := flows.Teach(runCtx, plan, rig, opts)
 		rig.Close()
 		ui.Dispatch(func(app.Context) {
 			p.finished(r, taught, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -16,7 +17,7 @@ func (p *teachPage) check() {
 	if r == nil || r.draftErr != nil || r.draft.SkillID == "" || p.checker == nil {
 		return
 	}
-	r.problems, r.checkErr = p.checker.CheckDraft(r.draft)
+	r.problems, r.checkErr = p.checker.CheckDraft(context.Background(), r.draft)
 }
 
 // editable says whether the draft's fields may still change: not while
@@ -64,19 +65,21 @@ func (p *teachPage) onSave(ctx app.Context, e app.Event) {
 	r.stage, r.saveErr, r.blocked = stageSaving, nil, false
 	sealed, m := r.sealed, r.draft
 	ctx.Async(func() {
-		v, err := p.env.verify()
-		if err == nil && sealed == nil {
-			sealed, err = (&workbench.Workbench{Verifier: v}).SealTaught(r.taught, m)
+		var err error
+		if sealed == nil {
+			sealed, err = p.env.flows.SealTaught(ctx, r.taught, m)
 		}
 		if err != nil {
 			ctx.Dispatch(func(app.Context) { r.stage, r.sealErr = stageFinished, err })
 			return
 		}
-		st, err := p.env.store(ctx, func() {
+		// Opened here first, to say when another tab blocks it; the flow
+		// then stores into the library it finds open.
+		_, err = p.env.store(ctx, func() {
 			ctx.Dispatch(func(app.Context) { r.blocked = true })
 		})
 		if err == nil {
-			err = (&workbench.Workbench{Verifier: v, Store: st}).StoreTaught(ctx, sealed)
+			err = p.env.flows.StoreTaught(ctx, sealed)
 			p.env.dropStore(err)
 		}
 		ctx.Dispatch(func(ctx app.Context) {

@@ -7,9 +7,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/skill"
-	"workbench/pkg/teach"
 	"workbench/pkg/words"
-	"workbench/pkg/workbench"
 )
 
 // summarize asks the teach flow what the finished recording amounts to: its
@@ -19,11 +17,7 @@ import (
 func (p *teachPage) summarize(ui app.Context, r *teachRun) {
 	m := r.draft
 	ui.Async(func() {
-		var s teach.Summary
-		v, err := p.env.verify()
-		if err == nil {
-			s, err = (&workbench.Workbench{Verifier: v}).SummarizeTaught(r.taught, m)
-		}
+		s, err := p.env.flows.SummarizeTaught(ui, r.taught, m)
 		ui.Dispatch(func(app.Context) { r.summary, r.summaryErr = &s, err })
 	})
 }

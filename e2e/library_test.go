@@ -163,7 +163,7 @@ func libraryCollisionsAndHistory(t *testing.T, s *session, v *verify.Verifier) {
 	dir := t.TempDir()
 	files := map[string]string{}
 	for _, p := range []string{skill.RedactionFull, skill.RedactionNone} {
-		f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, p, true)
+		f, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, p, true)
 		if err != nil {
 			t.Fatalf("export %s: %v", p, err)
 		}

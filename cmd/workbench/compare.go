@@ -84,9 +84,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	started := false
 	req := workbench.CompareRequest{Bundle: b, Models: models, World: *worldName, Destructive: *destructive,
-		// The command line has no delegatic-mcp: the local engine decides.
-		AcceptLocalPolicy: true,
-		Sets:              []workbench.InputSet{{Values: inputs.list()}},
+		Sets: []workbench.InputSet{{Values: inputs.list()}},
 		Progress: func(p workbench.CompareProgress) {
 			// Said once the checks passed and the first cell runs, so a
 			// refusal stays the one line on stderr.
@@ -108,13 +106,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	for _, s := range sets {
 		req.Sets = append(req.Sets, workbench.InputSet{Input: s})
 	}
-	w := &workbench.Workbench{Verifier: v, Models: func(ctx context.Context) (workbench.Model, error) {
-		cl, err := mf.client(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return cl, nil
-	}}
+	w := newFlows(v, nil, clientOf(mf), false)
 	cmp, err := w.Compare(ctx, req)
 	if err != nil {
 		return c.fail(compareError(err))

@@ -59,7 +59,7 @@ and does not, or the redacted copy failed gate.redaction_verify and nothing was 
 		fmt.Fprintf(stderr, "workbench export: %v\n", err)
 		return exitInvalid
 	}
-	f, err := (&workbench.Workbench{Verifier: v}).Export(ctx, b, *profile, *confirm)
+	f, err := newFlows(v, nil, nil, false).Export(ctx, b, *profile, *confirm)
 	var pe *workbench.ProfileError
 	switch {
 	case errors.Is(err, workbench.ErrSecrets):

@@ -70,24 +70,11 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return c.fail(err)
 	}
 	req := workbench.ReplayRequest{Bundle: b, Values: inputs.list(), World: *worldName, Model: *model, Destructive: *destructive,
-		// A terminal run has no delegatic-mcp (spec OQ-2): giving --body
-		// is the user's say-so for the local engine, which every block
-		// then names.
-		AcceptLocalPolicy: true,
-		Progress:          func(e skill.ReplayEdge) { c.progressf("%s", edgeLine(b, e)) },
-	}
-	w := &workbench.Workbench{Verifier: v,
-		Models: func(ctx context.Context) (workbench.Model, error) {
-			cl, err := mf.client(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return cl, nil
-		},
+		Progress: func(e skill.ReplayEdge) { c.progressf("%s", edgeLine(b, e)) },
 	}
 	// The body is opened when the flow runs; the line says where.
 	var where, useModel string
-	w.Bodies = func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
+	bodies := func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
 		if !bf.set() {
 			bd, err := sim.New(world)
 			if err != nil {
@@ -103,6 +90,7 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		c.progressf("replaying %q v%d on %s with %s", b.Manifest.Name, b.SkillVersion, bf.where(mb), orNoModel(useModel))
 		return mb, mb.Trusted(), nil
 	}
+	w := newFlows(v, bodies, clientOf(mf), bf.set())
 	s, err := w.PrepareReplay(req)
 	if err != nil {
 		return c.fail(replayError(err))

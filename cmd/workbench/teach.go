@@ -93,8 +93,8 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	// The flow opens the body: the simulator in the plan's world, or the
 	// MCP body at --body.
 	where := "the simulator world " + plan.WorldName
-	wb := &workbench.Workbench{Verifier: v,
-		Bodies: func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
+	wb := newFlows(v,
+		func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
 			if !bf.set() {
 				bd, err := sim.New(world)
 				return bd, true, err // the simulator's annotations are the workbench's own
@@ -105,12 +105,8 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			}
 			where = bf.where(mb)
 			return mb, mb.Trusted(), nil
-		},
-	}
-	// A terminal run has no delegatic-mcp (spec OQ-2): giving --body is
-	// the user's say-so for the local engine, which every block then
-	// names.
-	rig, err := wb.OpenTeach(ctx, plan, true)
+		}, nil, bf.set())
+	rig, err := wb.OpenTeach(ctx, plan, false)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -119,7 +115,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if rig.Authority.Fallback {
 		c.progressf("delegatic-mcp is not configured here; the local policy engine (%s) authorizes every action", rig.Authority.Name)
 	}
-	taught, err := wb.Teach(ctx, plan, rig, teach.Options{
+	taught, err := wb.Teach(ctx, plan, rig, workbench.TeachOptions{
 		Model: cl, ModelID: *model, DestructiveMode: *destructive,
 		MaxSteps: *maxSteps, Progress: func(p workbench.TeachProgress) { teachProgress(c, p) },
 	})
@@ -132,7 +128,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return c.fail(err)
 	}
-	saved, err := wb.SaveTaught(ctx, taught, taught.Draft)
+	saved, err := wb.SealTaught(ctx, taught, taught.Draft)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"workbench/pkg/workbench"
 )
 
 // The ledger at the repository root stays in step with the catalog: each
@@ -20,7 +21,7 @@ func TestCoverageLedgerMatchesCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wb := &Workbench{}
+	wb := withFlows(&BuiltIn{}, workbench.Deps{})
 	for _, n := range cov.Native {
 		src, name, _ := SplitID(n.CapabilityID)
 		if src != SourceWorkbench || !slices.Contains(Actions(), name) {

@@ -51,7 +51,7 @@ func TestDemonstrateChoosesTheAuthorizer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := &Workbench{Model: client, Authorizers: tc.choose}
+			w := withFlows(&BuiltIn{Model: client}, workbench.Deps{Authorizers: tc.choose})
 			in, _ := json.Marshal(map[string]any{"scenario": fixtures.ModelComparison, "model": "example/teacher", "accept_local_policy": tc.accept})
 			res, err := w.demonstrate(context.Background(), in)
 			if tc.err != "" {

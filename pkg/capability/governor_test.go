@@ -15,8 +15,10 @@ import (
 	"workbench/pkg/policy"
 	"workbench/pkg/runs"
 	"workbench/pkg/skill"
+	"workbench/pkg/store"
 	"workbench/pkg/store/mem"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
 )
 
 func counter(prefix string) func() string {
@@ -34,7 +36,7 @@ var verifierOnce = sync.OnceValues(func() (*verify.Verifier, error) {
 
 type rig struct {
 	gov         *Governor
-	wb          *Workbench
+	wb          *BuiltIn
 	destructive atomic.Bool
 	approvals   atomic.Int64
 }
@@ -57,7 +59,7 @@ func newRig(t *testing.T, engine *policy.Engine) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{}
-	r.wb = &Workbench{Store: mem.New(), Verifier: v}
+	r.wb = withFlows(&BuiltIn{Store: mem.New(), Verifier: v}, workbench.Deps{})
 	cat, err := NewCatalog(&Body{Body: s, Trusted: true}, r.wb)
 	if err != nil {
 		t.Fatal(err)
@@ -417,4 +419,16 @@ func TestResultSecretsStayRedacted(t *testing.T) {
 			t.Errorf("event %s holds the key", e.Type)
 		}
 	}
+}
+
+// withFlows gives w the flows a front-end would: over w's own library,
+// verifier and model (read when a flow asks, so a test that sets
+// w.Model later is seen), with d's bodies, authorizers and standing
+// answer.
+func withFlows(w *BuiltIn, d workbench.Deps) *BuiltIn {
+	d.Verifier = func(context.Context) (*verify.Verifier, error) { return w.Verifier, nil }
+	d.Store = func(context.Context) (store.Store, error) { return w.Store, nil }
+	d.Models = func(context.Context) (workbench.Model, error) { return w.Model, nil }
+	w.Flows = workbench.New(d)
+	return w
 }

@@ -33,7 +33,7 @@ func TestReplayOnAnMCPBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	s, err := workbench.New(workbench.Deps{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestReplayOnAnMCPBody(t *testing.T) {
 		{"local engine accepted by the tab", browser, false, yes, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &Workbench{Store: st, Verifier: v, Bodies: tc.bodies, AcceptsLocalPolicy: tc.standing}
+			w := withFlows(&BuiltIn{Store: st, Verifier: v}, workbench.Deps{Bodies: tc.bodies, AcceptsLocalPolicy: tc.standing})
 			out, err := w.replay(ctx, in(tc.accept))
 			if tc.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -40,12 +40,12 @@ const (
 	NeedMemory   = "a memory service (graphonomous-mcp)"
 )
 
-// Workbench is the provider of the workbench's own actions — verify,
+// BuiltIn is the provider of the workbench's own actions — verify,
 // export, replay, compare, import and sync to memory — each dispatching
 // into the same package flow the UI and the CLI use. A nil dependency is
 // a missing precondition: the actions that need it are listed as
 // unavailable or degraded, with the reason.
-type Workbench struct {
+type BuiltIn struct {
 	// Store is the local library; nil when none is open.
 	Store store.Store
 	// Verifier re-derives proofs.
@@ -61,28 +61,13 @@ type Workbench struct {
 	// DestructiveMode reads the user's destructive-mode toggle for the
 	// replayed edges' authorization; nil means off.
 	DestructiveMode func() bool
-	// Bodies opens the body a replay runs on; nil means the simulator
-	// only, and a skill taught on a browser or a host says so.
-	Bodies workbench.BodyFactory
-	// Authorizers applies spec OQ-2's choice of authorizer; nil means no
-	// delegatic-mcp. AcceptsLocalPolicy is the person's standing answer
-	// (workbench.Workbench.AcceptsLocalPolicy); nil asks every run.
-	Authorizers        workbench.AuthorizerChooser
-	AcceptsLocalPolicy func() bool
+	// Flows are the front-end's flows (workbench.New), which every action
+	// that is a flow calls: the same bodies, authorizers, standing answer
+	// to spec OQ-2 and models as the front-end's own pages. Required.
+	Flows *workbench.Flows
 }
 
-// flows is the flow layer with w's dependencies.
-func (w *Workbench) flows() *workbench.Workbench {
-	f := &workbench.Workbench{Verifier: w.Verifier, Store: w.Store, Bodies: w.Bodies, Authorizers: w.Authorizers,
-		AcceptsLocalPolicy: w.AcceptsLocalPolicy}
-	if w.Model != nil {
-		m := w.Model
-		f.Models = func(context.Context) (workbench.Model, error) { return m, nil }
-	}
-	return f
-}
-
-func (w *Workbench) destructive() bool { return w.DestructiveMode != nil && w.DestructiveMode() }
+func (w *BuiltIn) destructive() bool { return w.DestructiveMode != nil && w.DestructiveMode() }
 
 // action is one workbench action's static description.
 type action struct {
@@ -166,10 +151,10 @@ func Actions() []string {
 }
 
 // Source is SourceWorkbench.
-func (w *Workbench) Source() string { return SourceWorkbench }
+func (w *BuiltIn) Source() string { return SourceWorkbench }
 
 // List describes every action with its availability now.
-func (w *Workbench) List(ctx context.Context) ([]Capability, error) {
+func (w *BuiltIn) List(ctx context.Context) ([]Capability, error) {
 	skills, skillsErr := -1, error(nil)
 	if w.Store != nil {
 		// Only the count matters: a page of one reads one record.
@@ -188,7 +173,7 @@ func (w *Workbench) List(ctx context.Context) ([]Capability, error) {
 	return out, nil
 }
 
-func (w *Workbench) describe(a action, skills int, skillsErr error) Capability {
+func (w *BuiltIn) describe(a action, skills int, skillsErr error) Capability {
 	yes, no := true, false
 	ann := body.Annotations{Title: a.title, ReadOnlyHint: &no}
 	if a.readOnly {
@@ -236,7 +221,7 @@ func (w *Workbench) describe(a action, skills int, skillsErr error) Capability {
 }
 
 // Describe describes one action now.
-func (w *Workbench) Describe(ctx context.Context, id string) (Capability, error) {
+func (w *BuiltIn) Describe(ctx context.Context, id string) (Capability, error) {
 	return describe(ctx, w, id)
 }
 
@@ -248,7 +233,7 @@ type skillInput struct {
 
 // Invoke runs the action's flow. The input must already fit its schema
 // (the Governor checks it); a flow's own refusal is an error.
-func (w *Workbench) Invoke(ctx context.Context, id string, input json.RawMessage) (Result, error) {
+func (w *BuiltIn) Invoke(ctx context.Context, id string, input json.RawMessage) (Result, error) {
 	src, name, ok := SplitID(id)
 	actions := workbenchActions()
 	i := slices.IndexFunc(actions, func(a action) bool { return a.name == name })
@@ -308,7 +293,7 @@ func decode(input json.RawMessage, v any) error {
 
 // bundle loads a stored skill's bundle: the version asked for, or the
 // newest.
-func (w *Workbench) bundle(ctx context.Context, in skillInput) (*skill.Bundle, store.StoredBundle, error) {
+func (w *BuiltIn) bundle(ctx context.Context, in skillInput) (*skill.Bundle, store.StoredBundle, error) {
 	list, err := w.Store.Bundles(ctx, in.SkillID)
 	if err != nil {
 		return nil, store.StoredBundle{}, err
@@ -331,7 +316,7 @@ func (w *Workbench) bundle(ctx context.Context, in skillInput) (*skill.Bundle, s
 	return b, sb, nil
 }
 
-func (w *Workbench) verify(ctx context.Context, input json.RawMessage) (any, error) {
+func (w *BuiltIn) verify(ctx context.Context, input json.RawMessage) (any, error) {
 	var in skillInput
 	if err := decode(input, &in); err != nil {
 		return nil, err
@@ -343,7 +328,7 @@ func (w *Workbench) verify(ctx context.Context, input json.RawMessage) (any, err
 	return w.Verifier.Bytes(sb.Data)
 }
 
-func (w *Workbench) export(ctx context.Context, input json.RawMessage) (any, error) {
+func (w *BuiltIn) export(ctx context.Context, input json.RawMessage) (any, error) {
 	var in struct {
 		skillInput
 		Profile          string `json:"profile"`
@@ -363,7 +348,7 @@ func (w *Workbench) export(ctx context.Context, input json.RawMessage) (any, err
 		}
 		in.Profile = adv.Profile
 	}
-	f, err := (&workbench.Workbench{Verifier: w.Verifier}).Export(ctx, b, in.Profile, in.SecretsConfirmed)
+	f, err := w.Flows.Export(ctx, b, in.Profile, in.SecretsConfirmed)
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +371,7 @@ type exported struct {
 // replay runs the replay flow on a stored skill and saves the new version.
 // delegatic-mcp unavailable for the skill's body is an error saying so;
 // the user answers it by asking again with accept_local_policy.
-func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, error) {
+func (w *BuiltIn) replay(ctx context.Context, input json.RawMessage) (any, error) {
 	var in struct {
 		skillInput
 		Inputs      map[string]any `json:"inputs"`
@@ -400,7 +385,7 @@ func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	f := w.flows()
+	f := w.Flows
 	r, err := f.Replay(ctx, workbench.ReplayRequest{Bundle: b, Input: in.Inputs, Model: in.Model,
 		Destructive: w.destructive(), AcceptLocalPolicy: in.AcceptLocal,
 		Progress: func(e skill.ReplayEdge) { ReportProgress(ctx, map[string]any{"model": in.Model, "edge": e}) },
@@ -447,7 +432,7 @@ func (w *Workbench) replay(ctx context.Context, input json.RawMessage) (any, err
 	return out, nil
 }
 
-func (w *Workbench) compare(ctx context.Context, input json.RawMessage) (any, error) {
+func (w *BuiltIn) compare(ctx context.Context, input json.RawMessage) (any, error) {
 	var in struct {
 		skillInput
 		Models []string        `json:"models"`
@@ -464,7 +449,7 @@ func (w *Workbench) compare(ctx context.Context, input json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	c, err := w.flows().Compare(ctx, workbench.CompareRequest{
+	c, err := w.Flows.Compare(ctx, workbench.CompareRequest{
 		Bundle: b, Models: in.Models, Sets: sets, Save: true, Destructive: w.destructive(),
 		Progress: func(p workbench.CompareProgress) {
 			if p.Edge != nil {
@@ -531,7 +516,7 @@ func inputSets(raw json.RawMessage) ([]workbench.InputSet, error) {
 	return sets, nil
 }
 
-func (w *Workbench) importBundle(ctx context.Context, input json.RawMessage) (any, error) {
+func (w *BuiltIn) importBundle(ctx context.Context, input json.RawMessage) (any, error) {
 	var in struct {
 		Filename string `json:"filename"`
 		Bundle   string `json:"bundle"`
@@ -539,7 +524,7 @@ func (w *Workbench) importBundle(ctx context.Context, input json.RawMessage) (an
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	r, err := (&workbench.Workbench{Verifier: w.Verifier, Store: w.Store}).Import(ctx, in.Filename, []byte(in.Bundle))
+	r, err := w.Flows.Import(ctx, in.Filename, []byte(in.Bundle))
 	if err != nil {
 		return nil, err
 	}
@@ -563,7 +548,7 @@ func (w *Workbench) importBundle(ctx context.Context, input json.RawMessage) (an
 	return out, nil
 }
 
-func (w *Workbench) sync(ctx context.Context, input json.RawMessage) (any, error) {
+func (w *BuiltIn) sync(ctx context.Context, input json.RawMessage) (any, error) {
 	if w.Memory == nil {
 		if w.MemoryProblem != nil {
 			return nil, w.MemoryProblem
@@ -581,7 +566,7 @@ func (w *Workbench) sync(ctx context.Context, input json.RawMessage) (any, error
 	return w.Memory.Sync(ctx, b)
 }
 
-func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Result, error) {
+func (w *BuiltIn) demonstrate(ctx context.Context, input json.RawMessage) (Result, error) {
 	var in struct {
 		Scenario    string `json:"scenario"`
 		Task        string `json:"task"`
@@ -600,7 +585,7 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	f := w.flows()
+	f := w.Flows
 	rig, err := f.OpenTeach(ctx, plan, in.AcceptLocal)
 	var ae *workbench.AuthorizerUnavailableError
 	if errors.As(err, &ae) {
@@ -610,7 +595,7 @@ func (w *Workbench) demonstrate(ctx context.Context, input json.RawMessage) (Res
 		return Result{}, err
 	}
 	defer rig.Close()
-	taught, err := f.Teach(ctx, plan, rig, teach.Options{
+	taught, err := f.Teach(ctx, plan, rig, workbench.TeachOptions{
 		Model: w.Model, ModelID: in.Model, DestructiveMode: w.destructive(),
 		MaxSteps: in.MaxSteps,
 		Progress: func(p workbench.TeachProgress) {

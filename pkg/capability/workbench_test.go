@@ -95,7 +95,7 @@ func TestWorkbenchActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := (&workbench.Workbench{Verifier: r.wb.Verifier}).Export(context.Background(), fb, skill.RedactionFull, true)
+	full, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(r.wb.Verifier)}).Export(context.Background(), fb, skill.RedactionFull, true)
 	if err != nil {
 		t.Fatal(err)
 	}

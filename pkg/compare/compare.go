@@ -3,7 +3,7 @@
 // skill.model_comparison): Of pairs every two models and says, for each
 // pair, where their results differ; Summary says what was found in
 // sentences. It runs nothing: the results come from the compare flow
-// (workbench.Workbench.Compare), which replays the skill once per model,
+// (workbench.Flows.Compare), which replays the skill once per model,
 // each on a fresh body with the same input and the same authorizer, so
 // the model is the only thing that changes between the results compared.
 //

@@ -24,7 +24,7 @@ func exports(t *testing.T, v *verify.Verifier) map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, p := range []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull} {
-		f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, p, true)
+		f, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, p, true)
 		if err != nil {
 			t.Fatalf("export %s: %v", p, err)
 		}

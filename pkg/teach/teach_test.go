@@ -166,7 +166,7 @@ func TestTeachFlow(t *testing.T) {
 		t.Errorf("a clean teaching is not ready: %+v", rep.Derived.ProofGates)
 	}
 	// The sealed skill replays: its inputs and its world are found again.
-	wb := &workbench.Workbench{}
+	wb := workbench.New(workbench.Deps{})
 	s, err := wb.PrepareReplay(workbench.ReplayRequest{Bundle: b, Values: []teach.Value{{Name: "page_url", Raw: "https://docs.workbench.test/install"}}})
 	if err != nil || s.Input["page_url"] != "https://docs.workbench.test/install" || s.World != "docs-and-git" {
 		t.Errorf("PrepareReplay = %+v, %v", s, err)

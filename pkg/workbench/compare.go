@@ -36,6 +36,10 @@ type CompareRequest struct {
 	// Save stores the next version carrying every cell's replay in the
 	// library (SaveComparison), once the matrix is complete.
 	Save bool
+	// Keep stores the matrix with the skill (store.Comparison), for the
+	// skill's history to show and SaveComparison to save later. Neither
+	// Keep nor Save: nothing is written.
+	Keep bool
 	// Progress, when set, is called after each replayed edge of each cell
 	// and when each cell is complete.
 	Progress func(CompareProgress)
@@ -91,8 +95,8 @@ type Comparison struct {
 	// Authority names who authorized every cell's run.
 	Authority string
 	// Kept is the comparison as the library keeps it (store.Comparison):
-	// stored when the Workbench has a Store, so that it outlives the page
-	// that ran it; Kept.SavedVersion is set when the request saved Final.
+	// stored when the request asked to Keep or Save it, so that it
+	// outlives the page that ran it; Kept.SavedVersion is set when the request saved Final.
 	Kept store.Comparison
 	// KeepErr is why Kept could not be stored; the results above stand.
 	KeepErr error
@@ -123,20 +127,25 @@ func (e *InputSetError) Unwrap() error { return e.Err }
 // verifies it, and sets each input set's results side by side
 // (compare.Of). The cells that have a replay are then sealed together as
 // one next version (Final), stored when req.Save. With a Store, the
-// matrix is kept (Kept) whether or not it was saved.
+// matrix is stored (Kept) when req.Keep or req.Save; otherwise nothing is
+// written.
 //
 // Every input set is checked before anything runs: a value the skill does
 // not accept is an *InputSetError, bad models a *ModelListError, a
 // model-bound skill with no key a *MissingKeyError; PrepareReplay's and
-// Authorize's errors are returned as they are. A model whose call fails
+// the authorizer's errors are returned as they are. A model whose call fails
 // is that cell's result (Cell.Err, a *ModelError), and the other cells
 // run.
-func (w *Workbench) Compare(ctx context.Context, req CompareRequest) (*Comparison, error) {
-	if w.Verifier == nil {
-		return nil, errors.New("workbench: compare needs the verifier")
+func (fl *Flows) Compare(ctx context.Context, req CompareRequest) (*Comparison, error) {
+	v, err := fl.verifier(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
 	}
-	if req.Save && w.Store == nil {
-		return nil, errors.New("workbench: saving a comparison needs the library")
+	var st store.Store
+	if req.Save || req.Keep {
+		if st, err = fl.library(ctx); err != nil {
+			return nil, fmt.Errorf("compare: keeping the results: %w", err)
+		}
 	}
 	if err := checkModels(req.Models); err != nil {
 		return nil, err
@@ -147,7 +156,7 @@ func (w *Workbench) Compare(ctx context.Context, req CompareRequest) (*Compariso
 	}
 	setups := make([]*ReplaySetup, len(sets))
 	for j, set := range sets {
-		s, err := w.PrepareReplay(ReplayRequest{Bundle: req.Bundle, Input: set.Input, Values: set.Values, World: req.World, Destructive: req.Destructive})
+		s, err := fl.PrepareReplay(ReplayRequest{Bundle: req.Bundle, Input: set.Input, Values: set.Values, World: req.World, Destructive: req.Destructive})
 		var ie *teach.InputError
 		if errors.As(err, &ie) && ie.Field == teach.FieldInput {
 			return nil, &InputSetError{Set: j, Err: err}
@@ -158,11 +167,11 @@ func (w *Workbench) Compare(ctx context.Context, req CompareRequest) (*Compariso
 		setups[j] = s
 	}
 	b := setups[0].Bundle
-	client, err := w.compareModel(ctx, setups[0], req.Models)
+	client, err := fl.compareModel(ctx, setups[0], req.Models)
 	if err != nil {
 		return nil, err
 	}
-	auth, err := w.Authorize(ctx, setups[0], req.AcceptLocalPolicy)
+	auth, err := fl.authorize(ctx, setups[0].Kind, setups[0].Bundle.Manifest.DelegaticPolicyID, req.AcceptLocalPolicy)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +183,7 @@ func (w *Workbench) Compare(ctx context.Context, req CompareRequest) (*Compariso
 		c.Inputs = append(c.Inputs, s.Input)
 		results := make([]Cell, len(req.Models))
 		for i, m := range req.Models {
-			r, err := w.cell(ctx, s, auth, client, m, j, req.Progress)
+			r, err := fl.cell(ctx, v, s, auth, client, m, j, req.Progress)
 			if err != nil {
 				return nil, err
 			}
@@ -189,22 +198,22 @@ func (w *Workbench) Compare(ctx context.Context, req CompareRequest) (*Compariso
 		c.BySet = append(c.BySet, compare.Of(b, s.Input, results))
 	}
 	if len(recs) > 0 {
-		if c.Final, c.FinalReport, err = w.sealAll(b, recs); err != nil {
+		if c.Final, c.FinalReport, err = fl.sealAll(v, b, recs); err != nil {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
 	}
-	c.Kept = c.record(w.now())
+	c.Kept = c.record(fl.now())
 	if req.Save {
 		if c.Final == nil {
 			return nil, errors.New("compare: nothing to save: no model has a replay")
 		}
-		if err := w.addFinal(ctx, c.Final); err != nil {
+		if err := fl.addFinal(ctx, st, c.Final); err != nil {
 			return nil, err
 		}
 		c.Kept.SavedVersion = c.Final.SkillVersion
 	}
-	if w.Store != nil {
-		if err := w.Store.SaveComparison(ctx, c.Kept); err != nil {
+	if st != nil {
+		if err := st.SaveComparison(ctx, c.Kept); err != nil {
 			c.KeepErr = fmt.Errorf("the results could not be kept with the skill: %w", err)
 		}
 	}
@@ -231,11 +240,11 @@ func checkModels(models []string) error {
 
 // compareModel is the client every model is reached through: required
 // when the skill is model-bound, and otherwise used if there is one.
-func (w *Workbench) compareModel(ctx context.Context, s *ReplaySetup, models []string) (Model, error) {
+func (fl *Flows) compareModel(ctx context.Context, s *ReplaySetup, models []string) (Model, error) {
 	var client Model
-	if w.Models != nil {
+	if fl.d.Models != nil {
 		var err error
-		if client, err = w.Models(ctx); err != nil {
+		if client, err = fl.d.Models(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -247,8 +256,8 @@ func (w *Workbench) compareModel(ctx context.Context, s *ReplaySetup, models []s
 
 // cell replays s once with model on a fresh body (runReplay) and seals
 // the replay as the next version (seal): one cell of the matrix.
-func (w *Workbench) cell(ctx context.Context, s *ReplaySetup, auth *Authority, client Model, model string, set int, progress func(CompareProgress)) (Cell, error) {
-	bd, trusted, closeBd, err := w.OpenBody(ctx, s)
+func (fl *Flows) cell(ctx context.Context, v *verify.Verifier, s *ReplaySetup, auth *Authority, client Model, model string, set int, progress func(CompareProgress)) (Cell, error) {
+	bd, trusted, closeBd, err := fl.openBody(ctx, s.Kind, s.World, s.WorldData)
 	if err != nil {
 		return Cell{}, err
 	}
@@ -265,13 +274,13 @@ func (w *Workbench) cell(ctx context.Context, s *ReplaySetup, auth *Authority, c
 	if client == nil {
 		use = ""
 	}
-	r, err := w.runReplay(ctx, s, bd, auth.For(s, trusted), use, client, onEdge)
+	r, err := fl.runReplay(ctx, s, bd, auth.For(s, trusted), use, client, onEdge)
 	if err != nil {
 		return Cell{}, fmt.Errorf("compare %s on input set %d: %w", model, set+1, err)
 	}
 	r.Model = model
 	if r.Record != nil {
-		if r.Bundle, r.Report, err = w.seal(s.Bundle, *r.Record); err != nil {
+		if r.Bundle, r.Report, err = fl.seal(v, s.Bundle, *r.Record); err != nil {
 			return Cell{}, fmt.Errorf("compare %s on input set %d: saving the replay as the next version: %w", model, set+1, err)
 		}
 	}
@@ -280,8 +289,8 @@ func (w *Workbench) cell(ctx context.Context, s *ReplaySetup, auth *Authority, c
 
 // sealAll makes recs b's next version, one version for them all
 // (assemble.WithReplays), and verifies the bytes it exports.
-func (w *Workbench) sealAll(b *skill.Bundle, recs []skill.ReplayRecord) (*skill.Bundle, *verify.Report, error) {
-	nb, err := assemble.WithReplays(w.Verifier, b, recs, w.now(), skill.NewID)
+func (fl *Flows) sealAll(v *verify.Verifier, b *skill.Bundle, recs []skill.ReplayRecord) (*skill.Bundle, *verify.Report, error) {
+	nb, err := assemble.WithReplays(v, b, recs, fl.now(), skill.NewID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("seal the comparison: %w", err)
 	}
@@ -289,7 +298,7 @@ func (w *Workbench) sealAll(b *skill.Bundle, recs []skill.ReplayRecord) (*skill.
 	if err != nil {
 		return nil, nil, fmt.Errorf("seal the comparison: %w", err)
 	}
-	rep, err := w.Verifier.Bytes(data)
+	rep, err := v.Bytes(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the sealed comparison does not verify: %w", err)
 	}
@@ -297,12 +306,12 @@ func (w *Workbench) sealAll(b *skill.Bundle, recs []skill.ReplayRecord) (*skill.
 }
 
 // addFinal stores the version that carries a comparison's replays.
-func (w *Workbench) addFinal(ctx context.Context, final *skill.Bundle) error {
+func (fl *Flows) addFinal(ctx context.Context, st store.Store, final *skill.Bundle) error {
 	f, err := store.EncodeBundle(final)
 	if err != nil {
 		return fmt.Errorf("save the comparison: %w", err)
 	}
-	if _, err := w.Store.AddBundle(ctx, f); err != nil {
+	if _, err := st.AddBundle(ctx, f); err != nil {
 		return fmt.Errorf("save the comparison as v%d: %w", final.SkillVersion, err)
 	}
 	return nil
@@ -347,9 +356,14 @@ func cellOf(r Cell, set int) store.ComparisonCell {
 // back from the library after a reload) as the next version of the
 // version it compared: one version carrying every cell's replay. The
 // record is kept again with its SavedVersion, and returned.
-func (w *Workbench) SaveComparison(ctx context.Context, k store.Comparison) (store.Comparison, error) {
-	if w.Store == nil || w.Verifier == nil {
-		return k, errors.New("workbench: saving a comparison needs the library and the verifier")
+func (fl *Flows) SaveComparison(ctx context.Context, k store.Comparison) (store.Comparison, error) {
+	v, err := fl.verifier(ctx)
+	if err != nil {
+		return k, fmt.Errorf("compare: saving: %w", err)
+	}
+	st, err := fl.library(ctx)
+	if err != nil {
+		return k, fmt.Errorf("compare: saving: %w", err)
 	}
 	if k.SavedVersion != 0 {
 		return k, fmt.Errorf("compare: this comparison is saved already, as v%d", k.SavedVersion)
@@ -363,7 +377,7 @@ func (w *Workbench) SaveComparison(ctx context.Context, k store.Comparison) (sto
 	if len(recs) == 0 {
 		return k, errors.New("compare: nothing to save: no model has a replay")
 	}
-	sb, err := w.Store.Bundle(ctx, k.BundleHash)
+	sb, err := st.Bundle(ctx, k.BundleHash)
 	if err != nil {
 		return k, fmt.Errorf("compare: the version compared: %w", err)
 	}
@@ -371,15 +385,15 @@ func (w *Workbench) SaveComparison(ctx context.Context, k store.Comparison) (sto
 	if err != nil {
 		return k, fmt.Errorf("compare: the version compared: %w", err)
 	}
-	final, _, err := w.sealAll(b, recs)
+	final, _, err := fl.sealAll(v, b, recs)
 	if err != nil {
 		return k, fmt.Errorf("compare: %w", err)
 	}
-	if err := w.addFinal(ctx, final); err != nil {
+	if err := fl.addFinal(ctx, st, final); err != nil {
 		return k, err
 	}
 	k.SavedVersion = final.SkillVersion
-	if err := w.Store.SaveComparison(ctx, k); err != nil {
+	if err := st.SaveComparison(ctx, k); err != nil {
 		return k, fmt.Errorf("compare: saved as v%d, and the results could not be kept with it: %w", final.SkillVersion, err)
 	}
 	return k, nil

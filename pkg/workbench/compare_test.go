@@ -123,14 +123,19 @@ func (l *compareLab) teach(t *testing.T) *skill.Bundle {
 	return b
 }
 
-// workbench is a Workbench over the lab's library, with the lab's client
-// as every model's (nil: no key kept).
-func (l *compareLab) workbench(t *testing.T, withKey bool) *workbench.Workbench {
-	w := &workbench.Workbench{Verifier: verifier(t), Store: l.store}
+// deps are the flows' dependencies over the lab's library, with the
+// lab's client as every model's (nil: no key kept).
+func (l *compareLab) deps(t *testing.T, withKey bool) workbench.Deps {
+	d := workbench.Deps{Verifier: workbench.UseVerifier(verifier(t)), Store: workbench.UseStore(l.store)}
 	if withKey {
-		w.Models = func(context.Context) (workbench.Model, error) { return l.client, nil }
+		d.Models = func(context.Context) (workbench.Model, error) { return l.client, nil }
 	}
-	return w
+	return d
+}
+
+// workbench is the flows over deps.
+func (l *compareLab) workbench(t *testing.T, withKey bool) *workbench.Flows {
+	return workbench.New(l.deps(t, withKey))
 }
 
 // clicking is a compared model that clicks the link named name, n times
@@ -211,7 +216,7 @@ func TestCompare(t *testing.T) {
 			l := newCompareLab(t, tc.demo, tc.scripts...)
 			w := l.workbench(t, tc.withKey)
 			edges, done := 0, 0
-			req := workbench.CompareRequest{Bundle: l.b, Models: tc.models, Sets: tc.sets, Save: tc.save,
+			req := workbench.CompareRequest{Bundle: l.b, Models: tc.models, Sets: tc.sets, Save: tc.save, Keep: true,
 				Progress: func(p workbench.CompareProgress) {
 					switch {
 					case p.Edge != nil:
@@ -308,7 +313,7 @@ func TestCompareRefuses(t *testing.T) {
 	ab := []string{"example/a", "example/b"}
 	for _, tc := range []struct {
 		name  string
-		w     *workbench.Workbench
+		w     *workbench.Flows
 		req   workbench.CompareRequest
 		check func(t *testing.T, err error)
 	}{
@@ -346,12 +351,16 @@ func TestCompareRefuses(t *testing.T) {
 					t.Errorf("err %v, want a *PolicyError", err)
 				}
 			}},
-		{"save with no library", &workbench.Workbench{Verifier: verifier(t)}, workbench.CompareRequest{Bundle: l.b, Models: ab, Save: true}, wantText("needs the library")},
-		{"no verifier", &workbench.Workbench{}, workbench.CompareRequest{Bundle: l.b, Models: ab}, wantText("needs the verifier")},
+		{"save with no library", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t))}), workbench.CompareRequest{Bundle: l.b, Models: ab, Save: true}, wantText("no library is open")},
+		{"no verifier", workbench.New(workbench.Deps{}), workbench.CompareRequest{Bundle: l.b, Models: ab}, wantText("no verifier")},
 		{"no bundle", l.workbench(t, true), workbench.CompareRequest{Models: ab}, wantText("no bundle")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := tc.w.Compare(context.Background(), tc.req)
+			flows := tc.w
+			if flows == nil {
+				flows = workbench.New(workbench.Deps{})
+			}
+			c, err := flows.Compare(context.Background(), tc.req)
 			if err == nil || c != nil {
 				t.Fatalf("comparison %v, err %v", c, err)
 			}
@@ -409,7 +418,7 @@ func TestSaveComparison(t *testing.T) {
 		repeated("example/broke", openroutertest.Error(402, "Insufficient credits."), 2))
 	w := l.workbench(t, true)
 	ctx := context.Background()
-	if _, err := w.Compare(ctx, workbench.CompareRequest{Bundle: l.b, Models: []string{"example/a", "example/broke"}, Sets: []workbench.InputSet{{}, otherChangelog}}); err != nil {
+	if _, err := w.Compare(ctx, workbench.CompareRequest{Bundle: l.b, Models: []string{"example/a", "example/broke"}, Sets: []workbench.InputSet{{}, otherChangelog}, Keep: true}); err != nil {
 		t.Fatal(err)
 	}
 	kept, err := l.store.Comparisons(ctx, l.b.SkillID)
@@ -446,7 +455,7 @@ func TestSaveComparison(t *testing.T) {
 	if _, err := w.SaveComparison(ctx, none); err == nil || !strings.Contains(err.Error(), "no model has a replay") {
 		t.Errorf("a comparison with no replay: %v", err)
 	}
-	if _, err := (&workbench.Workbench{}).SaveComparison(ctx, kept[0]); err == nil {
+	if _, err := workbench.New(workbench.Deps{}).SaveComparison(ctx, kept[0]); err == nil {
 		t.Error("saved with no library")
 	}
 	gone := kept[0]
@@ -460,12 +469,38 @@ func TestSaveComparison(t *testing.T) {
 // still returns its matrix, and says it could not be kept.
 func TestCompareKeepErr(t *testing.T) {
 	l := newCompareLab(t, compareInputBound)
-	w := &workbench.Workbench{Verifier: verifier(t), Store: mem.New()}
-	c, err := w.Compare(context.Background(), workbench.CompareRequest{Bundle: l.b, Models: []string{"example/a", "example/b"}})
+	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t)), Store: workbench.UseStore(mem.New())})
+	c, err := w.Compare(context.Background(), workbench.CompareRequest{Bundle: l.b, Models: []string{"example/a", "example/b"}, Keep: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !errors.Is(c.KeepErr, store.ErrNotFound) || len(c.BySet) != 1 || c.Final == nil {
 		t.Errorf("keep err %v, %d sets, final %v", c.KeepErr, len(c.BySet), c.Final != nil)
+	}
+}
+
+// TestCompareWritesOnlyWhenAsked: a comparison that asks neither to keep
+// nor to save its results leaves the library as it was.
+func TestCompareWritesOnlyWhenAsked(t *testing.T) {
+	l := newCompareLab(t, compareModelBound, clicking("example/a", "Changelog", 1), clicking("example/b", "Changelog", 1))
+	ctx := context.Background()
+	before, err := l.store.Bundles(ctx, l.b.SkillID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.workbench(t, true).Compare(ctx, workbench.CompareRequest{Bundle: l.b, Models: []string{"example/a", "example/b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Final == nil || len(c.BySet) != 1 {
+		t.Fatalf("compared: final %v, %d sets", c.Final != nil, len(c.BySet))
+	}
+	kept, err := l.store.Comparisons(ctx, l.b.SkillID)
+	if err != nil || len(kept) != 0 {
+		t.Errorf("kept %d comparisons (%v); nothing was asked", len(kept), err)
+	}
+	after, err := l.store.Bundles(ctx, l.b.SkillID)
+	if err != nil || len(after) != len(before) {
+		t.Errorf("%d bundles after, %d before (%v)", len(after), len(before), err)
 	}
 }

@@ -1,8 +1,8 @@
 package workbench
 
 import (
-	"errors"
-
+	"context"
+	"fmt"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 )
@@ -14,18 +14,19 @@ type DraftProblems = teach.DraftProblems
 
 // CheckDraft checks m, a draft manifest or a stored one being edited, as
 // the form stands after the user's edits: against the manifest schema of
-// the Workbench's verifier, with a slug the workbench would write and no
+// the flows' verifier, with a slug the workbench would write and no
 // secret, e-mail address or password in the name or slug
 // (teach.CheckDraft). The teach page's draft and the skill page's
 // Manifest tab call it on every keystroke; it connects to nothing.
 //
 // The error is not nil only when m could not be checked at all, or the
-// Workbench has no verifier.
-func (w *Workbench) CheckDraft(m skill.Manifest) (DraftProblems, error) {
-	if w.Verifier == nil {
-		return nil, errors.New("workbench: checking a manifest needs the verifier")
+// flows have no verifier.
+func (fl *Flows) CheckDraft(ctx context.Context, m skill.Manifest) (DraftProblems, error) {
+	v, err := fl.verifier(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("checking a manifest: %w", err)
 	}
-	return teach.CheckDraft(w.Verifier.Schemas(), m)
+	return teach.CheckDraft(v.Schemas(), m)
 }
 
 // Rename returns the draft m with the name given and, unless the person

@@ -1,6 +1,7 @@
 package workbench_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 func TestCheckDraft(t *testing.T) {
 	base := taught(t).Manifest
 	key := "sk-or-v1-" + strings.Repeat("0123456789abcdef", 4) // the shape of an OpenRouter key; not one
-	w := &workbench.Workbench{Verifier: verifier(t)}
+	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t))})
 	for _, tc := range []struct {
 		name   string
 		edit   func(*skill.Manifest)
@@ -33,7 +34,7 @@ func TestCheckDraft(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := base
 			tc.edit(&m)
-			got, err := w.CheckDraft(m)
+			got, err := w.CheckDraft(context.Background(), m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +54,7 @@ func TestCheckDraft(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (&workbench.Workbench{}).CheckDraft(base); err == nil || !strings.Contains(err.Error(), "needs the verifier") {
+	if _, err := workbench.New(workbench.Deps{}).CheckDraft(context.Background(), base); err == nil || !strings.Contains(err.Error(), "no verifier") {
 		t.Errorf("checked with no verifier: %v", err)
 	}
 }

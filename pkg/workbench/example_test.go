@@ -18,7 +18,7 @@ import (
 // comes typed: an input the manifest refuses names the input, and
 // delegatic-mcp unavailable for an MCP body is answered by asking the
 // user and calling again with AcceptLocalPolicy.
-func ExampleWorkbench_Replay() {
+func ExampleFlows_Replay() {
 	data, err := os.ReadFile("../../fixtures/valid-skill-bundle.v0.json")
 	if err != nil {
 		panic(err)
@@ -31,7 +31,7 @@ func ExampleWorkbench_Replay() {
 	if err != nil {
 		panic(err)
 	}
-	w := &workbench.Workbench{Verifier: v}
+	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)})
 
 	_, err = w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b,
 		Values: []teach.Value{{Name: "repo_url", Raw: "git.workbench.test/acme"}}})

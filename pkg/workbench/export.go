@@ -58,7 +58,7 @@ func (a ExportAdvice) NeedsConfirm(profile string) bool {
 }
 
 // AdviseExport scans b for secrets and says which profile to start from
-// and which are offered. It needs none of the Workbench's dependencies:
+// and which are offered. It needs none of the flows' dependencies:
 // the skill page calls it when it loads a bundle.
 func AdviseExport(b *skill.Bundle) (ExportAdvice, error) {
 	fs, err := redact.Scan(b)
@@ -125,9 +125,10 @@ type ExportFile struct {
 // file name it will be saved under (verify.Verifier.Export): a run of 16
 // or more characters of one of them anywhere in the exported document or
 // in the file name fails the gate.
-func (w *Workbench) Export(ctx context.Context, b *skill.Bundle, profile string, secretsConfirmed bool) (*ExportFile, error) {
-	if w.Verifier == nil {
-		return nil, errors.New("export: no verifier")
+func (fl *Flows) Export(ctx context.Context, b *skill.Bundle, profile string, secretsConfirmed bool) (*ExportFile, error) {
+	v, err := fl.verifier(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
 	}
 	adv, err := AdviseExport(b)
 	if err != nil {
@@ -169,7 +170,7 @@ func (w *Workbench) Export(ctx context.Context, b *skill.Bundle, profile string,
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	name := skill.ExportFilename(cp.Manifest.Slug, cp.SkillVersion)
-	rep, err := w.Verifier.Export(data, name, known)
+	rep, err := v.Export(data, name, known)
 	if err != nil {
 		return nil, fmt.Errorf("export: the %s bundle does not verify: %w", profile, err)
 	}

@@ -38,7 +38,7 @@ func TestExport(t *testing.T) {
 	before := b.ContentHash
 	for _, profile := range []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull} {
 		t.Run(profile, func(t *testing.T) {
-			f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, false)
+			f, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, profile, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func TestExport(t *testing.T) {
 	if b.ContentHash != before {
 		t.Error("Export changed the stored bundle")
 	}
-	if _, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, "some", false); err == nil || !strings.Contains(err.Error(), `unknown redaction profile "some"`) {
+	if _, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, "some", false); err == nil || !strings.Contains(err.Error(), `unknown redaction profile "some"`) {
 		t.Errorf("unknown profile: %v", err)
 	}
 }
@@ -81,15 +81,15 @@ func TestSecretsAreNeverExportedSilently(t *testing.T) {
 	if strings.Contains(adv.Secrets.String(), fakeKey) {
 		t.Error("the advice repeats the secret")
 	}
-	if _, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, skill.RedactionNone, false); !errors.Is(err, workbench.ErrSecrets) {
+	if _, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, skill.RedactionNone, false); !errors.Is(err, workbench.ErrSecrets) {
 		t.Errorf("none without confirmation: %v, want ErrSecrets", err)
 	}
-	f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, skill.RedactionNone, true)
+	f, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, skill.RedactionNone, true)
 	if err != nil || !bytes.Contains(f.Data, []byte(fakeKey)) {
 		t.Errorf("none, confirmed: %v (the user chose to keep the secret)", err)
 	}
 	for _, profile := range []string{skill.RedactionTranscriptPII, skill.RedactionFull} {
-		f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, false)
+		f, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, profile, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestNoKeyInNamesSlugsOrFileNames(t *testing.T) {
 		}
 		for _, profile := range []string{skill.RedactionNone, skill.RedactionTranscriptPII, skill.RedactionFull} {
 			t.Run(tc.name+"/"+profile, func(t *testing.T) {
-				f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, true)
+				f, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, profile, true)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -212,7 +212,7 @@ func TestExportCleansANameCutThroughAKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, profile := range []string{skill.RedactionTranscriptPII, skill.RedactionFull} {
-		f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, false)
+		f, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, profile, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +229,7 @@ func TestExportCleansANameCutThroughAKey(t *testing.T) {
 // as the library stores an imported redacted file.
 func redactedAs(t *testing.T, v *verify.Verifier, b *skill.Bundle, profile string) *skill.Bundle {
 	t.Helper()
-	f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, true)
+	f, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(context.Background(), b, profile, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,20 +302,24 @@ func TestExportRefuses(t *testing.T) {
 	cancel()
 	for _, tc := range []struct {
 		name    string
-		wb      *workbench.Workbench
+		wb      *workbench.Flows
 		ctx     context.Context
 		b       *skill.Bundle
 		profile string
 		want    string
 	}{
-		{"no verifier", &workbench.Workbench{}, ctx, b, skill.RedactionFull, "no verifier"},
-		{"unknown profile", &workbench.Workbench{Verifier: v}, ctx, b, "partial", `unknown redaction profile "partial"`},
-		{"weaker than stored", &workbench.Workbench{Verifier: v}, ctx, full, skill.RedactionNone, "weaker than the bundle's own full"},
-		{"weaker than stored (pii)", &workbench.Workbench{Verifier: v}, ctx, full, skill.RedactionTranscriptPII, "choose full or stricter"},
-		{"canceled", &workbench.Workbench{Verifier: v}, canceled, b, skill.RedactionFull, "context canceled"},
+		{"no verifier", workbench.New(workbench.Deps{}), ctx, b, skill.RedactionFull, "no verifier"},
+		{"unknown profile", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}), ctx, b, "partial", `unknown redaction profile "partial"`},
+		{"weaker than stored", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}), ctx, full, skill.RedactionNone, "weaker than the bundle's own full"},
+		{"weaker than stored (pii)", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}), ctx, full, skill.RedactionTranscriptPII, "choose full or stricter"},
+		{"canceled", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}), canceled, b, skill.RedactionFull, "context canceled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := tc.wb.Export(tc.ctx, tc.b, tc.profile, true)
+			flows := tc.wb
+			if flows == nil {
+				flows = workbench.New(workbench.Deps{})
+			}
+			f, err := flows.Export(tc.ctx, tc.b, tc.profile, true)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Export = %v, %v; want an error saying %q", f, err, tc.want)
 			}
@@ -328,7 +332,7 @@ func TestExportRefuses(t *testing.T) {
 		})
 	}
 	// The stored profile itself, and a stricter one, are still exported.
-	if _, err := (&workbench.Workbench{Verifier: v}).Export(ctx, full, skill.RedactionFull, false); err != nil {
+	if _, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(ctx, full, skill.RedactionFull, false); err != nil {
 		t.Errorf("full bundle under full: %v", err)
 	}
 }

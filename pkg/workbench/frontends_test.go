@@ -29,7 +29,7 @@ var (
 	// teachSteps are the steps of pkg/teach that a flow of this package
 	// takes: a front-end imports pkg/teach for its vocabulary (Value,
 	// InputError, Plan, View, …), and calls these only through the flow
-	// (PlanTeach, Teach, SummarizeTaught, SaveTaught, PrepareReplay,
+	// (PlanTeach, Teach, SummarizeTaught, SealTaught, PrepareReplay,
 	// CheckDraft).
 	teachSteps = []string{"CheckDraft", "FromScenario", "Freeform", "Fill", "Typed", "World",
 		"Demonstrate", "Draft", "Summarize", "Seal", "Ready"}
@@ -104,5 +104,81 @@ func TestFrontEndsTakeNoTeachStep(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// workbenchName is the name a file imports pkg/workbench under; "" when
+// it does not import it.
+func workbenchName(pf *ast.File) string {
+	for _, im := range pf.Imports {
+		if path, _ := strconv.Unquote(im.Path.Value); path == "workbench/pkg/workbench" {
+			if im.Name != nil {
+				return im.Name.Name
+			}
+			return "workbench"
+		}
+	}
+	return ""
+}
+
+// TestFlowsOnlyFromNew: New is the only way to make the flow value, in
+// every Go file of the module, tests included, outside this package's own
+// files; and each front-end calls it in one place, so that every flow of
+// a front-end runs with the same bodies, authorizers, judges and models.
+func TestFlowsOnlyFromNew(t *testing.T) {
+	root := modtest.Root(t)
+	news := map[string]int{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "node_modules", "build", ".cache", ".git", "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		pf, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		name := workbenchName(pf)
+		if name == "" {
+			return nil
+		}
+		ast.Inspect(pf, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.CompositeLit:
+				if sel, ok := x.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Flows" {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == name {
+						t.Errorf("%s: a composite literal of %s.Flows: make it with %s.New", rel, name, name)
+					}
+				}
+			case *ast.CallExpr:
+				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "New" {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && !strings.HasSuffix(rel, "_test.go") {
+						news[filepath.Dir(rel)]++
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The palette's built-in actions (pkg/capability) are given the
+	// flows of the front-end they run in.
+	want := map[string]int{"app": 1, "cmd/workbench": 1, "pkg/capability": 0}
+	for _, fe := range frontEnds {
+		if news[fe] != want[fe] {
+			t.Errorf("%s calls workbench.New in %d places, want %d: build the flows once, from the front-end's environment", fe, news[fe], want[fe])
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"workbench/pkg/library"
 	"workbench/pkg/skill"
+	"workbench/pkg/store"
+	"workbench/pkg/verify"
 )
 
 // The import flow takes bundle files into the library (Store). A file is
@@ -20,8 +22,12 @@ import (
 // ("2 accepted, 1 rejected, 0 already stored").
 
 // ErrNoLibrary is returned by the flows that store a bundle when the
-// Workbench has no Store.
+// flows have no library.
 var ErrNoLibrary = errors.New("no library is open")
+
+// ErrNoVerifier is returned by the flows that seal or judge a bundle
+// when the flows have no verifier.
+var ErrNoVerifier = errors.New("no verifier")
 
 // ImportTooLarge is the rejection Import gives a file of size bytes
 // without reading it (library.TooLarge): a front-end asks before it reads
@@ -34,34 +40,39 @@ func ImportTooLarge(name string, size int) (res library.Result, ok bool) {
 // file is a Rejected result, not an error; an error means the file could
 // not be imported at all (no library, or the store failed) and nothing
 // was written.
-func (w *Workbench) Import(ctx context.Context, name string, data []byte) (library.Result, error) {
-	if err := w.canImport(name); err != nil {
+func (fl *Flows) Import(ctx context.Context, name string, data []byte) (library.Result, error) {
+	st, v, err := fl.canImport(ctx, name)
+	if err != nil {
 		return library.Result{Name: name}, err
 	}
-	return library.Import(ctx, w.Store, w.Verifier, name, data)
+	return library.Import(ctx, st, v, name, data)
 }
 
 // ResolveImport stores a file Import reported as a collision, as the
 // person chose: library.Replace puts it in place of the stored copy,
 // library.KeepBoth stores its content as the skill's next version (made
-// at w's clock, with a new bundle id). The file is read again and the
+// at the flows' clock, with a new bundle id). The file is read again and the
 // library looked at as it is now: if the collision is gone the result
 // says what became of the file as Import would. An error means nothing
 // was written.
-func (w *Workbench) ResolveImport(ctx context.Context, name string, data []byte, choice library.Choice) (library.Result, error) {
-	if err := w.canImport(name); err != nil {
+func (fl *Flows) ResolveImport(ctx context.Context, name string, data []byte, choice library.Choice) (library.Result, error) {
+	st, v, err := fl.canImport(ctx, name)
+	if err != nil {
 		return library.Result{Name: name}, err
 	}
-	return library.Resolve(ctx, w.Store, w.Verifier, name, data, choice, library.Options{Now: w.now, NewID: skill.NewID})
+	return library.Resolve(ctx, st, v, name, data, choice, library.Options{Now: fl.now, NewID: skill.NewID})
 }
 
-// canImport says which dependency of the import flow is missing.
-func (w *Workbench) canImport(name string) error {
-	switch {
-	case w.Store == nil:
-		return fmt.Errorf("import %s: %w", name, ErrNoLibrary)
-	case w.Verifier == nil:
-		return fmt.Errorf("import %s: no verifier", name)
+// canImport returns the import flow's library and verifier, or says which
+// is missing.
+func (fl *Flows) canImport(ctx context.Context, name string) (store.Store, *verify.Verifier, error) {
+	st, err := fl.library(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("import %s: %w", name, err)
 	}
-	return nil
+	v, err := fl.verifier(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("import %s: %w", name, err)
+	}
+	return st, v, nil
 }

@@ -13,6 +13,7 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/store/mem"
+	"workbench/pkg/verify"
 	"workbench/pkg/workbench"
 )
 
@@ -34,43 +35,48 @@ func TestImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := (&workbench.Workbench{Verifier: v}).Export(ctx, b, skill.RedactionFull, false)
+	full, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(ctx, b, skill.RedactionFull, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	stored := func() store.Store {
 		st := mem.New()
-		if _, err := (&workbench.Workbench{Verifier: v, Store: st}).Import(ctx, "first", valid); err != nil {
+		if _, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Store: workbench.UseStore(st)}).Import(ctx, "first", valid); err != nil {
 			t.Fatal(err)
 		}
 		return st
 	}
 	for _, tc := range []struct {
 		name    string
-		wb      *workbench.Workbench
+		st      store.Store      // the library, if any
+		v       *verify.Verifier // the verifier, if any
 		data    []byte
 		status  library.Status
 		problem string // in the first problem's message, for a rejection
 		err     string // the error, when the file could not be imported
 	}{
-		{"new file", &workbench.Workbench{Verifier: v, Store: mem.New()}, valid, library.Accepted, "", ""},
-		{"same file again", &workbench.Workbench{Verifier: v, Store: stored()}, valid, library.Duplicate, "", ""},
-		{"another profile's copy", &workbench.Workbench{Verifier: v, Store: stored()}, full.Data, library.Collided, "", ""},
-		{"not JSON", &workbench.Workbench{Verifier: v, Store: mem.New()}, []byte("{"), library.Rejected, "", ""},
-		{"a trailing member", &workbench.Workbench{Verifier: v, Store: mem.New()}, []byte(`{"bundle_id":1}`), library.Rejected, "", ""},
-		{"too large", &workbench.Workbench{Verifier: v, Store: mem.New()}, make([]byte, library.MaxBundleBytes+1), library.Rejected, "bytes; the workbench imports bundles of at most", ""},
-		{"no library", &workbench.Workbench{Verifier: v}, valid, "", "", "no library is open"},
-		{"no verifier", &workbench.Workbench{Store: mem.New()}, valid, "", "", "no verifier"},
-		{"store full", &workbench.Workbench{Verifier: v, Store: fullStore{mem.New()}}, valid, "", "", "storage quota exceeded"},
+		{"new file", mem.New(), v, valid, library.Accepted, "", ""},
+		{"same file again", stored(), v, valid, library.Duplicate, "", ""},
+		{"another profile's copy", stored(), v, full.Data, library.Collided, "", ""},
+		{"not JSON", mem.New(), v, []byte("{"), library.Rejected, "", ""},
+		{"a trailing member", mem.New(), v, []byte(`{"bundle_id":1}`), library.Rejected, "", ""},
+		{"too large", mem.New(), v, make([]byte, library.MaxBundleBytes+1), library.Rejected, "bytes; the workbench imports bundles of at most", ""},
+		{"no library", nil, v, valid, "", "", "no library is open"},
+		{"no verifier", mem.New(), nil, valid, "", "", "no verifier"},
+		{"store full", fullStore{mem.New()}, v, valid, "", "", "storage quota exceeded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := tc.wb.Import(ctx, "in.skill.json", tc.data)
+			d := workbench.Deps{Verifier: workbench.UseVerifier(tc.v)}
+			if tc.st != nil {
+				d.Store = workbench.UseStore(tc.st)
+			}
+			res, err := workbench.New(d).Import(ctx, "in.skill.json", tc.data)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("Import = %+v, %v; want an error saying %q", res, err, tc.err)
 				}
-				if tc.wb.Store != nil {
-					if sks, _ := tc.wb.Store.Skills(ctx); len(sks) != 0 {
+				if tc.st != nil {
+					if sks, _ := tc.st.Skills(ctx); len(sks) != 0 {
 						t.Errorf("a failed import left %d skills", len(sks))
 					}
 				}
@@ -116,7 +122,7 @@ func TestResolveImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := (&workbench.Workbench{Verifier: v}).Export(ctx, b, skill.RedactionFull, false)
+	full, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(ctx, b, skill.RedactionFull, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,12 +142,12 @@ func TestResolveImport(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := mem.New()
-			wb := &workbench.Workbench{Verifier: v, Store: st, Now: func() time.Time { return at }}
+			wb := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Store: workbench.UseStore(st), Now: func() time.Time { return at }})
 			if _, err := wb.Import(ctx, "first", valid); err != nil {
 				t.Fatal(err)
 			}
 			if tc.noStore {
-				wb.Store = nil
+				wb = workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Now: func() time.Time { return at }})
 			}
 			res, err := wb.ResolveImport(ctx, full.Name, full.Data, tc.choice)
 			if tc.err != "" {
@@ -170,13 +176,13 @@ func TestResolveImport(t *testing.T) {
 						t.Fatal(err)
 					}
 					if sb.SkillVersion == tc.version && nb.CreatedAt != skill.Timestamp(at) {
-						t.Errorf("version %d was made at %s, not at the Workbench's clock", sb.SkillVersion, nb.CreatedAt)
+						t.Errorf("version %d was made at %s, not at the flows' clock", sb.SkillVersion, nb.CreatedAt)
 					}
 				}
 			}
 		})
 	}
-	if _, err := (&workbench.Workbench{Store: mem.New()}).ResolveImport(ctx, "x", valid, library.Replace); err == nil {
+	if _, err := (workbench.New(workbench.Deps{Store: workbench.UseStore(mem.New())})).ResolveImport(ctx, "x", valid, library.Replace); err == nil {
 		t.Error("no verifier: no error")
 	}
 }

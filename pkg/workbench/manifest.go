@@ -2,7 +2,6 @@ package workbench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"workbench/pkg/assemble"
@@ -24,14 +23,16 @@ func EditOf(m skill.Manifest) ManifestEdit {
 // version: a copy re-sealed with a re-derived proof and added to the
 // library in one write. b is not changed; an edit the manifest schema
 // refuses, or a failed write, stores nothing.
-func (w *Workbench) SaveManifest(ctx context.Context, b *skill.Bundle, e ManifestEdit) (*skill.Bundle, error) {
-	if w.Verifier == nil {
-		return nil, errors.New("workbench: saving a manifest needs the verifier")
+func (fl *Flows) SaveManifest(ctx context.Context, b *skill.Bundle, e ManifestEdit) (*skill.Bundle, error) {
+	v, err := fl.verifier(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("saving a manifest: %w", err)
 	}
-	if w.Store == nil {
-		return nil, ErrNoLibrary
+	st, err := fl.library(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("saving a manifest: %w", err)
 	}
-	nb, err := assemble.Revise(w.Verifier, b, e, w.now(), skill.NewID)
+	nb, err := assemble.Revise(v, b, e, fl.now(), skill.NewID)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func (w *Workbench) SaveManifest(ctx context.Context, b *skill.Bundle, e Manifes
 	if err != nil {
 		return nil, fmt.Errorf("encoding version %d: %w", nb.SkillVersion, err)
 	}
-	if _, err := w.Store.AddBundle(ctx, f); err != nil {
+	if _, err := st.AddBundle(ctx, f); err != nil {
 		return nil, fmt.Errorf("storing version %d: %w", nb.SkillVersion, err)
 	}
 	return nb, nil

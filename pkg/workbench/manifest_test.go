@@ -21,16 +21,24 @@ func TestSaveManifest(t *testing.T) {
 	badSlug.Slug = "Not A Slug"
 	for _, tc := range []struct {
 		name    string
-		w       func(st store.Store) *workbench.Workbench
+		w       func(st store.Store) *workbench.Flows
 		edit    workbench.ManifestEdit
 		wantErr string
 	}{
-		{"saved as the next version", func(st store.Store) *workbench.Workbench { return &workbench.Workbench{Verifier: v, Store: st} }, good, ""},
-		{"a slug the schema refuses", func(st store.Store) *workbench.Workbench { return &workbench.Workbench{Verifier: v, Store: st} }, badSlug, "slug"},
-		{"no verifier", func(st store.Store) *workbench.Workbench { return &workbench.Workbench{Store: st} }, good, "needs the verifier"},
-		{"no library", func(store.Store) *workbench.Workbench { return &workbench.Workbench{Verifier: v} }, good, "no library"},
-		{"store full", func(st store.Store) *workbench.Workbench {
-			return &workbench.Workbench{Verifier: v, Store: fullStore{st}}
+		{"saved as the next version", func(st store.Store) *workbench.Flows {
+			return workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Store: workbench.UseStore(st)})
+		}, good, ""},
+		{"a slug the schema refuses", func(st store.Store) *workbench.Flows {
+			return workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Store: workbench.UseStore(st)})
+		}, badSlug, "slug"},
+		{"no verifier", func(st store.Store) *workbench.Flows {
+			return workbench.New(workbench.Deps{Store: workbench.UseStore(st)})
+		}, good, "no verifier"},
+		{"no library", func(store.Store) *workbench.Flows {
+			return workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)})
+		}, good, "no library"},
+		{"store full", func(st store.Store) *workbench.Flows {
+			return workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Store: workbench.UseStore(fullStore{st})})
 		}, good, "storage quota exceeded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

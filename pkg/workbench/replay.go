@@ -166,7 +166,7 @@ func (e *MissingKeyError) Error() string {
 // input (field input), a world that cannot be found one of field world; a
 // policy other than the default is a *PolicyError; an MCP body with no
 // BodyFactory is a *BodyUnavailableError.
-func (w *Workbench) PrepareReplay(req ReplayRequest) (*ReplaySetup, error) {
+func (fl *Flows) PrepareReplay(req ReplayRequest) (*ReplaySetup, error) {
 	b := req.Bundle
 	if b == nil {
 		return nil, errors.New("workbench: replay: no bundle")
@@ -178,7 +178,7 @@ func (w *Workbench) PrepareReplay(req ReplayRequest) (*ReplaySetup, error) {
 		if req.World != "" {
 			return nil, &teach.InputError{Field: teach.FieldWorld, Name: req.World, Msg: "a world is the simulator's, and this skill replays on a " + string(s.Kind) + " body"}
 		}
-		if w.Bodies == nil {
+		if fl.d.Bodies == nil {
 			return nil, &BodyUnavailableError{Kind: s.Kind, Why: "this front-end has no way to open one"}
 		}
 	default:
@@ -301,18 +301,11 @@ func worldOf(b *skill.Bundle, named string) (string, []byte, error) {
 	return "", nil, &teach.InputError{Field: teach.FieldWorld, Msg: "no simulator world starts where this skill's recording starts (worlds: " + strings.Join(fixtures.Worlds(), ", ") + ")"}
 }
 
-// OpenBody opens a fresh body for one replay of s: the simulator in its
-// world, or an MCP body through the BodyFactory. close ends the body's
-// session, if it has one.
-func (w *Workbench) OpenBody(ctx context.Context, s *ReplaySetup) (bd body.Body, trusted bool, close func(), err error) {
-	return w.openBody(ctx, s.Kind, s.World, s.WorldData)
-}
-
 // openBody opens a fresh body of kind, the simulator in the world named
 // world with the bytes data, for one run of a replay or a demonstration.
-func (w *Workbench) openBody(ctx context.Context, kind body.Kind, world string, data []byte) (bd body.Body, trusted bool, close func(), err error) {
-	if w.Bodies != nil {
-		bd, trusted, err = w.Bodies(ctx, kind, data)
+func (fl *Flows) openBody(ctx context.Context, kind body.Kind, world string, data []byte) (bd body.Body, trusted bool, close func(), err error) {
+	if fl.d.Bodies != nil {
+		bd, trusted, err = fl.d.Bodies(ctx, kind, data)
 	} else if kind == skill.BodySimulator {
 		// The simulator's annotations are its own.
 		bd, trusted = nil, true
@@ -375,20 +368,16 @@ func (a *Authority) For(s *ReplaySetup, trusted bool) replay.PolicyAuthorizer {
 		BodyKind: s.Kind, TrustedServer: trusted, DestructiveMode: s.Destructive}
 }
 
-// Authorize applies spec OQ-2 to s: delegatic-mcp when configured (for
-// every body), the local engine for the simulator otherwise. When
-// delegatic-mcp cannot decide, the run may go on under the local engine
-// only when acceptLocal says the user accepted it; otherwise the error is
-// an *AuthorizerUnavailableError. The caller closes the Authority.
-func (w *Workbench) Authorize(ctx context.Context, s *ReplaySetup, acceptLocal bool) (*Authority, error) {
-	return w.authorize(ctx, s.Kind, s.Bundle.Manifest.DelegaticPolicyID, acceptLocal)
-}
-
 // authorize applies spec OQ-2 to a run on a body of kind under the
-// policy policyID, for a replay (Authorize) or a demonstration
-// (OpenTeach): one rule for both.
-func (w *Workbench) authorize(ctx context.Context, kind body.Kind, policyID string, acceptLocal bool) (*Authority, error) {
-	choose := w.Authorizers
+// policy policyID, for a replay, a comparison or a demonstration
+// (OpenTeach): one rule for all. delegatic-mcp when configured (for every
+// body), the local engine for the simulator otherwise. When delegatic-mcp
+// cannot decide, the run may go on under the local engine only when
+// acceptLocal, or the standing answer, says the user accepted it;
+// otherwise the error is an *AuthorizerUnavailableError. The caller
+// closes the Authority.
+func (fl *Flows) authorize(ctx context.Context, kind body.Kind, policyID string, acceptLocal bool) (*Authority, error) {
+	choose := fl.d.Authorizers
 	if choose == nil {
 		// No services: the rule still applies, with none configured.
 		choose = func(ctx context.Context, kind body.Kind, policyID string) (delegatic.Choice, error) {
@@ -419,7 +408,7 @@ func (w *Workbench) authorize(ctx context.Context, kind body.Kind, policyID stri
 	if e, ok := ch.Fallback.(interface{ Authorizer() string }); ok {
 		local = e.Authorizer()
 	}
-	if !w.acceptsLocal(acceptLocal) {
+	if !fl.acceptsLocal(acceptLocal) {
 		return nil, &AuthorizerUnavailableError{Kind: kind, Local: local, Err: err}
 	}
 	return &Authority{Name: local, Fallback: true, Unavailable: err, auth: ch.Fallback,
@@ -429,7 +418,7 @@ func (w *Workbench) authorize(ctx context.Context, kind body.Kind, policyID stri
 // ModelFor returns the model that re-chooses s's model-chosen parameters
 // and the client that reaches it: named, or else the model that taught the
 // skill. A skill that is not model-bound needs neither ("", nil, nil).
-func (w *Workbench) ModelFor(ctx context.Context, s *ReplaySetup, named string) (string, Model, error) {
+func (fl *Flows) ModelFor(ctx context.Context, s *ReplaySetup, named string) (string, Model, error) {
 	if !s.ModelBound {
 		return "", nil, nil
 	}
@@ -440,10 +429,10 @@ func (w *Workbench) ModelFor(ctx context.Context, s *ReplaySetup, named string) 
 	if model == "" {
 		return "", nil, &MissingModelError{}
 	}
-	if w.Models == nil {
+	if fl.d.Models == nil {
 		return "", nil, &MissingKeyError{Model: model}
 	}
-	cl, err := w.Models(ctx)
+	cl, err := fl.d.Models(ctx)
 	if err != nil {
 		return "", nil, err
 	}
@@ -508,24 +497,25 @@ func (r *ReplayResult) Verdict() string {
 // unavailable without req.AcceptLocalPolicy is an
 // *AuthorizerUnavailableError. A model call that fails is the result's
 // Err, not an error.
-func (w *Workbench) Replay(ctx context.Context, req ReplayRequest) (*ReplayResult, error) {
-	if w.Verifier == nil {
-		return nil, errors.New("workbench: replay needs the verifier")
+func (fl *Flows) Replay(ctx context.Context, req ReplayRequest) (*ReplayResult, error) {
+	v, err := fl.verifier(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
-	s, err := w.PrepareReplay(req)
+	s, err := fl.PrepareReplay(req)
 	if err != nil {
 		return nil, err
 	}
-	model, client, err := w.ModelFor(ctx, s, req.Model)
+	model, client, err := fl.ModelFor(ctx, s, req.Model)
 	if err != nil {
 		return nil, err
 	}
-	auth, err := w.Authorize(ctx, s, req.AcceptLocalPolicy)
+	auth, err := fl.authorize(ctx, s.Kind, s.Bundle.Manifest.DelegaticPolicyID, req.AcceptLocalPolicy)
 	if err != nil {
 		return nil, err
 	}
 	defer auth.Close()
-	bd, trusted, closeBd, err := w.OpenBody(ctx, s)
+	bd, trusted, closeBd, err := fl.openBody(ctx, s.Kind, s.World, s.WorldData)
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +526,7 @@ func (w *Workbench) Replay(ctx context.Context, req ReplayRequest) (*ReplayResul
 		tap = judge.NewTap(bd)
 		on = tap
 	}
-	r, err := w.runReplay(ctx, s, on, auth.For(s, trusted), model, client, req.Progress)
+	r, err := fl.runReplay(ctx, s, on, auth.For(s, trusted), model, client, req.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -548,9 +538,9 @@ func (w *Workbench) Replay(ctx context.Context, req ReplayRequest) (*ReplayResul
 	}
 	onto := s.Bundle
 	if req.Judge {
-		onto = w.judge(ctx, s.Bundle, tap, out)
+		onto = fl.judge(ctx, s.Bundle, tap, out)
 	}
-	if out.Bundle, out.Report, err = w.seal(onto, *out.Record); err != nil {
+	if out.Bundle, out.Report, err = fl.seal(v, onto, *out.Record); err != nil {
 		return nil, fmt.Errorf("saving the replay as the next version: %w", err)
 	}
 	return out, nil
@@ -564,14 +554,14 @@ func (w *Workbench) Replay(ctx context.Context, req ReplayRequest) (*ReplayResul
 // confirmed equivalence, inconclusive when no judge could judge
 // (judge.Apply). When judging changed nothing (an exact or failed
 // replay), r keeps its record and b is returned as it is.
-func (w *Workbench) judge(ctx context.Context, b *skill.Bundle, tap *judge.Tap, r *ReplayResult) *skill.Bundle {
+func (fl *Flows) judge(ctx context.Context, b *skill.Bundle, tap *judge.Tap, r *ReplayResult) *skill.Bundle {
 	r.Judged = true
 	var o judge.Outcome
 	var j judge.Judge
 	err := errors.New("no judge is configured")
-	if w.Judges != nil {
+	if fl.d.Judges != nil {
 		var done func()
-		if j, done, err = w.Judges(ctx); err == nil && done != nil {
+		if j, done, err = fl.d.Judges(ctx); err == nil && done != nil {
 			defer done()
 		}
 	}
@@ -593,9 +583,10 @@ func (w *Workbench) judge(ctx context.Context, b *skill.Bundle, tap *judge.Tap, 
 }
 
 // SaveReplay stores r's new version and its replay in the library.
-func (w *Workbench) SaveReplay(ctx context.Context, r *ReplayResult) (store.Skill, error) {
-	if w.Store == nil {
-		return store.Skill{}, errors.New("workbench: saving a replay needs the library")
+func (fl *Flows) SaveReplay(ctx context.Context, r *ReplayResult) (store.Skill, error) {
+	st, err := fl.library(ctx)
+	if err != nil {
+		return store.Skill{}, fmt.Errorf("saving the replay: %w", err)
 	}
 	if r == nil || r.Record == nil || r.Bundle == nil {
 		return store.Skill{}, errors.New("workbench: nothing to save: the replay has no record")
@@ -604,7 +595,7 @@ func (w *Workbench) SaveReplay(ctx context.Context, r *ReplayResult) (store.Skil
 	if err != nil {
 		return store.Skill{}, fmt.Errorf("saving the replay: %w", err)
 	}
-	sk, err := w.Store.SaveReplay(ctx, store.Replay{Record: *r.Record}, &f)
+	sk, err := st.SaveReplay(ctx, store.Replay{Record: *r.Record}, &f)
 	if err != nil {
 		return store.Skill{}, fmt.Errorf("saving the replay: %w", err)
 	}

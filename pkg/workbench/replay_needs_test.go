@@ -99,14 +99,14 @@ func TestEdgeRows(t *testing.T) {
 // observed one, changed lines marked, with the tolerance it exceeded.
 func TestEdgeRowsSayWhatDiffered(t *testing.T) {
 	b := taught(t)
-	s, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	s, err := workbench.New(workbench.Deps{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The site's front page is not a project page: another structure.
 	const front = "https://git.workbench.test/"
 	var seen []skill.ReplayEdge
-	w := workbench.Workbench{Verifier: verifier(t), Bodies: fakeBodies(s.WorldData)}
+	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t)), Bodies: fakeBodies(s.WorldData)})
 	r, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b, Input: map[string]any{"repo_url": front},
 		Progress: func(e skill.ReplayEdge) { seen = append(seen, e) }})
 	if err != nil {
@@ -161,15 +161,15 @@ func TestEdgeRowsSayWhatDiffered(t *testing.T) {
 // where it started, and the row shows what the body showed instead.
 func TestEdgeRowsBeforeTheFirstAction(t *testing.T) {
 	b := taught(t)
-	s, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	s, err := workbench.New(workbench.Deps{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	changed := []byte(strings.Replace(string(s.WorldData), "Latest release: v2.4.1", "Latest release: v3.0.0", 1))
 	var seen []skill.ReplayEdge
-	w := workbench.Workbench{Verifier: verifier(t), Bodies: func(ctx context.Context, kind body.Kind, _ []byte) (body.Body, bool, error) {
+	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t)), Bodies: func(ctx context.Context, kind body.Kind, _ []byte) (body.Body, bool, error) {
 		return fakeBodies(changed)(ctx, kind, nil)
-	}}
+	}})
 	r, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b,
 		Progress: func(e skill.ReplayEdge) { seen = append(seen, e) }})
 	if err != nil {

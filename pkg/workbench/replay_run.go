@@ -41,26 +41,26 @@ func (e *ModelError) Unwrap() error { return e.Err }
 // parameters a model chose, through client; "" and nil when the skill
 // has none (PrepareReplay, ModelFor and compareModel see to that). The
 // model's calls are counted and their cost summed, the replay is timed by
-// the Workbench's clock (sealing it is not counted), and a failed model
+// the flows' clock (sealing it is not counted), and a failed model
 // call becomes the result's *ModelError with no record. The error is one
 // that stops the flow: a rejected input, ctx ending.
 //
 // The result has no Bundle or Report yet: seal makes the next version.
-func (w *Workbench) runReplay(ctx context.Context, s *ReplaySetup, bd body.Body, auth replay.Authorizer, model string, client Model, progress func(skill.ReplayEdge)) (compare.Result, error) {
+func (fl *Flows) runReplay(ctx context.Context, s *ReplaySetup, bd body.Body, auth replay.Authorizer, model string, client Model, progress func(skill.ReplayEdge)) (compare.Result, error) {
 	r := compare.Result{Model: model}
 	mt := &meter{costKnown: true}
 	ro := replay.Options{Input: s.Input, Authorizer: auth, Deterministic: s.Deterministic(),
-		Now: w.now, NewID: skill.NewID, Progress: progress}
+		Now: fl.now, NewID: skill.NewID, Progress: progress}
 	if model != "" && client != nil {
 		mt.m = client
 		ro.Chooser = replay.ModelChooser{Model: mt, ModelID: model}
 	}
-	start := w.now()
+	start := fl.now()
 	rec, err := replay.Run(ctx, s.Bundle, bd, ro)
 	if err != nil {
 		return r, err
 	}
-	r.Latency = w.now().Sub(start)
+	r.Latency = fl.now().Sub(start)
 	if err := ctx.Err(); err != nil {
 		return r, err
 	}
@@ -80,8 +80,8 @@ func (w *Workbench) runReplay(ctx context.Context, s *ReplaySetup, bd body.Body,
 // seal makes rec b's next version (assemble.WithReplay) and verifies the
 // bytes that version exports — the one place a replay is saved as a
 // version, for Replay (judged or not) and for every cell of Compare.
-func (w *Workbench) seal(b *skill.Bundle, rec skill.ReplayRecord) (*skill.Bundle, *verify.Report, error) {
-	nb, err := assemble.WithReplay(w.Verifier, b, rec, w.now(), skill.NewID)
+func (fl *Flows) seal(v *verify.Verifier, b *skill.Bundle, rec skill.ReplayRecord) (*skill.Bundle, *verify.Report, error) {
+	nb, err := assemble.WithReplay(v, b, rec, fl.now(), skill.NewID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,7 +89,7 @@ func (w *Workbench) seal(b *skill.Bundle, rec skill.ReplayRecord) (*skill.Bundle
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := w.Verifier.Bytes(data)
+	rep, err := v.Bytes(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the new version does not verify: %w", err)
 	}

@@ -140,11 +140,12 @@ func TestReplayModel(t *testing.T) {
 				scripts = append(scripts, tc.script)
 			}
 			l := newCompareLab(t, compareModelBound, scripts...)
-			w := l.workbench(t, true)
+			d := l.deps(t, true)
 			if tc.client != nil {
 				c := tc.client(l)
-				w.Models = func(context.Context) (workbench.Model, error) { return c, nil }
+				d.Models = func(context.Context) (workbench.Model, error) { return c, nil }
 			}
+			w := workbench.New(d)
 			r, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: l.b, Model: "example/a"})
 			if err != nil {
 				t.Fatal(err)
@@ -240,8 +241,9 @@ func TestCompareCells(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newCompareLab(t, tc.demo, tc.scripts...)
-			w := l.workbench(t, true)
-			w.Now = stepping()
+			d := l.deps(t, true)
+			d.Now = stepping()
+			w := workbench.New(d)
 			c, err := w.Compare(context.Background(), workbench.CompareRequest{Bundle: l.b, Models: []string{"example/a", "example/b"}})
 			if err != nil {
 				t.Fatal(err)

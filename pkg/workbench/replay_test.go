@@ -53,11 +53,11 @@ func TestPrepareReplay(t *testing.T) {
 	onNothing.Manifest.BodyChoice = "submarine"
 	otherPolicy := *b
 	otherPolicy.Manifest.DelegaticPolicyID = "another-policy"
-	noBody := &workbench.Workbench{}
-	withBodies := &workbench.Workbench{Bodies: fakeBodies(nil)}
+	noBody := workbench.New(workbench.Deps{})
+	withBodies := workbench.New(workbench.Deps{Bodies: fakeBodies(nil)})
 	for _, tc := range []struct {
 		name  string
-		w     *workbench.Workbench
+		w     *workbench.Flows
 		req   workbench.ReplayRequest
 		check func(t *testing.T, s *workbench.ReplaySetup, err error)
 	}{
@@ -112,7 +112,11 @@ func TestPrepareReplay(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := tc.w.PrepareReplay(tc.req)
+			flows := tc.w
+			if flows == nil {
+				flows = workbench.New(workbench.Deps{})
+			}
+			s, err := flows.PrepareReplay(tc.req)
 			tc.check(t, s, err)
 		})
 	}

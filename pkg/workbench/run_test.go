@@ -36,7 +36,7 @@ func local(context.Context, body.Kind, string) (delegatic.Choice, error) {
 
 func TestReplay(t *testing.T) {
 	b := taught(t)
-	world, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	world, err := workbench.New(workbench.Deps{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,37 +46,41 @@ func TestReplay(t *testing.T) {
 	mcp := fakeBodies(world.WorldData)
 	for _, tc := range []struct {
 		name      string
-		w         workbench.Workbench
+		w         *workbench.Flows
 		req       workbench.ReplayRequest
 		authority string
 		fallback  bool
 		level     string
 		judged    bool
 	}{
-		{"simulator, local engine", workbench.Workbench{Verifier: v}, workbench.ReplayRequest{Bundle: b},
+		{"simulator, local engine", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}), workbench.ReplayRequest{Bundle: b},
 			"local:" + skill.DefaultPolicyID, false, skill.LevelExact, false},
-		{"simulator under delegatic-mcp", workbench.Workbench{Verifier: v, Authorizers: local}, workbench.ReplayRequest{Bundle: b},
+		{"simulator under delegatic-mcp", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Authorizers: local}), workbench.ReplayRequest{Bundle: b},
 			delegatic.Name, false, skill.LevelExact, false},
-		{"simulator, judged: an exact replay is not judged", workbench.Workbench{Verifier: v}, workbench.ReplayRequest{Bundle: b, Judge: true},
+		{"simulator, judged: an exact replay is not judged", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}), workbench.ReplayRequest{Bundle: b, Judge: true},
 			"local:" + skill.DefaultPolicyID, false, skill.LevelExact, true},
-		{"MCP body, local engine accepted", workbench.Workbench{Verifier: v, Bodies: mcp}, workbench.ReplayRequest{Bundle: &onBrowser, AcceptLocalPolicy: true},
+		{"MCP body, local engine accepted", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Bodies: mcp}), workbench.ReplayRequest{Bundle: &onBrowser, AcceptLocalPolicy: true},
 			"local:" + skill.DefaultPolicyID, true, skill.LevelStructural, false},
-		{"MCP body, judged equivalent", workbench.Workbench{Verifier: v, Bodies: mcp, Authorizers: local,
-			Judges: judges(equivalence{v: judge.Verdict{Judge: "test", Equivalent: true, Score: 0.9}}, nil)},
+		{"MCP body, judged equivalent", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Bodies: mcp, Authorizers: local,
+			Judges: judges(equivalence{v: judge.Verdict{Judge: "test", Equivalent: true, Score: 0.9}}, nil)}),
 			workbench.ReplayRequest{Bundle: &onBrowser, Judge: true}, delegatic.Name, false, skill.LevelSemantic, true},
-		{"MCP body, judged not equivalent", workbench.Workbench{Verifier: v, Bodies: mcp, Authorizers: local,
-			Judges: judges(equivalence{v: judge.Verdict{Judge: "test", Equivalent: false, Score: 0.2}}, nil)},
+		{"MCP body, judged not equivalent", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Bodies: mcp, Authorizers: local,
+			Judges: judges(equivalence{v: judge.Verdict{Judge: "test", Equivalent: false, Score: 0.2}}, nil)}),
 			workbench.ReplayRequest{Bundle: &onBrowser, Judge: true}, delegatic.Name, false, skill.LevelStructural, true},
-		{"MCP body, judge unreachable", workbench.Workbench{Verifier: v, Bodies: mcp, Authorizers: local,
-			Judges: judges(nil, errors.New("prism-eval is not configured"))},
+		{"MCP body, judge unreachable", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Bodies: mcp, Authorizers: local,
+			Judges: judges(nil, errors.New("prism-eval is not configured"))}),
 			workbench.ReplayRequest{Bundle: &onBrowser, Judge: true}, delegatic.Name, false, skill.LevelInconclusive, true},
-		{"MCP body, no judge", workbench.Workbench{Verifier: v, Bodies: mcp, Authorizers: local},
+		{"MCP body, no judge", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Bodies: mcp, Authorizers: local}),
 			workbench.ReplayRequest{Bundle: &onBrowser, Judge: true}, delegatic.Name, false, skill.LevelInconclusive, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var edges int
 			tc.req.Progress = func(skill.ReplayEdge) { edges++ }
-			r, err := tc.w.Replay(context.Background(), tc.req)
+			flows := tc.w
+			if flows == nil {
+				flows = workbench.New(workbench.Deps{})
+			}
+			r, err := flows.Replay(context.Background(), tc.req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,43 +123,47 @@ func TestReplayRefuses(t *testing.T) {
 	onBrowser := *b
 	onBrowser.Manifest.BodyChoice = skill.BodyBrowser
 	v := verifier(t)
-	world, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	world, err := workbench.New(workbench.Deps{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	refused := errors.New("refused")
 	for _, tc := range []struct {
 		name string
-		w    workbench.Workbench
+		w    *workbench.Flows
 		req  workbench.ReplayRequest
 		want any
 	}{
-		{"no verifier", workbench.Workbench{}, workbench.ReplayRequest{Bundle: b}, nil},
-		{"bad input", workbench.Workbench{Verifier: v}, workbench.ReplayRequest{Bundle: b, Input: map[string]any{"repo_url": "nope"}}, new(*teach.InputError)},
-		{"no model", workbench.Workbench{Verifier: v}, workbench.ReplayRequest{Bundle: &noModel}, new(*workbench.MissingModelError)},
-		{"no model client", workbench.Workbench{Verifier: v}, workbench.ReplayRequest{Bundle: &bound}, new(*workbench.MissingKeyError)},
-		{"no key", workbench.Workbench{Verifier: v, Models: func(context.Context) (workbench.Model, error) { return nil, nil }},
+		{"no verifier", workbench.New(workbench.Deps{}), workbench.ReplayRequest{Bundle: b}, nil},
+		{"bad input", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}), workbench.ReplayRequest{Bundle: b, Input: map[string]any{"repo_url": "nope"}}, new(*teach.InputError)},
+		{"no model", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}), workbench.ReplayRequest{Bundle: &noModel}, new(*workbench.MissingModelError)},
+		{"no model client", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}), workbench.ReplayRequest{Bundle: &bound}, new(*workbench.MissingKeyError)},
+		{"no key", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Models: func(context.Context) (workbench.Model, error) { return nil, nil }}),
 			workbench.ReplayRequest{Bundle: &bound, Model: "example/other"}, new(*workbench.MissingKeyError)},
-		{"key refused", workbench.Workbench{Verifier: v, Models: func(context.Context) (workbench.Model, error) { return nil, refused }},
+		{"key refused", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Models: func(context.Context) (workbench.Model, error) { return nil, refused }}),
 			workbench.ReplayRequest{Bundle: &bound}, refused},
-		{"MCP body without delegatic-mcp", workbench.Workbench{Verifier: v, Bodies: fakeBodies(world.WorldData)},
+		{"MCP body without delegatic-mcp", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Bodies: fakeBodies(world.WorldData)}),
 			workbench.ReplayRequest{Bundle: &onBrowser}, new(*workbench.AuthorizerUnavailableError)},
-		{"MCP body, the tab said no", workbench.Workbench{Verifier: v, Bodies: fakeBodies(world.WorldData), AcceptsLocalPolicy: no},
+		{"MCP body, the tab said no", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Bodies: fakeBodies(world.WorldData), AcceptsLocalPolicy: no}),
 			workbench.ReplayRequest{Bundle: &onBrowser}, new(*workbench.AuthorizerUnavailableError)},
-		{"no fallback offered, whatever the tab said", workbench.Workbench{Verifier: v, AcceptsLocalPolicy: yes, Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
+		{"no fallback offered, whatever the tab said", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), AcceptsLocalPolicy: yes, Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
 			return delegatic.Choice{}, refused
-		}}, workbench.ReplayRequest{Bundle: b}, refused},
-		{"no fallback offered", workbench.Workbench{Verifier: v, Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
+		}}), workbench.ReplayRequest{Bundle: b}, refused},
+		{"no fallback offered", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
 			return delegatic.Choice{}, refused
-		}}, workbench.ReplayRequest{Bundle: b, AcceptLocalPolicy: true}, refused},
-		{"no authorizer chosen", workbench.Workbench{Verifier: v, Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
+		}}), workbench.ReplayRequest{Bundle: b, AcceptLocalPolicy: true}, refused},
+		{"no authorizer chosen", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
 			return delegatic.Choice{}, nil
-		}}, workbench.ReplayRequest{Bundle: b}, nil},
-		{"body fails", workbench.Workbench{Verifier: v, Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return nil, false, refused }},
+		}}), workbench.ReplayRequest{Bundle: b}, nil},
+		{"body fails", workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v), Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return nil, false, refused }}),
 			workbench.ReplayRequest{Bundle: b}, refused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := tc.w.Replay(context.Background(), tc.req)
+			flows := tc.w
+			if flows == nil {
+				flows = workbench.New(workbench.Deps{})
+			}
+			r, err := flows.Replay(context.Background(), tc.req)
 			if err == nil {
 				t.Fatalf("no error; result %+v", r)
 			}
@@ -182,12 +190,12 @@ func no() bool  { return false }
 // without being asked again, and the bundle names the engine that decided.
 func TestReplayUnderTheStandingAnswer(t *testing.T) {
 	b := taught(t)
-	world, err := (&workbench.Workbench{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
+	world, err := workbench.New(workbench.Deps{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Manifest.BodyChoice = skill.BodyBrowser
-	w := workbench.Workbench{Verifier: verifier(t), Bodies: fakeBodies(world.WorldData), AcceptsLocalPolicy: yes}
+	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t)), Bodies: fakeBodies(world.WorldData), AcceptsLocalPolicy: yes})
 	r, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +220,7 @@ func TestReplayUnderTheStandingAnswer(t *testing.T) {
 func TestAuthorizerUnavailableNamesTheLocalEngine(t *testing.T) {
 	b := taught(t)
 	b.Manifest.BodyChoice = skill.BodyHost
-	w := workbench.Workbench{Verifier: verifier(t), Bodies: fakeBodies(nil)}
+	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t)), Bodies: fakeBodies(nil)})
 	_, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b})
 	var ae *workbench.AuthorizerUnavailableError
 	if !errors.As(err, &ae) {
@@ -234,7 +242,7 @@ func TestSaveReplay(t *testing.T) {
 	if _, err := st.AddBundle(ctx, f); err != nil {
 		t.Fatal(err)
 	}
-	w := workbench.Workbench{Verifier: verifier(t), Store: st}
+	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t)), Store: workbench.UseStore(st)})
 	r, err := w.Replay(ctx, workbench.ReplayRequest{Bundle: b})
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +257,7 @@ func TestSaveReplay(t *testing.T) {
 	if _, err := w.SaveReplay(ctx, &workbench.ReplayResult{}); err == nil {
 		t.Error("a result with no record was saved")
 	}
-	if _, err := (&workbench.Workbench{}).SaveReplay(ctx, r); err == nil {
+	if _, err := workbench.New(workbench.Deps{}).SaveReplay(ctx, r); err == nil {
 		t.Error("saved with no library")
 	}
 }

@@ -35,13 +35,13 @@ func (r *TeachRig) Close() {
 
 // OpenTeach opens the body the plan's task runs on (the simulator in the
 // plan's world, or an MCP body through the BodyFactory) and chooses its
-// authorizer by the rule a replay follows (Authorize, spec OQ-2) under
+// authorizer by the rule a replay follows (spec OQ-2) under
 // the default policy. The body is opened first, so a body that cannot be
 // used is said before the authorizer is asked. When delegatic-mcp cannot
 // decide, the demonstration may run under the local engine only when
 // acceptLocal says the user accepted it; otherwise the error is an
 // *AuthorizerUnavailableError and nothing stays open.
-func (w *Workbench) OpenTeach(ctx context.Context, p *teach.Plan, acceptLocal bool) (*TeachRig, error) {
+func (fl *Flows) OpenTeach(ctx context.Context, p *teach.Plan, acceptLocal bool) (*TeachRig, error) {
 	if p == nil {
 		return nil, errors.New("teach: no plan")
 	}
@@ -49,11 +49,11 @@ func (w *Workbench) OpenTeach(ctx context.Context, p *teach.Plan, acceptLocal bo
 	if kind == "" {
 		kind = skill.BodySimulator
 	}
-	bd, trusted, closeBd, err := w.openBody(ctx, kind, p.WorldName, p.World)
+	bd, trusted, closeBd, err := fl.openBody(ctx, kind, p.WorldName, p.World)
 	if err != nil {
 		return nil, err
 	}
-	a, err := w.authorize(ctx, kind, skill.DefaultPolicyID, acceptLocal)
+	a, err := fl.authorize(ctx, kind, skill.DefaultPolicyID, acceptLocal)
 	if err != nil {
 		closeBd()
 		return nil, err

@@ -47,6 +47,22 @@ const (
 	TeachStopError     = demonstrate.StopError     // the model or the body failed
 )
 
+// TeachOptions are what a demonstration runs with besides its rig.
+type TeachOptions struct {
+	Model           demonstrate.Model
+	ModelID         string
+	DestructiveMode bool
+	// MaxSteps is how many model turns it takes at most; 0 is
+	// DefaultMaxSteps.
+	MaxSteps int
+	// Progress, when set, is called for each step as it happens, on the
+	// demonstration's goroutine.
+	Progress func(TeachProgress)
+	// Stop, when closed, ends the recording at the next step and keeps
+	// what was recorded (the /teach page's "Stop recording").
+	Stop <-chan struct{}
+}
+
 // Taught is a finished demonstration and the draft manifest made from it:
 // what a person reads, edits and saves.
 type Taught struct {
@@ -68,28 +84,30 @@ func (t *Taught) StepLimited() bool {
 }
 
 // Teach runs the plan's demonstration with o.Model on the rig's body
-// under the rig's authority (teach.Demonstrate; o's Body, Authorizer and
-// TrustedServer are the rig's) and crystallizes what it recorded into a
-// draft (teach.Draft, at the Workbench's clock). The caller opened the
+// under the rig's authority (teach.Demonstrate) and crystallizes what it recorded into a
+// draft (teach.Draft, at the flows' clock). The caller opened the
 // rig (OpenTeach) and closes it. A demonstration that could not start is
 // an error with a nil Taught. One that ran but cannot be drafted — it
 // failed, was cancelled, or never acted (teach.ErrNothingDemonstrated) —
 // returns the Taught with its Result, for its events, answer and cost,
 // and the error.
-func (w *Workbench) Teach(ctx context.Context, p *teach.Plan, rig *TeachRig, o teach.Options) (*Taught, error) {
+func (fl *Flows) Teach(ctx context.Context, p *teach.Plan, rig *TeachRig, o TeachOptions) (*Taught, error) {
 	if p == nil {
 		return nil, errors.New("teach: no plan")
 	}
 	if rig == nil || rig.Authority == nil {
 		return nil, errors.New("teach: no body nor authorizer: open them with OpenTeach")
 	}
-	o.Body, o.Authorizer, o.TrustedServer = rig.Body, rig.Authority.auth, rig.Trusted
-	res, err := teach.Demonstrate(ctx, p, o)
+	res, err := teach.Demonstrate(ctx, p, teach.Options{
+		Model: o.Model, ModelID: o.ModelID, DestructiveMode: o.DestructiveMode, MaxSteps: o.MaxSteps,
+		Progress: o.Progress, Stop: o.Stop,
+		Body: rig.Body, Authorizer: rig.Authority.auth, TrustedServer: rig.Trusted,
+	})
 	if err != nil {
 		return nil, err
 	}
 	t := &Taught{Plan: p, ModelID: o.ModelID, Result: res}
-	if t.Draft, err = teach.Draft(p, res, w.now()); err != nil {
+	if t.Draft, err = teach.Draft(p, res, fl.now()); err != nil {
 		return t, err
 	}
 	return t, nil
@@ -99,11 +117,12 @@ func (w *Workbench) Teach(ctx context.Context, p *teach.Plan, rig *TeachRig, o t
 // the policy refused and those that failed, the cost, and the verdict the
 // bundle sealed with manifest m would get (teach.Summarize). Nothing is
 // sealed or stored.
-func (w *Workbench) SummarizeTaught(t *Taught, m skill.Manifest) (teach.Summary, error) {
-	if w.Verifier == nil {
-		return teach.Summary{}, errors.New("teach: summary: no verifier")
+func (fl *Flows) SummarizeTaught(ctx context.Context, t *Taught, m skill.Manifest) (teach.Summary, error) {
+	v, err := fl.verifier(ctx)
+	if err != nil {
+		return teach.Summary{}, fmt.Errorf("teach: summary: %w", err)
 	}
-	return teach.Summarize(w.Verifier, t.Plan, t.Result, m, t.ModelID, w.now())
+	return teach.Summarize(v, t.Plan, t.Result, m, t.ModelID, fl.now())
 }
 
 // SavedSkill is a taught skill sealed, verified and, with a library,
@@ -116,40 +135,23 @@ type SavedSkill struct {
 	// first replay (teach.Ready): no overclaim, every gate passes but
 	// gate.replay_fidelity.
 	Ready bool
-	// Skill is the library's record; zero when the Workbench has no
-	// Store (the command line writes a file instead).
+	// Skill is the library's record once StoreTaught stored it; zero
+	// before (the command line writes a file instead).
 	Skill store.Skill
-}
-
-// SaveTaught seals the demonstration with manifest m as the person left
-// it and verifies the exported bytes (SealTaught), then stores the bundle,
-// its trace and the skill record in one transaction when the Workbench has
-// a Store (StoreTaught). An error means nothing was stored.
-func (w *Workbench) SaveTaught(ctx context.Context, t *Taught, m skill.Manifest) (*SavedSkill, error) {
-	s, err := w.SealTaught(t, m)
-	if err != nil {
-		return nil, err
-	}
-	if w.Store == nil {
-		return s, nil
-	}
-	if err := w.StoreTaught(ctx, s); err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // SealTaught seals the demonstration with manifest m and verifies the
 // exported bytes; a bundle that does not verify is an error. Sealing
 // changes nothing it is given, so it may be tried again.
-func (w *Workbench) SealTaught(t *Taught, m skill.Manifest) (*SavedSkill, error) {
-	if w.Verifier == nil {
-		return nil, errors.New("teach: seal: no verifier")
+func (fl *Flows) SealTaught(ctx context.Context, t *Taught, m skill.Manifest) (*SavedSkill, error) {
+	v, err := fl.verifier(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("teach: seal: %w", err)
 	}
 	if t == nil || t.Result == nil {
 		return nil, errors.New("teach: seal: no demonstration")
 	}
-	b, rep, err := teach.Seal(w.Verifier, t.Plan, t.Result, m, t.ModelID, w.now())
+	b, rep, err := teach.Seal(v, t.Plan, t.Result, m, t.ModelID, fl.now())
 	if err != nil {
 		return nil, fmt.Errorf("teach: seal: %w", err)
 	}
@@ -161,15 +163,16 @@ func (w *Workbench) SealTaught(t *Taught, m skill.Manifest) (*SavedSkill, error)
 // sealed skill after a failed store (the browser's storage was full, a
 // tab blocked the database) stores the same bundle on the next try. An
 // error means nothing was stored.
-func (w *Workbench) StoreTaught(ctx context.Context, s *SavedSkill) error {
-	if w.Store == nil {
-		return fmt.Errorf("teach: save: %w", ErrNoLibrary)
+func (fl *Flows) StoreTaught(ctx context.Context, s *SavedSkill) error {
+	st, err := fl.library(ctx)
+	if err != nil {
+		return fmt.Errorf("teach: save: %w", err)
 	}
 	f, err := store.EncodeBundle(s.Bundle)
 	if err != nil {
 		return fmt.Errorf("teach: save: %w", err)
 	}
-	sk, err := w.Store.AddBundle(ctx, f)
+	sk, err := st.AddBundle(ctx, f)
 	if err != nil {
 		return fmt.Errorf("teach: save: %w", err)
 	}

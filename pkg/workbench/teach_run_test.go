@@ -47,21 +47,22 @@ func TestTeach(t *testing.T) {
 		name     string
 		steps    []openroutertest.Step
 		maxSteps int
-		err      error  // from Teach
-		limited  bool   // the model ran out of turns
-		edges    int    // recorded
-		stored   bool   // SaveTaught with a library
-		saveErr  string // from SaveTaught
-		wb       func(*workbench.Workbench)
+		err      error                 // from Teach
+		limited  bool                  // the model ran out of turns
+		edges    int                   // recorded
+		stored   bool                  // StoreTaught stored it
+		saveErr  string                // from SealTaught or StoreTaught
+		after    func(*workbench.Deps) // the dependencies the draft is saved with
 	}{
 		{name: "answered", steps: []openroutertest.Step{open, click, answer}, edges: 2, stored: true},
 		{name: "out of turns", steps: []openroutertest.Step{open, click, answer}, maxSteps: 1, limited: true, edges: 1, stored: true},
 		{name: "answered without acting", steps: []openroutertest.Step{answer}, err: teach.ErrNothingDemonstrated},
-		{name: "no library", steps: []openroutertest.Step{open, answer}, edges: 1, wb: func(w *workbench.Workbench) { w.Store = nil }},
+		{name: "no library", steps: []openroutertest.Step{open, answer}, edges: 1, saveErr: "no library is open",
+			after: func(d *workbench.Deps) { d.Store = nil }},
 		{name: "library full", steps: []openroutertest.Step{open, answer}, edges: 1, saveErr: "storage quota exceeded",
-			wb: func(w *workbench.Workbench) { w.Store = fullStore{mem.New()} }},
+			after: func(d *workbench.Deps) { d.Store = workbench.UseStore(fullStore{mem.New()}) }},
 		{name: "no verifier", steps: []openroutertest.Step{open, answer}, edges: 1, saveErr: "no verifier",
-			wb: func(w *workbench.Workbench) { w.Verifier = nil }},
+			after: func(d *workbench.Deps) { d.Verifier = nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -70,14 +71,15 @@ func TestTeach(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := mem.New()
-			wb := &workbench.Workbench{Verifier: v, Store: st, Now: func() time.Time { return at }}
+			deps := workbench.Deps{Verifier: workbench.UseVerifier(v), Store: workbench.UseStore(st), Now: func() time.Time { return at }}
+			wb := workbench.New(deps)
 			rig, err := wb.OpenTeach(ctx, plan, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer rig.Close()
 			var steps int
-			taught, err := wb.Teach(ctx, plan, rig, teach.Options{Model: teacher(t, tc.steps...), ModelID: "example/teacher",
+			taught, err := wb.Teach(ctx, plan, rig, workbench.TeachOptions{Model: teacher(t, tc.steps...), ModelID: "example/teacher",
 				MaxSteps: tc.maxSteps, Progress: func(workbench.TeachProgress) { steps++ }})
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) || taught == nil || taught.Result == nil {
@@ -94,20 +96,24 @@ func TestTeach(t *testing.T) {
 			if taught.Draft.Name == "" || taught.Draft.Slug == "" || taught.Draft.CreatedAt != skill.Timestamp(at) {
 				t.Errorf("draft: name %q slug %q created %s", taught.Draft.Name, taught.Draft.Slug, taught.Draft.CreatedAt)
 			}
-			if tc.wb != nil {
-				tc.wb(wb)
+			if tc.after != nil {
+				tc.after(&deps)
+				wb = workbench.New(deps)
 			}
-			if wb.Verifier != nil {
-				sum, err := wb.SummarizeTaught(taught, taught.Draft)
+			if deps.Verifier != nil {
+				sum, err := wb.SummarizeTaught(ctx, taught, taught.Draft)
 				if err != nil || sum.Edges != tc.edges || sum.Verdict == "" {
 					t.Errorf("summary %+v, %v", sum, err)
 				}
-			} else if _, err := wb.SummarizeTaught(taught, taught.Draft); err == nil {
+			} else if _, err := wb.SummarizeTaught(ctx, taught, taught.Draft); err == nil {
 				t.Error("a summary without a verifier")
 			}
 			m := taught.Draft
 			m.Name = "Read the changelog"
-			saved, err := wb.SaveTaught(ctx, taught, m)
+			saved, err := wb.SealTaught(ctx, taught, m)
+			if err == nil {
+				err = wb.StoreTaught(ctx, saved)
+			}
 			if tc.saveErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.saveErr) {
 					t.Fatalf("SaveTaught = %v; want an error saying %q", err, tc.saveErr)
@@ -132,7 +138,7 @@ func TestTeach(t *testing.T) {
 			}
 			// Sealing changes nothing it is given: a second save gives a
 			// bundle of the same manifest.
-			if again, err := (&workbench.Workbench{Verifier: v}).SaveTaught(ctx, taught, m); err != nil || again.Bundle.Manifest.Name != m.Name {
+			if again, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).SealTaught(ctx, taught, m); err != nil || again.Bundle.Manifest.Name != m.Name {
 				t.Errorf("save again: %v", err)
 			}
 		})
@@ -143,23 +149,23 @@ func TestTeach(t *testing.T) {
 		want string
 	}{
 		{"no plan", func() error {
-			_, err := (&workbench.Workbench{}).Teach(context.Background(), nil, nil, teach.Options{})
+			_, err := workbench.New(workbench.Deps{}).Teach(context.Background(), nil, nil, workbench.TeachOptions{})
 			return err
 		}, "no plan"},
 		{"no rig", func() error {
-			_, err := (&workbench.Workbench{}).Teach(context.Background(), &teach.Plan{}, nil, teach.Options{})
+			_, err := workbench.New(workbench.Deps{}).Teach(context.Background(), &teach.Plan{}, nil, workbench.TeachOptions{})
 			return err
 		}, "open them with OpenTeach"},
 		{"open without a plan", func() error {
-			_, err := (&workbench.Workbench{}).OpenTeach(context.Background(), nil, false)
+			_, err := workbench.New(workbench.Deps{}).OpenTeach(context.Background(), nil, false)
 			return err
 		}, "no plan"},
 		{"no demonstration", func() error {
-			_, err := (&workbench.Workbench{Verifier: v}).SaveTaught(context.Background(), &workbench.Taught{}, skill.Manifest{})
+			_, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).SealTaught(context.Background(), &workbench.Taught{}, skill.Manifest{})
 			return err
 		}, "no demonstration"},
 		{"store without a library", func() error {
-			return (&workbench.Workbench{Verifier: v}).StoreTaught(context.Background(), &workbench.SavedSkill{})
+			return workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).StoreTaught(context.Background(), &workbench.SavedSkill{})
 		}, "no library is open"},
 	} {
 		if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -189,7 +195,7 @@ func TestOpenTeach(t *testing.T) {
 	localName := "local:" + skill.DefaultPolicyID
 	for _, tc := range []struct {
 		name        string
-		w           workbench.Workbench
+		w           *workbench.Flows
 		plan        *teach.Plan
 		acceptLocal bool
 		authority   string // the authority chosen; "" when an error is wanted
@@ -198,29 +204,33 @@ func TestOpenTeach(t *testing.T) {
 		err         any // an error to match with errors.Is, or a pointer for errors.As
 	}{
 		{name: "simulator, local engine", plan: onSim, authority: localName, trusted: true},
-		{name: "simulator under delegatic-mcp", w: workbench.Workbench{Authorizers: local}, plan: onSim, authority: delegatic.Name, trusted: true},
-		{name: "MCP body under delegatic-mcp", w: workbench.Workbench{Bodies: fakeBodies(onSim.World), Authorizers: local}, plan: onBrowser,
+		{name: "simulator under delegatic-mcp", w: workbench.New(workbench.Deps{Authorizers: local}), plan: onSim, authority: delegatic.Name, trusted: true},
+		{name: "MCP body under delegatic-mcp", w: workbench.New(workbench.Deps{Bodies: fakeBodies(onSim.World), Authorizers: local}), plan: onBrowser,
 			authority: delegatic.Name, trusted: true},
-		{name: "MCP body without delegatic-mcp", w: workbench.Workbench{Bodies: fakeBodies(onSim.World)}, plan: onBrowser,
+		{name: "MCP body without delegatic-mcp", w: workbench.New(workbench.Deps{Bodies: fakeBodies(onSim.World)}), plan: onBrowser,
 			err: new(*workbench.AuthorizerUnavailableError)},
-		{name: "MCP body, local engine accepted", w: workbench.Workbench{Bodies: fakeBodies(onSim.World)}, plan: onBrowser, acceptLocal: true,
+		{name: "MCP body, local engine accepted", w: workbench.New(workbench.Deps{Bodies: fakeBodies(onSim.World)}), plan: onBrowser, acceptLocal: true,
 			authority: localName, fallback: true, trusted: true},
-		{name: "MCP body, the tab's standing yes", w: workbench.Workbench{Bodies: fakeBodies(onSim.World), AcceptsLocalPolicy: yes}, plan: onBrowser,
+		{name: "MCP body, the tab's standing yes", w: workbench.New(workbench.Deps{Bodies: fakeBodies(onSim.World), AcceptsLocalPolicy: yes}), plan: onBrowser,
 			authority: localName, fallback: true, trusted: true},
-		{name: "MCP body, the tab's standing no", w: workbench.Workbench{Bodies: fakeBodies(onSim.World), AcceptsLocalPolicy: no}, plan: onBrowser,
+		{name: "MCP body, the tab's standing no", w: workbench.New(workbench.Deps{Bodies: fakeBodies(onSim.World), AcceptsLocalPolicy: no}), plan: onBrowser,
 			err: new(*workbench.AuthorizerUnavailableError)},
-		{name: "simulator under delegatic-mcp, the tab's yes changes nothing", w: workbench.Workbench{Authorizers: local, AcceptsLocalPolicy: yes}, plan: onSim,
+		{name: "simulator under delegatic-mcp, the tab's yes changes nothing", w: workbench.New(workbench.Deps{Authorizers: local, AcceptsLocalPolicy: yes}), plan: onSim,
 			authority: delegatic.Name, trusted: true},
 		{name: "MCP body, no way to open one", plan: onBrowser, acceptLocal: true, err: new(*workbench.BodyUnavailableError)},
-		{name: "body refused", w: workbench.Workbench{Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return nil, false, refused }},
+		{name: "body refused", w: workbench.New(workbench.Deps{Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return nil, false, refused }}),
 			plan: onBrowser, err: refused},
 		{name: "simulator world broken", plan: &badWorld, err: "the simulator world"},
-		{name: "no fallback offered", w: workbench.Workbench{Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
+		{name: "no fallback offered", w: workbench.New(workbench.Deps{Authorizers: func(context.Context, body.Kind, string) (delegatic.Choice, error) {
 			return delegatic.Choice{}, refused
-		}}, plan: onSim, acceptLocal: true, err: refused},
+		}}), plan: onSim, acceptLocal: true, err: refused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rig, err := tc.w.OpenTeach(ctx, tc.plan, tc.acceptLocal)
+			flows := tc.w
+			if flows == nil {
+				flows = workbench.New(workbench.Deps{})
+			}
+			rig, err := flows.OpenTeach(ctx, tc.plan, tc.acceptLocal)
 			switch want := tc.err.(type) {
 			case nil:
 				if err != nil {
@@ -249,7 +259,7 @@ func TestOpenTeach(t *testing.T) {
 		})
 	}
 	// The error names the body and the local engine the user is offered.
-	_, err = (&workbench.Workbench{Bodies: fakeBodies(onSim.World)}).OpenTeach(ctx, onBrowser, false)
+	_, err = workbench.New(workbench.Deps{Bodies: fakeBodies(onSim.World)}).OpenTeach(ctx, onBrowser, false)
 	var ae *workbench.AuthorizerUnavailableError
 	if !errors.As(err, &ae) || ae.Kind != skill.BodyBrowser || ae.Local != localName {
 		t.Errorf("OpenTeach = %v; want delegatic-mcp unavailable on the browser body, offering %s", err, localName)

@@ -30,8 +30,8 @@ import (
 // parameters.
 func replayOn(t *testing.T, ctx context.Context, v *verify.Verifier, cl *openrouter.Client, bd *mcpbody.Body, req workbench.ReplayRequest) *workbench.ReplayResult {
 	t.Helper()
-	w := &workbench.Workbench{Verifier: v,
-		Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return bd, bd.Trusted(), nil }}
+	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v),
+		Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return bd, bd.Trusted(), nil }})
 	if cl != nil {
 		w.Models = func(context.Context) (workbench.Model, error) { return cl, nil }
 	}
