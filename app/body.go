@@ -8,7 +8,6 @@ import (
 	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody"
 	"workbench/pkg/body/sim"
-	"workbench/pkg/session"
 )
 
 // body returns what a demonstration or a replay acts through for the
@@ -23,16 +22,16 @@ import (
 // to nothing. The caller closes what it gets with closeBody. A body
 // neither offers is an errBodyNotConfigured, never the simulator in its
 // place.
-func (e *env) body(ctx context.Context, choice session.Body, world []byte, set mcpSettings) (b body.Body, trusted bool, err error) {
+func (e *env) body(ctx context.Context, choice body.Kind, world []byte, set mcpSettings) (b body.Body, trusted bool, err error) {
 	switch choice {
-	case session.Simulator:
+	case body.KindSimulator:
 		s, err := sim.New(world)
 		if err != nil {
 			return nil, false, fmt.Errorf("loading the simulator world: %w", err)
 		}
 		// The simulator's annotations are its own, in this page.
 		return s, true, nil
-	case session.Browser, session.Host:
+	case body.KindBrowser, body.KindHost:
 		return e.dialBody(ctx, choice, set)
 	}
 	return nil, false, fmt.Errorf("%q is not a body (want simulator, browser or host)", string(choice))
@@ -40,7 +39,7 @@ func (e *env) body(ctx context.Context, choice session.Body, world []byte, set m
 
 // dialBody connects to the MCP body of choice: on this computer when the
 // tab is paired, else through the relay.
-func (e *env) dialBody(ctx context.Context, choice session.Body, set mcpSettings) (body.Body, bool, error) {
+func (e *env) dialBody(ctx context.Context, choice body.Kind, set mcpSettings) (body.Body, bool, error) {
 	name := bodyServer(choice)
 	pl, err := e.bodyPlace(ctx, choice)
 	if err != nil {
@@ -53,7 +52,7 @@ func (e *env) dialBody(ctx context.Context, choice session.Body, set mcpSettings
 		// a browser's first navigation takes seconds.
 		Client: pl.options(90*time.Second, &e.mcpRevisions),
 	}
-	if choice == session.Host {
+	if choice == body.KindHost {
 		tool, args, err := set.perceive()
 		if err != nil {
 			return nil, false, err

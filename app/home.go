@@ -7,6 +7,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"workbench/pkg/body"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/session"
 	"workbench/pkg/words"
@@ -26,7 +27,7 @@ type homePage struct {
 	checkSeq latest // the newest key check: an older one answering late is not shown
 	storeErr string // sessionStorage refused a read or write
 
-	body    session.Body
+	body    body.Kind
 	relay   relayStatus
 	paired  *session.Pairing  // the tab's pairing with this computer's bodies
 	probes  map[string]probe  // by MCP endpoint: the relay's servers and the paired bodies
@@ -260,7 +261,7 @@ func (p *homePage) onForget(ctx app.Context, e app.Event) {
 	clearKeyField()
 }
 
-func (p *homePage) onBody(b session.Body) app.EventHandler {
+func (p *homePage) onBody(b body.Kind) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		s, err := p.env.sessionStorage()
 		if err == nil {

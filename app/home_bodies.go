@@ -6,6 +6,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"workbench/pkg/body"
 	"workbench/pkg/session"
 )
 
@@ -28,14 +29,14 @@ func (p *homePage) place(name string) (mcpPlace, bool) {
 }
 
 func (p *homePage) renderBodies() app.UI {
-	labels := map[session.Body]string{session.Simulator: "Simulator", session.Browser: "Browser", session.Host: "Host"}
+	labels := map[body.Kind]string{body.KindSimulator: "Simulator", body.KindBrowser: "Browser", body.KindHost: "Host"}
 	choices := make([]app.UI, 0, len(session.Bodies))
 	for _, b := range session.Bodies {
 		id := "body-" + string(b)
 		_, available := p.place(bodyServer(b))
 		choices = append(choices, app.Div().Class("choice body-choice").Body(
 			app.Input().Type("radio").Name("body").ID(id).Value(string(b)).
-				Checked(p.body == b).Disabled(b != session.Simulator && !available && p.body != b).
+				Checked(p.body == b).Disabled(b != body.KindSimulator && !available && p.body != b).
 				Aria("describedby", id+"-note").OnChange(p.onBody(b)),
 			app.Label().For(id).Class("body-label").Text(labels[b]),
 			app.Div().ID(id+"-note").Class("choice-note").Body(p.renderBodyNote(b)),
@@ -61,12 +62,12 @@ func (p *homePage) pairPanel() app.UI {
 
 // renderBodyNote says what a body is and, for an MCP body, where it is and
 // what its server answered; nothing is assumed.
-func (p *homePage) renderBodyNote(b session.Body) app.UI {
-	if b == session.Simulator {
+func (p *homePage) renderBodyNote(b body.Kind) app.UI {
+	if b == body.KindSimulator {
 		return app.Text("Always available: a deterministic world (web pages, files, a shell) running inside this page. No MCP server is called.")
 	}
 	name := bodyServer(b)
-	what := map[session.Body]string{session.Browser: "A real Chromium, driven through Playwright MCP.", session.Host: "A folder the agent may list, read and write, through the reference filesystem server: file tools only, no shell."}[b]
+	what := map[body.Kind]string{body.KindBrowser: "A real Chromium, driven through Playwright MCP.", body.KindHost: "A folder the agent may list, read and write, through the reference filesystem server: file tools only, no shell."}[b]
 	pl, ok := p.place(name)
 	switch {
 	case !ok && !p.relay.loaded && p.paired == nil:
@@ -87,7 +88,7 @@ func (p *homePage) renderBodyNote(b session.Body) app.UI {
 	case pr.server != "":
 		items = append(items, app.Span().ID(string(b)+"-state").Text("reachable: answered the MCP handshake as "+pr.server+" (protocol "+pr.proto+")"))
 	}
-	if b == session.Host {
+	if b == body.KindHost {
 		if f, ok := p.folders[url]; ok {
 			if f.err != nil {
 				items = append(items, app.Div().Body(app.Text("Its folder could not be asked: "), app.Span().Class("error-text").Text(f.err.Error())))
@@ -101,7 +102,7 @@ func (p *homePage) renderBodyNote(b session.Body) app.UI {
 		app.Input().Type("checkbox").ID(id).Class("trust").Checked(p.mcp.trusts(name)).OnChange(p.onTrust(name)),
 		app.Label().For(id).Text("trust "+name+"'s tool annotations (untrusted, every tool counts as a write)"),
 	))
-	if b == session.Host {
+	if b == body.KindHost {
 		items = append(items, p.renderPerceive())
 	}
 	return app.Span().Body(items...)

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"workbench/pkg/body"
 	"workbench/pkg/services"
 	"workbench/pkg/session"
 	"workbench/pkg/skill"
@@ -23,7 +24,7 @@ type localPolicyPanel struct {
 	// Kind is the body the next run acts through. Force shows the
 	// question even though delegatic-mcp is configured: it could not be
 	// reached for the run just tried.
-	Kind  session.Body
+	Kind  body.Kind
 	Force bool
 	// OnAnswer, when set, hears every change of the answer.
 	OnAnswer func(ctx app.Context, a session.LocalPolicy)
@@ -58,7 +59,7 @@ func (c *localPolicyPanel) asking() bool {
 	if c.Force {
 		return true
 	}
-	if c.Kind == session.Simulator || c.Kind == "" {
+	if c.Kind == body.KindSimulator || c.Kind == "" {
 		return false
 	}
 	return c.loaded && !c.configured

@@ -8,6 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"workbench/pkg/body"
 	"workbench/pkg/schemaform"
 	"workbench/pkg/session"
 	"workbench/pkg/skill"
@@ -417,16 +418,16 @@ func (p *replayPage) renderNeeds() app.UI {
 			renderKeyState("replay-key", p.keyState, false, nil, false),
 		)
 	}
-	body := "the simulator world the recording started in"
-	if n.Body != skill.BodySimulator {
-		body = "the " + string(n.Body) + " body it was taught on (an MCP server configured on the relay)"
+	on := "the simulator world the recording started in"
+	if n.Body != body.KindSimulator {
+		on = "the " + string(n.Body) + " body it was taught on (an MCP server configured on the relay)"
 	}
 	return app.Section().Class("panel").ID("replay-needs").Aria("labelledby", "replay-needs-heading").Body(
 		app.H2().ID("replay-needs-heading").Text("What this replay needs"),
 		app.Dl().Class("facts").Body(
 			app.Dt().Text("Inputs"), app.Dd().ID("replay-needs-inputs").Text(inputs),
 			app.Dt().Text("Model"), app.Dd().Body(model),
-			app.Dt().Text("Body"), app.Dd().Text(body),
+			app.Dt().Text("Body"), app.Dd().Text(on),
 			app.Dt().Text("Policy"), app.Dd().Body(app.Text("every action is authorized again under "), app.Code().Text(orText(n.Policy, "(none named)"))),
 		),
 	)

@@ -31,11 +31,11 @@ const (
 
 // bodyServer is the relay name of a body choice's MCP server; "" for the
 // simulator.
-func bodyServer(c session.Body) string {
+func bodyServer(c body.Kind) string {
 	switch c {
-	case session.Browser:
+	case body.KindBrowser:
 		return browserServer
-	case session.Host:
+	case body.KindHost:
 		return hostServer
 	}
 	return ""
@@ -98,7 +98,7 @@ func (s mcpSettings) perceive() (string, map[string]any, error) {
 // relay offers the chosen MCP body. Said as it is, never replaced by the
 // simulator.
 type errBodyNotConfigured struct {
-	choice session.Body
+	choice body.Kind
 	known  []string // the names the relay does have
 }
 
@@ -144,7 +144,7 @@ func (e *env) pairing() (session.Pairing, bool) {
 // bodyPlace is where the MCP body of choice is reached: on this computer
 // when the tab is paired (the person's own explicit choice), else through
 // the relay when it names the body's server. It connects to nothing.
-func (e *env) bodyPlace(ctx context.Context, choice session.Body) (mcpPlace, error) {
+func (e *env) bodyPlace(ctx context.Context, choice body.Kind) (mcpPlace, error) {
 	if p, ok := e.pairing(); ok {
 		return pairedPlace(p), nil
 	}
@@ -171,7 +171,7 @@ func relayNames(cfg services.Config) []string {
 // checkBody says whether choice can be used without connecting to
 // anything: the simulator always, an MCP body when the tab is paired or
 // the relay names its server.
-func (e *env) checkBody(ctx context.Context, choice session.Body) error {
+func (e *env) checkBody(ctx context.Context, choice body.Kind) error {
 	if bodyServer(choice) == "" {
 		return nil
 	}

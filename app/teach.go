@@ -8,6 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"workbench/pkg/body"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/pulse"
 	"workbench/pkg/schemaform"
@@ -36,7 +37,7 @@ type teachPage struct {
 	keyState    session.KeyState
 	keyChecking bool
 	keyErr      error
-	choice      session.Body
+	choice      body.Kind
 	bodyErr     error // the chosen body cannot be used in this deployment
 	checking    bool  // asking the relay whether the chosen MCP body is configured
 	mcp         mcpSettings
@@ -165,7 +166,7 @@ func (p *teachPage) readSession(ctx app.Context) {
 	}
 	p.mcp = readMCPSettings(ctx)
 	p.bodyErr, p.checking = nil, false
-	if p.choice != session.Simulator {
+	if p.choice != body.KindSimulator {
 		// Whether the relay names the body's server, asked without
 		// connecting to it: the connection is made by Start.
 		p.checking = true

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"workbench/fixtures"
+	"workbench/pkg/body"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter"
 	"workbench/pkg/pulse"
-	"workbench/pkg/session"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 )
@@ -57,7 +57,7 @@ func TestTeachFormPlans(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &teachForm{values: map[string]string{}, modelID: defaultModel}
 			tc.form(f)
-			p, err := f.plan(ctx, session.Simulator)
+			p, err := f.plan(ctx, body.KindSimulator)
 			f.planErr = err
 			if tc.errField == "" {
 				if err != nil {
@@ -117,19 +117,19 @@ func TestEnvBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, trusted, err := e.body(ctx, session.Simulator, world, mcpSettings{})
+	b, trusted, err := e.body(ctx, body.KindSimulator, world, mcpSettings{})
 	if err != nil || b.Kind() != "simulator" || !trusted {
 		t.Fatalf("simulator: %v %v %v", b, trusted, err)
 	}
-	if _, _, err := e.body(ctx, session.Simulator, []byte(`{}`), mcpSettings{}); err == nil {
+	if _, _, err := e.body(ctx, body.KindSimulator, []byte(`{}`), mcpSettings{}); err == nil {
 		t.Error("a world that is not one loaded")
 	}
 	for _, tc := range []struct {
 		err  errBodyNotConfigured
 		want string
 	}{
-		{errBodyNotConfigured{choice: session.Browser}, `the browser body is not available: this tab is not paired with bodies on this computer, and this workbench's MCP relay has no server named "browser" (it has: none); pair this computer on the home page (This computer)`},
-		{errBodyNotConfigured{choice: session.Host, known: []string{"browser", "prism"}}, `no server named "host" (it has: browser, prism); pair this computer on the home page`},
+		{errBodyNotConfigured{choice: body.KindBrowser}, `the browser body is not available: this tab is not paired with bodies on this computer, and this workbench's MCP relay has no server named "browser" (it has: none); pair this computer on the home page (This computer)`},
+		{errBodyNotConfigured{choice: body.KindHost, known: []string{"browser", "prism"}}, `no server named "host" (it has: browser, prism); pair this computer on the home page`},
 	} {
 		if got := tc.err.Error(); !strings.Contains(got, tc.want) {
 			t.Errorf("%q, want it to contain %q", got, tc.want)
@@ -162,7 +162,7 @@ func TestPlanMCP(t *testing.T) {
 	f.pick("skill.nope")
 	f.pick(freeformOption)
 	f.task = "Open {site} and read the heading"
-	p, err := f.plan(context.Background(), session.Browser)
+	p, err := f.plan(context.Background(), body.KindBrowser)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,12 +171,12 @@ func TestPlanMCP(t *testing.T) {
 		t.Errorf("plan: %+v", p)
 	}
 	f.values = map[string]string{}
-	if _, err := f.plan(context.Background(), session.Host); err == nil || !strings.Contains(err.Error(), "{site}") {
+	if _, err := f.plan(context.Background(), body.KindHost); err == nil || !strings.Contains(err.Error(), "{site}") {
 		t.Errorf("missing value: %v", err)
 	}
 	g := teachForm{}
 	g.pick(teach.ScenarioIDs()[0])
-	if _, err := g.plan(context.Background(), session.Browser); err == nil || !strings.Contains(err.Error(), "run on the simulator") {
+	if _, err := g.plan(context.Background(), body.KindBrowser); err == nil || !strings.Contains(err.Error(), "run on the simulator") {
 		t.Errorf("scenario on a browser: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/fixtures"
+	"workbench/pkg/body"
 	"workbench/pkg/session"
 	"workbench/pkg/teach"
 	"workbench/pkg/workbench"
@@ -78,7 +79,7 @@ func (f *teachForm) pick(id string) {
 // typed, or the freeform task with a value for each {placeholder} it
 // mentions now. Scenarios and worlds are the simulator's; on an MCP body
 // the task is freeform and starts wherever the body is.
-func (f *teachForm) plan(ctx context.Context, choice session.Body) (*teach.Plan, error) {
+func (f *teachForm) plan(ctx context.Context, choice body.Kind) (*teach.Plan, error) {
 	r := workbench.TeachRequest{Body: choice}
 	if !f.freeform {
 		r.Scenario = f.scenario
@@ -88,7 +89,7 @@ func (f *teachForm) plan(ctx context.Context, choice session.Body) (*teach.Plan,
 		return workbench.PlanTeach(ctx, r)
 	}
 	r.Task = f.task
-	if choice == session.Simulator {
+	if choice == body.KindSimulator {
 		r.World = f.world
 	}
 	for _, name := range teach.Placeholders(f.task) {
@@ -269,7 +270,7 @@ func (p *teachPage) renderKeyMissing() app.UI {
 }
 
 func (p *teachPage) renderBodyChoice() app.UI {
-	labels := map[session.Body]string{session.Simulator: "the simulator (in this page)", session.Browser: "a browser over MCP", session.Host: "a host shell over MCP"}
+	labels := map[body.Kind]string{body.KindSimulator: "the simulator (in this page)", body.KindBrowser: "a browser over MCP", body.KindHost: "a host shell over MCP"}
 	return app.Div().ID("teach-body").Class("field").Body(
 		app.P().Body(
 			app.Text("Body: "+labels[p.choice]+" · "),
@@ -350,7 +351,7 @@ func (p *teachPage) renderFreeform() app.UI {
 			teachFieldError("teach-task-error", taskErr),
 		),
 	}
-	if p.choice == session.Simulator {
+	if p.choice == body.KindSimulator {
 		items = append(items, app.Div().Class("field").Body(
 			app.Label().For("teach-world").Text("Simulator world"),
 			app.Select().ID("teach-world").OnChange(p.onWorld).Body(worlds...),
@@ -369,8 +370,8 @@ func (p *teachPage) renderFreeform() app.UI {
 	return app.Div().ID("teach-freeform").Body(items...)
 }
 
-func runBodyText(c session.Body, world string) string {
-	if c == session.Simulator {
+func runBodyText(c body.Kind, world string) string {
+	if c == body.KindSimulator {
 		return string(c) + " · world " + world
 	}
 	return string(c) + " over MCP (relay server " + bodyServer(c) + ")"

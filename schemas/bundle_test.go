@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"workbench/pkg/body"
 	"workbench/pkg/skill"
 	"workbench/schemas"
 )
@@ -38,7 +39,7 @@ func typedBundle(t *testing.T) *skill.Bundle {
 		Description:        "Opens a project page, follows its README and returns the first paragraph.",
 		Version:            1,
 		DerivedFromTraceID: traceID,
-		BodyChoice:         skill.BodySimulator,
+		BodyChoice:         body.KindSimulator,
 		Inputs: []skill.InputSpec{
 			{Name: "repo_url", Type: "url", Required: true, Description: "the project page"},
 		},
@@ -97,7 +98,7 @@ func typedBundle(t *testing.T) *skill.Bundle {
 	}
 	trace := skill.Trace{
 		TraceID:     traceID,
-		BodySubtype: string(skill.BodySimulator),
+		BodySubtype: string(body.KindSimulator),
 		Provider:    "workbench",
 		AgentID:     "workbench",
 		StartedAt:   ts(0),
@@ -176,7 +177,7 @@ func typedBundle(t *testing.T) *skill.Bundle {
 			ScenarioID: "skill.replay_fidelity",
 			Source:     "fixture",
 			Manifest:   map[string]any{"schema": skill.ManifestSchemaURI, "skill_id": skillID},
-			Task:       &skill.Task{ID: skill.NewID(), Description: text, BodyChoice: skill.BodySimulator, CreatedAt: ts(0)},
+			Task:       &skill.Task{ID: skill.NewID(), Description: text, BodyChoice: body.KindSimulator, CreatedAt: ts(0)},
 			Inputs:     map[string]any{"repo_url": "https://git.workbench.test/acme/widget"},
 			Extra:      map[string]json.RawMessage{"world": json.RawMessage(`"git"`)},
 		},
@@ -287,7 +288,7 @@ func TestHaltedReplayReportFromSkillTypesValidates(t *testing.T) {
 	r.SurpriseSignals = []skill.SurpriseSignal{{
 		EdgeIndex: 0, Kind: skill.KindStateHashMismatch, Detail: "title changed",
 		Token: "SurpriseSignal", Version: skill.PulseVersion, TraceID: b.Trace.TraceID, EdgeID: edge.EdgeID,
-		BodySubtype: string(skill.BodySimulator), ActionType: "navigate",
+		BodySubtype: string(body.KindSimulator), ActionType: "navigate",
 		PredictedStateHash: edge.StateAfter, ActualStateHash: edge.StateBefore,
 		SurpriseMagnitude: 1, SurpriseKind: "unexpected_structure",
 		Evidence: map[string]any{"edge": 0}, Timestamp: r.EndedAt,

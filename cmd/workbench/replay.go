@@ -62,7 +62,7 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return c.fail(usagef("%s: the skill was taught on the %s, not on an MCP body; replay it without --body", pos[0], kind))
 	case bf.set() && bf.kindOr(kind) != kind:
 		return c.fail(usagef("--body-kind %s: the skill was taught on a %s body", bf.kindOr(kind), kind))
-	case !bf.set() && kind != skill.BodySimulator:
+	case !bf.set() && kind != body.KindSimulator:
 		return c.fail(usagef("%s: the skill was taught on a %s body; replay it with --body URL", pos[0], kind))
 	}
 	v, err := verify.Standard()

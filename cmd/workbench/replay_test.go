@@ -30,7 +30,7 @@ func TestTeachThenReplay(t *testing.T) {
 			t.Errorf("progress lacks %q:\n%s", s, stderr)
 		}
 	}
-	for _, s := range []string{"replay: success, fidelity 1 (exact), 2 of 2 edges committed", "model used: none (0 model calls), cost $0.0000",
+	for _, s := range []string{"replay: success, fidelity 1 (exact), 2 of 2 edges committed", "model used: none (0 model calls), cost $0.00",
 		"wrote " + out + " (v2)", "gate.replay_fidelity", "pass (exact)", "verdict: PASS"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("summary lacks %q:\n%s", s, stdout)
@@ -104,7 +104,7 @@ func TestReplayAsksTheModel(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.skill.json")
 	code, stdout, stderr = pipeline(t, or, "replay", taught, "--model", "example/replayer", "--input", "repo=https://git.workbench.test/acme/gadget", "--out", out)
 	wantCode(t, code, exitProven, stdout, stderr)
-	for _, s := range []string{"replay: success, fidelity 1 (structural)", "model used: example/replayer (1 model calls), cost $0.0030", "verdict: PASS"} {
+	for _, s := range []string{"replay: success, fidelity 1 (structural)", "model used: example/replayer (1 model calls), cost $0.003", "verdict: PASS"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("summary lacks %q:\n%s", s, stdout)
 		}

@@ -19,6 +19,7 @@ import (
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/verify"
+	"workbench/pkg/words"
 	"workbench/pkg/workbench"
 )
 
@@ -268,7 +269,7 @@ func (f bodyFlags) where(bd *mcpbody.Body) string {
 func teachProgress(c *cli, p workbench.TeachProgress) {
 	switch p.Phase {
 	case workbench.TeachPhaseModel:
-		c.progressf("step %d: %s (cost so far $%.4f)", p.Step+1, p.Detail, p.CostUSD)
+		c.progressf("step %d: %s (cost so far %s)", p.Step+1, p.Detail, words.USD(p.CostUSD))
 	case workbench.TeachPhaseAct:
 		if p.Edge == nil {
 			c.progressf("step %d: %s", p.Step+1, p.Detail)

@@ -264,7 +264,7 @@ func (f modelFlags) client(ctx context.Context) (*openrouter.Client, error) {
 		return nil, fmt.Errorf("checking the key: %w", err)
 	}
 	if info.LimitRemaining != nil && *info.LimitRemaining <= 0 {
-		return nil, fmt.Errorf("the key %q has no credit left of its $%.2f limit", info.Label, derefOr(info.Limit, 0))
+		return nil, fmt.Errorf("the key %q has no credit left of its %s limit", info.Label, words.USD(derefOr(info.Limit, 0)))
 	}
 	return cl, nil
 }
@@ -315,7 +315,7 @@ func writeBundle(b *skill.Bundle, out string) (string, error) {
 
 // cost formats a cost and says when some reply did not report its own.
 func cost(usd float64, known bool) string {
-	s := fmt.Sprintf("$%.4f", usd)
+	s := words.USD(usd)
 	if !known {
 		s += " (some replies reported no cost)"
 	}

@@ -91,7 +91,7 @@ func TestTeachScenarioAndVerify(t *testing.T) {
 	}
 	for _, s := range []string{
 		"scenario skill.basic_prompt_to_manifest, world docs-and-git, model example/teacher",
-		"stopped: answer; 1 edges; cost $0.0020",
+		"stopped: answer; 1 edges; cost $0.002",
 		"edge 0 browser_navigate: ok, allowed; parameters url=input:page_url",
 		"binding: substrate_only", "wrote " + file, "verdict: INCONCLUSIVE",
 	} {

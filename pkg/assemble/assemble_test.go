@@ -9,6 +9,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/assemble"
+	"workbench/pkg/body"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter/openroutertest"
@@ -29,7 +30,7 @@ func TestSealIsRepeatableAndChangesNothing(t *testing.T) {
 		openroutertest.Answer("1.4.0"),
 	}})
 	sc := e.scenario
-	task := demonstrate.Task{ID: d.id(), Description: e.prompt(), BodyChoice: skill.BodySimulator, Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
+	task := demonstrate.Task{ID: d.id(), Description: e.prompt(), BodyChoice: body.KindSimulator, Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
 	res, err := demonstrate.Run(context.Background(), task, demonstrate.Options{
 		Model: e.client, ModelID: model, Body: e.body(), Authorizer: policy.Default(policy.WithClock(d.clock), policy.WithIDs(d.id)),
 		Declared: sc.CapabilitiesDeclared, Offered: sc.Offered(), TrustedServer: true, Now: d.clock, NewID: d.id, NewSpanID: d.spanID,
@@ -41,7 +42,7 @@ func TestSealIsRepeatableAndChangesNothing(t *testing.T) {
 	for _, in := range sc.Inputs {
 		inputs = append(inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: in.Name, Type: in.Type, Required: true}, Value: in.Example})
 	}
-	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: d.id(), BodyChoice: skill.BodySimulator, Inputs: inputs, Now: d.clock()})
+	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: d.id(), BodyChoice: body.KindSimulator, Inputs: inputs, Now: d.clock()})
 	if err != nil {
 		t.Fatal(err)
 	}

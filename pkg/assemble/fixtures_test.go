@@ -17,6 +17,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/assemble"
+	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
@@ -80,7 +81,7 @@ func fixtureRun(t *testing.T, d *determinism, v *verify.Verifier, id string, ste
 	e := newEnv(t, id, openroutertest.Script{Model: model, CostPerCall: 0.0012, Steps: append(steps, replaySteps...)})
 	e.verifier = v
 	eng := policy.Default(policy.WithClock(d.clock), policy.WithIDs(d.id))
-	task := demonstrate.Task{ID: d.id(), Description: e.prompt(), BodyChoice: skill.BodySimulator, Inputs: sc.ExampleInput(), ScenarioID: id}
+	task := demonstrate.Task{ID: d.id(), Description: e.prompt(), BodyChoice: body.KindSimulator, Inputs: sc.ExampleInput(), ScenarioID: id}
 	res, err := demonstrate.Run(ctx, task, demonstrate.Options{
 		Model: e.client, ModelID: model, Body: e.body(), Authorizer: eng, Declared: sc.CapabilitiesDeclared, Offered: sc.Offered(),
 		TrustedServer: true, Now: d.clock, NewID: d.id, NewSpanID: d.spanID,
@@ -92,7 +93,7 @@ func fixtureRun(t *testing.T, d *determinism, v *verify.Verifier, id string, ste
 	for _, in := range sc.Inputs {
 		inputs = append(inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: in.Name, Type: in.Type, Required: true}, Value: in.Example})
 	}
-	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: d.id(), BodyChoice: skill.BodySimulator,
+	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: d.id(), BodyChoice: body.KindSimulator,
 		Inputs: inputs, Outputs: sc.ExpectedOutputsShape, Now: d.clock()})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/assemble"
+	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
@@ -93,7 +94,7 @@ func (e *env) prompt() string {
 func (e *env) teach() (*skill.Bundle, *demonstrate.Result) {
 	e.t.Helper()
 	ctx := context.Background()
-	task := demonstrate.Task{ID: skill.NewID(), Description: e.prompt(), BodyChoice: skill.BodySimulator,
+	task := demonstrate.Task{ID: skill.NewID(), Description: e.prompt(), BodyChoice: body.KindSimulator,
 		Inputs: e.scenario.ExampleInput(), ScenarioID: e.scenario.ID}
 	res, err := demonstrate.Run(ctx, task, demonstrate.Options{
 		Model: e.client, ModelID: model, Body: e.body(), Authorizer: policy.Default(),
@@ -106,7 +107,7 @@ func (e *env) teach() (*skill.Bundle, *demonstrate.Result) {
 	for _, in := range e.scenario.Inputs {
 		inputs = append(inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: in.Name, Type: in.Type, Required: true}, Value: in.Example})
 	}
-	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator,
+	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: body.KindSimulator,
 		Inputs: inputs, Outputs: e.scenario.ExpectedOutputsShape, Now: time.Now()})
 	if err != nil {
 		e.t.Fatal(err)
@@ -199,7 +200,7 @@ func (e *env) replay(b *skill.Bundle, input map[string]any) skill.ReplayRecord {
 	e.t.Helper()
 	rec, err := replay.Run(context.Background(), b, e.body(), replay.Options{
 		Input: input, Deterministic: true,
-		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired, BodyKind: skill.BodySimulator, TrustedServer: true},
+		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired, BodyKind: body.KindSimulator, TrustedServer: true},
 	})
 	if err != nil {
 		e.t.Fatal(err)

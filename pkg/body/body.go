@@ -15,7 +15,7 @@ import (
 
 // Kind is what a skill acts through (spec §4.1 BodyChoice): the one
 // body-kind type of the workbench. A manifest's body_choice
-// (skill.Body*) and the body a person picks (session.Body) are this type.
+// (skill.Body*) and the body a person picks (body.Kind) are this type.
 type Kind string
 
 // Kinds of body.

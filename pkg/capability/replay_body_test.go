@@ -38,7 +38,7 @@ func TestReplayOnAnMCPBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	world := s.WorldData
-	b.Manifest.BodyChoice = skill.BodyBrowser
+	b.Manifest.BodyChoice = body.KindBrowser
 	if err := v.SealWithProof(b); err != nil {
 		t.Fatal(err)
 	}

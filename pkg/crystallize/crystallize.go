@@ -199,11 +199,11 @@ func preconditions(tr *skill.Trace, req Request) []string {
 		out = append(out, "OpenRouter key present")
 	}
 	switch req.BodyChoice {
-	case skill.BodySimulator:
+	case body.KindSimulator:
 		out = append(out, "simulator body available")
-	case skill.BodyBrowser:
+	case body.KindBrowser:
 		out = append(out, "browser body (MCP) reachable")
-	case skill.BodyHost:
+	case body.KindHost:
 		out = append(out, "host body (MCP) reachable")
 	}
 	for _, in := range req.Inputs {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"workbench/pkg/body"
 	"workbench/pkg/canonjson"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/skill"
@@ -39,7 +40,7 @@ var weatherInputs = []crystallize.Input{
 func TestDraft(t *testing.T) {
 	tr := trace()
 	m, err := crystallize.Draft(crystallize.Request{
-		Trace: tr, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator,
+		Trace: tr, SkillID: skill.NewID(), BodyChoice: body.KindSimulator,
 		Inputs:  weatherInputs,
 		Outputs: []skill.OutputSpec{{Name: "forecast", Type: "string"}},
 		Now:     time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
@@ -96,7 +97,7 @@ func TestCrystallizingLeavesTheTrace(t *testing.T) {
 		run  func(*skill.Trace) error
 	}{
 		{"Draft", func(tr *skill.Trace) error {
-			_, err := crystallize.Draft(crystallize.Request{Trace: tr, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator, Inputs: weatherInputs})
+			_, err := crystallize.Draft(crystallize.Request{Trace: tr, SkillID: skill.NewID(), BodyChoice: body.KindSimulator, Inputs: weatherInputs})
 			return err
 		}},
 		{"Bind", func(tr *skill.Trace) error {
@@ -135,7 +136,7 @@ func TestDraftWithoutModelParams(t *testing.T) {
 	tr := &skill.Trace{TraceID: skill.NewID(), Goal: "Open sim://a/ now", Edges: []skill.Edge{
 		edge(0, skill.CapabilityBrowser, skill.OutcomeOK, map[string]any{"url": "sim://a/"}),
 	}}
-	m, err := crystallize.Draft(crystallize.Request{Trace: tr, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator})
+	m, err := crystallize.Draft(crystallize.Request{Trace: tr, SkillID: skill.NewID(), BodyChoice: body.KindSimulator})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"workbench/pkg/body"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/redact"
 	"workbench/pkg/skill"
@@ -81,7 +82,7 @@ func TestDraftCleansAGivenName(t *testing.T) {
 		{"Weather for jane@example.com", "Weather for"},
 		{fakeKey, byDefault}, // nothing is left: the default name
 	} {
-		m, err := crystallize.Draft(crystallize.Request{Trace: trace(), SkillID: skill.NewID(), Name: tc.given, BodyChoice: skill.BodySimulator})
+		m, err := crystallize.Draft(crystallize.Request{Trace: trace(), SkillID: skill.NewID(), Name: tc.given, BodyChoice: body.KindSimulator})
 		if err != nil {
 			t.Fatal(err)
 		}

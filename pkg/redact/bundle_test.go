@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"workbench/pkg/body"
 	"workbench/pkg/skill"
 )
 
@@ -71,7 +72,7 @@ func newBundle(t testing.TB, n int) *skill.Bundle {
 			Description:          "Searches the weather site for a city. Debug token " + fakeJWT + " (remove).",
 			Version:              1,
 			DerivedFromTraceID:   traceID,
-			BodyChoice:           skill.BodySimulator,
+			BodyChoice:           body.KindSimulator,
 			Inputs:               []skill.InputSpec{{Name: "city", Type: "string", Required: true}},
 			Outputs:              []skill.OutputSpec{{Name: "forecast", Type: "string"}},
 			Preconditions:        []string{"weather site reachable"},
@@ -95,7 +96,7 @@ func newBundle(t testing.TB, n int) *skill.Bundle {
 			Scenario: skill.Scenario{
 				ScenarioID: "skill.redacted_export",
 				Manifest:   map[string]any{"id": "skill.redacted_export"},
-				Task:       &skill.Task{ID: id(4, 1), Description: "Find the forecast for Porto", BodyChoice: skill.BodySimulator, CreatedAt: ts(0)},
+				Task:       &skill.Task{ID: id(4, 1), Description: "Find the forecast for Porto", BodyChoice: body.KindSimulator, CreatedAt: ts(0)},
 				Inputs:     map[string]any{"city": "Porto", "api_note": "key " + fakeOpenRouter},
 			},
 			System:             skill.System{SystemID: "openrouter:anthropic/claude-opus-4-6", Model: "anthropic/claude-opus-4-6", Provider: "openrouter", BYOKey: true},

@@ -9,6 +9,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/assemble"
+	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
@@ -86,7 +87,7 @@ func (l *lab) teach(template, repo string) *skill.Bundle {
 	l.t.Helper()
 	inputs := map[string]any{"repo_url": repo}
 	task := demonstrate.Task{ID: skill.NewID(), Description: strings.ReplaceAll(template, "{repo_url}", repo),
-		BodyChoice: skill.BodySimulator, Inputs: inputs}
+		BodyChoice: body.KindSimulator, Inputs: inputs}
 	res, err := demonstrate.Run(context.Background(), task, demonstrate.Options{
 		Model: l.client, ModelID: teacher, Body: l.body(), Authorizer: policy.Default(),
 		Declared: []string{skill.CapabilityBrowser}, TrustedServer: true,
@@ -95,7 +96,7 @@ func (l *lab) teach(template, repo string) *skill.Bundle {
 		l.t.Fatal(err)
 	}
 	in := []crystallize.Input{{InputSpec: skill.InputSpec{Name: "repo_url", Type: "url", Required: true}, Value: repo}}
-	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator, Inputs: in, Now: time.Now()})
+	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: body.KindSimulator, Inputs: in, Now: time.Now()})
 	if err != nil {
 		l.t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func (l *lab) options(b *skill.Bundle, repo string) replay.Options {
 	return replay.Options{
 		Input: map[string]any{"repo_url": repo}, Deterministic: true,
 		Chooser:    replay.ModelChooser{Model: l.client, ModelID: replayer},
-		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired, BodyKind: skill.BodySimulator, TrustedServer: true},
+		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired, BodyKind: body.KindSimulator, TrustedServer: true},
 	}
 }
 

@@ -45,18 +45,9 @@ const (
 	KeyRefused   KeyState = "refused"   // OpenRouter refused the key entered last, so it is not kept
 )
 
-// Body is the body the user picked on the landing page: a body kind.
-type Body = body.Kind
-
-// The three bodies of spec §3.
-const (
-	Simulator = body.KindSimulator // deterministic, in the page; always available
-	Browser   = body.KindBrowser   // an MCP server that drives a browser
-	Host      = body.KindHost      // an MCP server that exposes a sandboxed shell
-)
-
-// Bodies lists the bodies in the order the UI offers them.
-var Bodies = [...]Body{Simulator, Browser, Host}
+// Bodies lists the bodies of spec §3 (body.Kind) in the order the UI
+// offers them.
+var Bodies = [...]body.Kind{body.KindSimulator, body.KindBrowser, body.KindHost}
 
 // backend is the string store under a Storage: sessionStorage in the
 // browser, a map natively.
@@ -159,19 +150,19 @@ func (s *Storage) MarkKey(key string, st KeyState) error {
 
 // Body returns the body picked in this session; Simulator when none was
 // picked or the stored value is not a body's name.
-func (s *Storage) Body() (Body, error) {
+func (s *Storage) Body() (body.Kind, error) {
 	v, ok, err := s.b.get(bodyItem)
 	if err != nil {
-		return Simulator, fmt.Errorf("session: reading the body choice: %w", err)
+		return body.KindSimulator, fmt.Errorf("session: reading the body choice: %w", err)
 	}
-	if b := Body(v); ok && b.Valid() {
+	if b := body.Kind(v); ok && b.Valid() {
 		return b, nil
 	}
-	return Simulator, nil
+	return body.KindSimulator, nil
 }
 
 // SetBody keeps the body choice for this session.
-func (s *Storage) SetBody(b Body) error {
+func (s *Storage) SetBody(b body.Kind) error {
 	if !b.Valid() {
 		return fmt.Errorf("session: %q is not a body (want simulator, browser or host)", string(b))
 	}

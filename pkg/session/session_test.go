@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"workbench/pkg/body"
 	"workbench/pkg/session"
 )
 
@@ -31,7 +32,7 @@ func TestKey(t *testing.T) {
 
 func TestBody(t *testing.T) {
 	s := session.Memory()
-	if b, err := s.Body(); b != session.Simulator || err != nil {
+	if b, err := s.Body(); b != body.KindSimulator || err != nil {
 		t.Fatalf("default body = %q, %v; want simulator", b, err)
 	}
 	for _, b := range session.Bodies {

@@ -77,13 +77,6 @@ type Manifest struct {
 	UpdatedAt            string       `json:"updated_at"`
 }
 
-// Body choices (spec §4.1 BodyChoice), of the one body-kind type.
-const (
-	BodyBrowser   = body.KindBrowser
-	BodyHost      = body.KindHost
-	BodySimulator = body.KindSimulator
-)
-
 // Fallback behaviours a manifest may declare (DESIGN §5).
 const (
 	FallbackHalt     = "halt_on_state_hash_mismatch"

@@ -5,13 +5,14 @@ import (
 	"reflect"
 	"testing"
 
+	"workbench/pkg/body"
 	"workbench/pkg/skill"
 )
 
 func manifest(edit func(*skill.Manifest)) skill.Manifest {
 	m := skill.Manifest{
 		Schema: skill.ManifestSchemaURI, SkillID: "s1", Name: "Find the price", Slug: "find-the-price",
-		Description: "Reads a price", Version: 1, BodyChoice: skill.BodySimulator,
+		Description: "Reads a price", Version: 1, BodyChoice: body.KindSimulator,
 		Inputs:               []skill.InputSpec{{Name: "query", Type: "string", Required: true}},
 		CapabilitiesRequired: []string{skill.CapabilityBrowser},
 		CreatedAt:            "2026-01-01T00:00:00Z", UpdatedAt: "2026-01-01T00:00:00Z",

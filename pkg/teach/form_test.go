@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"workbench/fixtures"
+	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
@@ -83,7 +84,7 @@ func draftManifest(t *testing.T) skill.Manifest {
 		ParamSources: map[string]string{"url": skill.SourceLLM},
 	}
 	tr := skill.Trace{TraceID: skill.NewID(), BodySubtype: "simulator", Goal: "Open the docs", Edges: []skill.Edge{e}}
-	m, err := crystallize.Draft(crystallize.Request{Trace: &tr, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator, Now: time.Now()})
+	m, err := crystallize.Draft(crystallize.Request{Trace: &tr, SkillID: skill.NewID(), BodyChoice: body.KindSimulator, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func FromScenario(id string, given []Value) (*Plan, error) {
 		values[g.Name] = v
 	}
 	p := &Plan{
-		Task:    demonstrate.Task{ID: skill.NewID(), BodyChoice: skill.BodySimulator, ScenarioID: sc.ID, Inputs: values},
+		Task:    demonstrate.Task{ID: skill.NewID(), BodyChoice: body.KindSimulator, ScenarioID: sc.ID, Inputs: values},
 		Outputs: sc.ExpectedOutputsShape, Declared: sc.CapabilitiesDeclared,
 		Offered: sc.Offered(),
 	}
@@ -169,7 +169,7 @@ func Freeform(ctx context.Context, task, worldName string, given []Value, caps [
 	if err := distinct(given); err != nil {
 		return nil, err
 	}
-	p := &Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: skill.BodySimulator}, WorldName: worldName}
+	p := &Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: body.KindSimulator}, WorldName: worldName}
 	values := map[string]any{}
 	for _, g := range given {
 		values[g.Name] = g.Raw

@@ -10,6 +10,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/assemble"
+	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/compare"
 	"workbench/pkg/crystallize"
@@ -98,7 +99,7 @@ func (l *compareLab) teach(t *testing.T) *skill.Bundle {
 	for _, in := range sc.Inputs {
 		prompt = strings.ReplaceAll(prompt, "{"+in.Name+"}", in.Example.(string))
 	}
-	task := demonstrate.Task{ID: skill.NewID(), Description: prompt, BodyChoice: skill.BodySimulator,
+	task := demonstrate.Task{ID: skill.NewID(), Description: prompt, BodyChoice: body.KindSimulator,
 		Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
 	res, err := demonstrate.Run(context.Background(), task, demonstrate.Options{
 		Model: l.client, ModelID: compareTeacher, Body: bd, Authorizer: policy.Default(),
@@ -111,7 +112,7 @@ func (l *compareLab) teach(t *testing.T) *skill.Bundle {
 	for _, in := range sc.Inputs {
 		inputs = append(inputs, crystallize.Input{InputSpec: skill.InputSpec{Name: in.Name, Type: in.Type, Required: true}, Value: in.Example})
 	}
-	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator,
+	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: body.KindSimulator,
 		Inputs: inputs, Outputs: sc.ExpectedOutputsShape, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ type ReplaySetup struct {
 // Deterministic reports whether the body answers the same actions with
 // the same states by construction (the simulator); an MCP body is held to
 // shapes.
-func (s *ReplaySetup) Deterministic() bool { return s.Kind == skill.BodySimulator }
+func (s *ReplaySetup) Deterministic() bool { return s.Kind == body.KindSimulator }
 
 // PolicyError says the skill names a policy this build cannot apply.
 type PolicyError struct{ PolicyID string }
@@ -173,7 +173,7 @@ func (fl *Flows) PrepareReplay(req ReplayRequest) (*ReplaySetup, error) {
 	}
 	s := &ReplaySetup{Bundle: b, Kind: b.Manifest.BodyChoice, ModelBound: b.Trace.ModelBound(), Destructive: req.Destructive}
 	switch s.Kind {
-	case skill.BodySimulator:
+	case body.KindSimulator:
 	case body.KindBrowser, body.KindHost:
 		if req.World != "" {
 			return nil, &teach.InputError{Field: teach.FieldWorld, Name: req.World, Msg: "a world is the simulator's, and this skill replays on a " + string(s.Kind) + " body"}
@@ -189,7 +189,7 @@ func (fl *Flows) PrepareReplay(req ReplayRequest) (*ReplaySetup, error) {
 		return nil, err
 	}
 	s.Input = input
-	if s.Kind == skill.BodySimulator {
+	if s.Kind == body.KindSimulator {
 		if s.World, s.WorldData, err = worldOf(b, req.World); err != nil {
 			return nil, err
 		}
@@ -306,7 +306,7 @@ func worldOf(b *skill.Bundle, named string) (string, []byte, error) {
 func (fl *Flows) openBody(ctx context.Context, kind body.Kind, world string, data []byte) (bd body.Body, trusted bool, close func(), err error) {
 	if fl.d.Bodies != nil {
 		bd, trusted, err = fl.d.Bodies(ctx, kind, data)
-	} else if kind == skill.BodySimulator {
+	} else if kind == body.KindSimulator {
 		// The simulator's annotations are its own.
 		bd, trusted = nil, true
 		var sb *sim.Sim
@@ -317,7 +317,7 @@ func (fl *Flows) openBody(ctx context.Context, kind body.Kind, world string, dat
 		err = &BodyUnavailableError{Kind: kind, Why: "this front-end has no way to open one"}
 	}
 	if err != nil {
-		if kind == skill.BodySimulator {
+		if kind == body.KindSimulator {
 			err = fmt.Errorf("the simulator world %s: %w", world, err)
 		}
 		return nil, false, nil, err

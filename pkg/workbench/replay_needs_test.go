@@ -19,7 +19,7 @@ func TestNeedsOf(t *testing.T) {
 	if len(n.ModelChoices) != 0 || b.Trace.ModelBound() {
 		t.Errorf("a skill of literal and input parameters needs a model: %+v", n.ModelChoices)
 	}
-	if len(n.Inputs) != 1 || n.Inputs[0].Name != "repo_url" || n.Body != skill.BodySimulator || n.Policy != skill.DefaultPolicyID {
+	if len(n.Inputs) != 1 || n.Inputs[0].Name != "repo_url" || n.Body != body.KindSimulator || n.Policy != skill.DefaultPolicyID {
 		t.Errorf("needs %+v", n)
 	}
 	// Make the click the model's choice, and add two on edge 0.

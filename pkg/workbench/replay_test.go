@@ -48,7 +48,7 @@ func TestPrepareReplay(t *testing.T) {
 	const other = "https://git.workbench.test/acme/other"
 	b := taught(t)
 	onBrowser := *b
-	onBrowser.Manifest.BodyChoice = skill.BodyBrowser
+	onBrowser.Manifest.BodyChoice = body.KindBrowser
 	onNothing := *b
 	onNothing.Manifest.BodyChoice = "submarine"
 	otherPolicy := *b
@@ -65,7 +65,7 @@ func TestPrepareReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Kind != skill.BodySimulator || !s.Deterministic() || s.World == "" || len(s.WorldData) == 0 {
+			if s.Kind != body.KindSimulator || !s.Deterministic() || s.World == "" || len(s.WorldData) == 0 {
 				t.Errorf("setup %+v", s)
 			}
 			if s.Input["repo_url"] != b.Evidence.Scenario.Inputs["repo_url"] || s.ModelBound != b.Trace.ModelBound() {
@@ -93,7 +93,7 @@ func TestPrepareReplay(t *testing.T) {
 				t.Errorf("err = %v, want a PolicyError", err)
 			}
 		}},
-		{"MCP body without a factory", noBody, workbench.ReplayRequest{Bundle: &onBrowser}, wantBodyUnavailable(skill.BodyBrowser)},
+		{"MCP body without a factory", noBody, workbench.ReplayRequest{Bundle: &onBrowser}, wantBodyUnavailable(body.KindBrowser)},
 		{"unknown body", withBodies, workbench.ReplayRequest{Bundle: &onNothing}, wantBodyUnavailable("submarine")},
 		{"MCP body", withBodies, workbench.ReplayRequest{Bundle: &onBrowser, Values: []teach.Value{{Name: "repo_url", Raw: "ftp://x"}}}, wantInputError(teach.FieldInput, "repo_url")},
 		{"MCP body has no world", withBodies, workbench.ReplayRequest{Bundle: &onBrowser, World: "git-basic"}, wantInputError(teach.FieldWorld, "git-basic")},
@@ -101,7 +101,7 @@ func TestPrepareReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Kind != skill.BodyBrowser || s.Deterministic() || s.WorldData != nil || !s.Destructive {
+			if s.Kind != body.KindBrowser || s.Deterministic() || s.WorldData != nil || !s.Destructive {
 				t.Errorf("setup %+v", s)
 			}
 		}},

@@ -41,7 +41,7 @@ func TestReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	onBrowser := *b
-	onBrowser.Manifest.BodyChoice = skill.BodyBrowser
+	onBrowser.Manifest.BodyChoice = body.KindBrowser
 	v := verifier(t)
 	mcp := fakeBodies(world.WorldData)
 	for _, tc := range []struct {
@@ -121,7 +121,7 @@ func TestReplayRefuses(t *testing.T) {
 	noModel := bound
 	noModel.Evidence.System.Model = ""
 	onBrowser := *b
-	onBrowser.Manifest.BodyChoice = skill.BodyBrowser
+	onBrowser.Manifest.BodyChoice = body.KindBrowser
 	v := verifier(t)
 	world, err := workbench.New(workbench.Deps{}).PrepareReplay(workbench.ReplayRequest{Bundle: b})
 	if err != nil {
@@ -194,7 +194,7 @@ func TestReplayUnderTheStandingAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Manifest.BodyChoice = skill.BodyBrowser
+	b.Manifest.BodyChoice = body.KindBrowser
 	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t)), Bodies: fakeBodies(world.WorldData), AcceptsLocalPolicy: yes})
 	r, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b})
 	if err != nil {
@@ -219,14 +219,14 @@ func TestReplayUnderTheStandingAnswer(t *testing.T) {
 
 func TestAuthorizerUnavailableNamesTheLocalEngine(t *testing.T) {
 	b := taught(t)
-	b.Manifest.BodyChoice = skill.BodyHost
+	b.Manifest.BodyChoice = body.KindHost
 	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(verifier(t)), Bodies: fakeBodies(nil)})
 	_, err := w.Replay(context.Background(), workbench.ReplayRequest{Bundle: b})
 	var ae *workbench.AuthorizerUnavailableError
 	if !errors.As(err, &ae) {
 		t.Fatalf("err = %v", err)
 	}
-	if ae.Kind != skill.BodyHost || ae.Local != "local:"+skill.DefaultPolicyID || ae.Unwrap() == nil || ae.Error() == "" {
+	if ae.Kind != body.KindHost || ae.Local != "local:"+skill.DefaultPolicyID || ae.Unwrap() == nil || ae.Error() == "" {
 		t.Errorf("%+v", ae)
 	}
 }

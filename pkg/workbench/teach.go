@@ -24,8 +24,8 @@ type TeachRequest struct {
 	// needs one; for a scenario it replaces the scenario's own. An MCP
 	// body has none.
 	World string
-	// Body is the body kind the task runs on: skill.BodySimulator (or
-	// empty), skill.BodyBrowser or skill.BodyHost.
+	// Body is the body kind the task runs on: body.KindSimulator (or
+	// empty), body.KindBrowser or body.KindHost.
 	Body body.Kind
 	// Inputs are the values as typed. A scenario's inputs not given take
 	// its examples; a freeform task's become string inputs of the skill.
@@ -43,9 +43,9 @@ type TeachRequest struct {
 // scenario and a task, capabilities for a scenario, a placeholder of the
 // task without a value.
 func PlanTeach(ctx context.Context, r TeachRequest) (*teach.Plan, error) {
-	onSim := r.Body == "" || r.Body == skill.BodySimulator
+	onSim := r.Body == "" || r.Body == body.KindSimulator
 	switch {
-	case r.Body != "" && !onSim && r.Body != skill.BodyBrowser && r.Body != skill.BodyHost:
+	case r.Body != "" && !onSim && r.Body != body.KindBrowser && r.Body != body.KindHost:
 		return nil, &teach.InputError{Field: FieldBody, Name: string(r.Body), Msg: "no such body (bodies: simulator, browser, host)"}
 	case r.Scenario != "" && r.Task != "":
 		return nil, &teach.InputError{Field: teach.FieldTask, Msg: "give a fixture scenario or a freeform task, not both"}
@@ -128,7 +128,7 @@ func planMCP(r TeachRequest) (*teach.Plan, error) {
 	p.Task.Description, p.Task.Inputs = desc, values
 	p.Declared = slices.Clone(r.Capabilities)
 	if len(p.Declared) == 0 {
-		p.Declared = []string{map[body.Kind]string{skill.BodyBrowser: skill.CapabilityBrowser, skill.BodyHost: skill.CapabilityOS}[r.Body]}
+		p.Declared = []string{map[body.Kind]string{body.KindBrowser: skill.CapabilityBrowser, body.KindHost: skill.CapabilityOS}[r.Body]}
 	}
 	return p, nil
 }

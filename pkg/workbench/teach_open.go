@@ -47,7 +47,7 @@ func (fl *Flows) OpenTeach(ctx context.Context, p *teach.Plan, acceptLocal bool)
 	}
 	kind := p.Task.BodyChoice
 	if kind == "" {
-		kind = skill.BodySimulator
+		kind = body.KindSimulator
 	}
 	bd, trusted, closeBd, err := fl.openBody(ctx, kind, p.WorldName, p.World)
 	if err != nil {

@@ -185,7 +185,7 @@ func TestOpenTeach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	onBrowser, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Task: "Read the changelog", Body: skill.BodyBrowser})
+	onBrowser, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Task: "Read the changelog", Body: body.KindBrowser})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestOpenTeach(t *testing.T) {
 	// The error names the body and the local engine the user is offered.
 	_, err = workbench.New(workbench.Deps{Bodies: fakeBodies(onSim.World)}).OpenTeach(ctx, onBrowser, false)
 	var ae *workbench.AuthorizerUnavailableError
-	if !errors.As(err, &ae) || ae.Kind != skill.BodyBrowser || ae.Local != localName {
+	if !errors.As(err, &ae) || ae.Kind != body.KindBrowser || ae.Local != localName {
 		t.Errorf("OpenTeach = %v; want delegatic-mcp unavailable on the browser body, offering %s", err, localName)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"workbench/fixtures"
+	"workbench/pkg/body"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
 	"workbench/pkg/workbench"
@@ -48,20 +49,20 @@ func TestPlanTeach(t *testing.T) {
 			field: teach.FieldInput, fieldName: "site", msg: "give it a value"},
 		{name: "neither", r: workbench.TeachRequest{}, field: teach.FieldTask, msg: "describe the task"},
 		{name: "both", r: workbench.TeachRequest{Scenario: fixtures.BasicPromptToManifest, Task: "x"}, field: teach.FieldTask, msg: "not both"},
-		{name: "browser", r: workbench.TeachRequest{Body: skill.BodyBrowser, Task: "Open {site} and read the heading", Inputs: site},
+		{name: "browser", r: workbench.TeachRequest{Body: body.KindBrowser, Task: "Open {site} and read the heading", Inputs: site},
 			body: "browser", goal: "Open http://127.0.0.1:8080/ and read the heading", declared: skill.CapabilityBrowser, inputs: 1},
-		{name: "host", r: workbench.TeachRequest{Body: skill.BodyHost, Task: "List the files"},
+		{name: "host", r: workbench.TeachRequest{Body: body.KindHost, Task: "List the files"},
 			body: "host", goal: "List the files", declared: skill.CapabilityOS},
-		{name: "host, capabilities named", r: workbench.TeachRequest{Body: skill.BodyHost, Task: "List the files", Capabilities: []string{"&fs.read"}},
+		{name: "host, capabilities named", r: workbench.TeachRequest{Body: body.KindHost, Task: "List the files", Capabilities: []string{"&fs.read"}},
 			body: "host", goal: "List the files", declared: "&fs.read"},
-		{name: "scenario on a browser", r: workbench.TeachRequest{Body: skill.BodyBrowser, Scenario: fixtures.BasicPromptToManifest},
+		{name: "scenario on a browser", r: workbench.TeachRequest{Body: body.KindBrowser, Scenario: fixtures.BasicPromptToManifest},
 			field: teach.FieldScenario, fieldName: fixtures.BasicPromptToManifest, msg: "run on the simulator"},
-		{name: "world on a browser", r: workbench.TeachRequest{Body: skill.BodyBrowser, Task: "x", World: "weather"},
+		{name: "world on a browser", r: workbench.TeachRequest{Body: body.KindBrowser, Task: "x", World: "weather"},
 			field: teach.FieldWorld, fieldName: "weather", msg: "the simulator's"},
-		{name: "no task on a host", r: workbench.TeachRequest{Body: skill.BodyHost}, field: teach.FieldTask, msg: "describe the task"},
-		{name: "missing value on a host", r: workbench.TeachRequest{Body: skill.BodyHost, Task: "Read {file}"},
+		{name: "no task on a host", r: workbench.TeachRequest{Body: body.KindHost}, field: teach.FieldTask, msg: "describe the task"},
+		{name: "missing value on a host", r: workbench.TeachRequest{Body: body.KindHost, Task: "Read {file}"},
 			field: teach.FieldInput, fieldName: "file", msg: "no value was given"},
-		{name: "a value given twice on a browser", r: workbench.TeachRequest{Body: skill.BodyBrowser, Task: "Open {site}", Inputs: append(site, site...)},
+		{name: "a value given twice on a browser", r: workbench.TeachRequest{Body: body.KindBrowser, Task: "Open {site}", Inputs: append(site, site...)},
 			field: teach.FieldInput, fieldName: "site", msg: "given twice"},
 		{name: "unknown body", r: workbench.TeachRequest{Body: "robot", Task: "x"}, field: workbench.FieldBody, fieldName: "robot", msg: "no such body"},
 	} {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"workbench/pkg/body"
 	"workbench/pkg/body/mcpbody/mcpbodytest"
 	"workbench/pkg/demonstrate"
 	"workbench/pkg/openrouter/openroutertest"
@@ -122,7 +123,7 @@ func TestBrowserServerGoesAway(t *testing.T) {
 		openroutertest.Answer("unreachable"),
 	}})
 	bd := dialBrowser(t, ctx, pw)
-	plan := &teach.Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: skill.BodyBrowser, Inputs: map[string]any{},
+	plan := &teach.Plan{Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: body.KindBrowser, Inputs: map[string]any{},
 		Description: "Open " + web.URL + "/ and follow the Docs link."}, Declared: []string{skill.CapabilityBrowser}}
 	res, err := teach.Demonstrate(ctx, plan, teach.Options{Model: cl, ModelID: "example/doomed", Body: bd,
 		Authorizer: policy.Default(), TrustedServer: true})

@@ -138,7 +138,7 @@ func TestBrowserTeachAndReplay(t *testing.T) {
 
 	// Demonstrate.
 	plan := &teach.Plan{
-		Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: skill.BodyBrowser, Inputs: map[string]any{},
+		Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: body.KindBrowser, Inputs: map[string]any{},
 			Description: "Open " + web.URL + "/ , follow the Docs link and tell me the main heading of the page it leads to."},
 		Declared: []string{skill.CapabilityBrowser},
 	}

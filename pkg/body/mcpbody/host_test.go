@@ -51,7 +51,7 @@ func dialHost(t *testing.T, ctx context.Context, url, dir string, trusted bool) 
 // hostPlan is a read then a write in dir.
 func hostPlan(dir string) *teach.Plan {
 	return &teach.Plan{
-		Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: skill.BodyHost, Inputs: map[string]any{},
+		Task: demonstrate.Task{ID: skill.NewID(), BodyChoice: body.KindHost, Inputs: map[string]any{},
 			Description: "Read " + filepath.Join(dir, "agenda.txt") + ", then write the word done to " + filepath.Join(dir, "status.txt") + "."},
 		Declared: []string{skill.CapabilityOS},
 	}

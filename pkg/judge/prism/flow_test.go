@@ -8,6 +8,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/assemble"
+	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
@@ -58,14 +59,14 @@ func TestJudgedReplayProof(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := demonstrate.Task{ID: skill.NewID(), Description: "Open " + url + " and report the newest version.",
-		BodyChoice: skill.BodySimulator, Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
+		BodyChoice: body.KindSimulator, Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
 	res, err := demonstrate.Run(ctx, task, demonstrate.Options{Model: client, ModelID: "example/teacher", Body: bd,
 		Authorizer: policy.Default(), Declared: sc.CapabilitiesDeclared, TrustedServer: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := sc.Inputs[0]
-	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator,
+	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: body.KindSimulator,
 		Inputs:  []crystallize.Input{{InputSpec: skill.InputSpec{Name: in.Name, Type: in.Type, Required: true}, Value: in.Example}},
 		Outputs: sc.ExpectedOutputsShape, Now: time.Now()})
 	if err != nil {
@@ -93,7 +94,7 @@ func TestJudgedReplayProof(t *testing.T) {
 	}
 	tap := judge.NewTap(rb)
 	rec, err := replay.Run(ctx, b, tap, replay.Options{Input: b.Evidence.Scenario.Inputs,
-		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired, BodyKind: skill.BodySimulator, TrustedServer: true}})
+		Authorizer: replay.PolicyAuthorizer{Policy: policy.Default(), Declared: b.Manifest.CapabilitiesRequired, BodyKind: body.KindSimulator, TrustedServer: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

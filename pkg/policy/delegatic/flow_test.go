@@ -10,6 +10,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/assemble"
+	"workbench/pkg/body"
 	"workbench/pkg/body/sim"
 	"workbench/pkg/crystallize"
 	"workbench/pkg/demonstrate"
@@ -105,7 +106,7 @@ func TestSimulatorUnderDelegatic(t *testing.T) {
 			t.Fatal(err)
 		}
 		task := demonstrate.Task{ID: skill.NewID(), Description: "Find the newest version of acme/widget.",
-			BodyChoice: skill.BodySimulator, Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
+			BodyChoice: body.KindSimulator, Inputs: sc.ExampleInput(), ScenarioID: sc.ID}
 		res, err := demonstrate.Run(ctx, task, demonstrate.Options{Model: client, ModelID: model, Body: bd,
 			Authorizer: choice.Authorizer, Declared: sc.CapabilitiesDeclared, Offered: sc.Offered(), TrustedServer: true})
 		if err != nil {
@@ -142,7 +143,7 @@ func TestSimulatorUnderDelegatic(t *testing.T) {
 	// delegatic's grants.
 	script.set()
 	task, res := demo("example/teacher")
-	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: skill.BodySimulator,
+	m, err := crystallize.Draft(crystallize.Request{Trace: &res.Trace, SkillID: skill.NewID(), BodyChoice: body.KindSimulator,
 		Outputs: sc.ExpectedOutputsShape, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +176,7 @@ func TestSimulatorUnderDelegatic(t *testing.T) {
 	rec, err := replay.Run(ctx, b, bd, replay.Options{Deterministic: true, Input: b.Evidence.Scenario.Inputs,
 		Chooser: replay.ModelChooser{Model: client, ModelID: "example/replayer"},
 		Authorizer: replay.PolicyAuthorizer{Policy: choice.Authorizer, Declared: b.Manifest.CapabilitiesRequired,
-			BodyKind: skill.BodySimulator, TrustedServer: true}})
+			BodyKind: body.KindSimulator, TrustedServer: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

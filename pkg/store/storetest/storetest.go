@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"workbench/pkg/body"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 )
@@ -90,7 +91,7 @@ func NewBundle(skillID string, version int, name string) *skill.Bundle {
 			Description:        "Test skill " + name + " — «unicode» survives",
 			Version:            version,
 			DerivedFromTraceID: traceID,
-			BodyChoice:         skill.BodySimulator,
+			BodyChoice:         body.KindSimulator,
 			CreatedAt:          at,
 			UpdatedAt:          at,
 		},
@@ -229,7 +230,7 @@ func testAddAndRead(t *testing.T, s store.Store) {
 	must(t, "add bundle", err)
 	want := store.Skill{
 		ID: id, Slug: "find-the-cheapest-flight", Name: "Find the cheapest flight",
-		Description: f.Bundle.Manifest.Description, BodyChoice: skill.BodySimulator,
+		Description: f.Bundle.Manifest.Description, BodyChoice: body.KindSimulator,
 		Version: 1, BundleHash: f.Bundle.ContentHash, BundleID: f.Bundle.BundleID,
 		TraceID: f.Bundle.Trace.TraceID, Verdict: "pass",
 		CreatedAt: f.Bundle.Manifest.CreatedAt, UpdatedAt: f.Bundle.Manifest.UpdatedAt,
