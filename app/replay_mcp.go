@@ -28,6 +28,7 @@ func (e *env) newFlows() *workbench.Flows {
 	return workbench.New(workbench.Deps{
 		Verifier: func(context.Context) (*verify.Verifier, error) { return e.verify() },
 		Store:    func(ctx context.Context) (store.Store, error) { return e.store(ctx, nil) },
+		Pins:     e.trustedSigners,
 		Bodies: func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
 			return e.body(ctx, kind, world, mcpSettingsOf(ctx))
 		},

@@ -40,6 +40,19 @@ func keyringOf(st store.Store) (keyring, error) {
 	return kr, nil
 }
 
+// trustedSigners is the library's pin set, for the flows (Deps.Pins).
+func (e *env) trustedSigners(ctx context.Context) (*signature.PinSet, error) {
+	st, err := e.store(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	kr, err := keyringOf(st)
+	if err != nil {
+		return nil, err
+	}
+	return kr.TrustedSigners(ctx)
+}
+
 // checkSignature checks r's signature against the library's trusted
 // signers. Without them (no keyring, or they cannot be read) the signature
 // is checked with no pin set: never trusted, and still invalid when it

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -130,59 +129,20 @@ type loaded struct {
 	advice   workbench.ExportAdvice
 }
 
-// errNoVersion: the skill is stored, but not the version asked for.
-var errNoVersion = errors.New("this skill has no such version in the library")
-
-// loadSkill reads version of skill id (0 for the newest) from the library
-// and verifies it. It blocks: call it from a goroutine.
+// loadSkill reads version of skill id (0 for the newest) through the
+// flow (workbench.Flows.Load: verified, its signer checked against the
+// trusted signers). It blocks: call it from a goroutine.
 func (e *env) loadSkill(ctx context.Context, id string, version int, blocked func()) (*loaded, error) {
-	st, err := e.store(ctx, blocked)
-	if err != nil {
+	// Opened here first, to say when another tab blocks it.
+	if _, err := e.store(ctx, blocked); err != nil {
 		return nil, err
 	}
-	var l loaded
-	if l.sk, err = st.Skill(ctx, id); err != nil {
+	fl, err := e.flows.Load(ctx, id, version)
+	if err != nil {
 		e.dropStore(err)
 		return nil, err
 	}
-	if l.versions, err = st.Bundles(ctx, id); err != nil {
-		e.dropStore(err)
-		return nil, err
-	}
-	want := l.sk.BundleHash
-	if version > 0 {
-		want = ""
-		for _, b := range l.versions {
-			if b.SkillVersion == version {
-				want = b.ContentHash
-			}
-		}
-		if want == "" {
-			return nil, fmt.Errorf("version %d: %w", version, errNoVersion)
-		}
-	}
-	for _, b := range l.versions {
-		if b.ContentHash == want {
-			l.stored = b
-		}
-	}
-	if l.stored.ContentHash == "" {
-		if l.stored, err = st.Bundle(ctx, want); err != nil {
-			e.dropStore(err)
-			return nil, err
-		}
-	}
-	v, err := e.verify()
-	if err != nil {
-		return nil, err
-	}
-	if l.report, err = v.Bytes(l.stored.Data); err != nil {
-		return nil, err
-	}
-	checkSignature(ctx, st, l.report)
-	if l.bundle, err = l.stored.Decode(); err != nil {
-		return nil, err
-	}
+	l := loaded{sk: fl.Skill, versions: fl.Versions, stored: fl.Stored, bundle: fl.Bundle, report: fl.Report}
 	if len(l.stored.Data) >= largeBundle {
 		// Reading and verifying a large bundle leaves much garbage. In
 		// the browser a collection stops the one thread the page has;

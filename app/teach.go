@@ -262,10 +262,6 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 		f.planErr = err
 		return
 	}
-	if f.modelID == "" {
-		f.planErr = &teach.InputError{Field: fieldModel, Msg: "enter an OpenRouter model id, e.g. " + defaultModel}
-		return
-	}
 	s, err := p.env.sessionStorage()
 	if err != nil {
 		p.storeErr = err.Error()

@@ -14,6 +14,7 @@ import (
 	"workbench/pkg/pulse"
 	"workbench/pkg/skill"
 	"workbench/pkg/teach"
+	"workbench/pkg/workbench"
 )
 
 // The form plans what it shows: a scenario with its examples as typed, a
@@ -25,7 +26,7 @@ func TestTeachFormPlans(t *testing.T) {
 		name      string
 		form      func(*teachForm)
 		wantTask  string
-		errField  string // teach.Field… or fieldModel; "" when it plans
+		errField  string // teach.Field… or workbench.FieldModel; "" when it plans
 		errName   string
 		errBeside bool // shown beside a field, not in the general error
 	}{
@@ -53,6 +54,10 @@ func TestTeachFormPlans(t *testing.T) {
 			f.pick(freeformOption)
 			f.task, f.world = "Open a page.", "mars"
 		}, errField: teach.FieldWorld, errName: "mars", errBeside: true},
+		{name: "no model", form: func(f *teachForm) {
+			f.pick(fixtures.BasicPromptToManifest)
+			f.modelID = ""
+		}, errField: workbench.FieldModel, errBeside: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &teachForm{values: map[string]string{}, modelID: defaultModel}
@@ -158,7 +163,7 @@ func TestMCPSettings(t *testing.T) {
 // inputs, the body's capability is granted, and no simulator world is
 // planned; a fixture scenario is refused with the reason.
 func TestPlanMCP(t *testing.T) {
-	f := teachForm{values: map[string]string{"site": "http://127.0.0.1:8080/"}}
+	f := teachForm{values: map[string]string{"site": "http://127.0.0.1:8080/"}, modelID: defaultModel}
 	f.pick("skill.nope")
 	f.pick(freeformOption)
 	f.task = "Open {site} and read the heading"

@@ -14,10 +14,6 @@ import (
 	"workbench/pkg/workbench"
 )
 
-// fieldModel names the model id field in a form error (teach.InputError
-// names the others).
-const fieldModel = "model"
-
 // freeformOption is the value of the task select's freeform entry; fixture
 // scenario ids all start with "skill.".
 const freeformOption = "freeform"
@@ -80,7 +76,7 @@ func (f *teachForm) pick(id string) {
 // mentions now. Scenarios and worlds are the simulator's; on an MCP body
 // the task is freeform and starts wherever the body is.
 func (f *teachForm) plan(ctx context.Context, choice body.Kind) (*teach.Plan, error) {
-	r := workbench.TeachRequest{Body: choice}
+	r := workbench.TeachRequest{Body: choice, Model: f.modelID}
 	if !f.freeform {
 		r.Scenario = f.scenario
 		for _, fl := range f.fields {
@@ -115,7 +111,7 @@ func (f *teachForm) otherError() string {
 	var ie *teach.InputError
 	if errors.As(f.planErr, &ie) {
 		switch {
-		case ie.Field == fieldModel, ie.Field == teach.FieldTask && f.freeform, ie.Field == teach.FieldWorld && f.freeform:
+		case ie.Field == workbench.FieldModel, ie.Field == teach.FieldTask && f.freeform, ie.Field == teach.FieldWorld && f.freeform:
 			return ""
 		case ie.Field == teach.FieldInput && f.hasInput(ie.Name):
 			return ""
@@ -208,7 +204,7 @@ func (p *teachPage) renderForm() app.UI {
 	} else {
 		task = p.renderScenario()
 	}
-	modelErr := f.errorFor(fieldModel, "")
+	modelErr := f.errorFor(workbench.FieldModel, "")
 	startDisabled := p.keyState != session.KeyAccepted || p.bodyErr != nil || p.checking || p.starting
 	return app.Form().ID("teach-form").Class("panel").OnSubmit(p.onStart).Body(
 		app.H2().Text("Task"),

@@ -63,9 +63,6 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if len(pos) > 0 {
 		return c.fail(usagef("unexpected argument %q (run 'workbench teach --help')", pos[0]))
 	}
-	if *model == "" {
-		return c.fail(usagef("--model is required: the OpenRouter model that demonstrates, e.g. openai/gpt-4o"))
-	}
 	if *maxSteps <= 0 {
 		return c.fail(usagef("--max-steps %d: must be at least 1", *maxSteps))
 	}
@@ -78,7 +75,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if bf.set() {
 		kind = bf.kindOr(body.KindBrowser)
 	}
-	plan, err = planTeach(ctx, *scenario, *task, *worldName, kind, inputs, caps)
+	plan, err = planTeach(ctx, *scenario, *task, *worldName, *model, kind, inputs, caps)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -165,7 +162,7 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 // kind set on an MCP body of that kind (workbench.PlanTeach), with every
 // mistake reported against the flag that carries it. Three mistakes of
 // the command line are said first in its own words.
-func planTeach(ctx context.Context, scenarioID, task, worldName string, kind body.Kind, in inputFlag, caps multiFlag) (*teach.Plan, error) {
+func planTeach(ctx context.Context, scenarioID, task, worldName, model string, kind body.Kind, in inputFlag, caps multiFlag) (*teach.Plan, error) {
 	if kind != "" && scenarioID != "" {
 		return nil, usagef("--scenario runs on the simulator; with --body, describe the task with --task")
 	}
@@ -176,7 +173,7 @@ func planTeach(ctx context.Context, scenarioID, task, worldName string, kind bod
 		return nil, usagef("--task needs --world NAME (worlds: %s)", strings.Join(fixtures.Worlds(), ", "))
 	}
 	p, err := workbench.PlanTeach(ctx, workbench.TeachRequest{
-		Scenario: scenarioID, Task: task, World: worldName, Body: kind, Inputs: in.list(), Capabilities: caps,
+		Scenario: scenarioID, Task: task, World: worldName, Body: kind, Inputs: in.list(), Capabilities: caps, Model: model,
 	})
 	return p, flagError(err)
 }

@@ -199,7 +199,7 @@ func TestTeachBadUsage(t *testing.T) {
 		{"unknown input", []string{"--scenario", sc, "--model", teacherModel, "--input", "city=Paris"}, []string{`--input city: scenario skill.basic_prompt_to_manifest has no input "city" (its inputs: page_url)`}},
 		{"input twice", []string{"--scenario", sc, "--model", teacherModel, "--input", "page_url=a", "--input", "page_url=b"}, []string{`input "page_url" is given twice`}},
 		{"unknown flag", []string{"--scenario", sc, "--model", teacherModel, "--api-key", "x"}, []string{"flag provided but not defined: -api-key"}},
-		{"no model", []string{"--scenario", sc}, []string{"--model is required"}},
+		{"no model", []string{"--scenario", sc}, []string{"--model: required"}},
 		{"no task", []string{"--model", teacherModel}, []string{"give --scenario ID (one of skill.basic_prompt_to_manifest,"}},
 		{"both", []string{"--scenario", sc, "--task", "x", "--model", teacherModel}, []string{"not both"}},
 		{"unknown scenario", []string{"--scenario", "skill.nope", "--model", teacherModel}, []string{"--scenario skill.nope: no such scenario"}},

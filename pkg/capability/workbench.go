@@ -321,11 +321,13 @@ func (w *BuiltIn) verify(ctx context.Context, input json.RawMessage) (any, error
 	if err := decode(input, &in); err != nil {
 		return nil, err
 	}
-	_, sb, err := w.bundle(ctx, in)
+	// The flow the skill page reads a version with: verified, and its
+	// signer checked against the person's trusted signers.
+	l, err := w.Flows.Load(ctx, in.SkillID, in.Version)
 	if err != nil {
 		return nil, err
 	}
-	return w.Verifier.Bytes(sb.Data)
+	return l.Report, nil
 }
 
 func (w *BuiltIn) export(ctx context.Context, input json.RawMessage) (any, error) {
@@ -581,7 +583,7 @@ func (w *BuiltIn) demonstrate(ctx context.Context, input json.RawMessage) (Resul
 	if w.Model == nil {
 		return Result{}, errors.New("no OpenRouter key: a demonstration is a model acting")
 	}
-	plan, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: in.Scenario, Task: in.Task, World: in.World})
+	plan, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: in.Scenario, Task: in.Task, World: in.World, Model: in.Model})
 	if err != nil {
 		return Result{}, err
 	}

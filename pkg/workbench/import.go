@@ -36,7 +36,8 @@ func ImportTooLarge(name string, size int) (res library.Result, ok bool) {
 	return library.TooLarge(name, size)
 }
 
-// Import reads one bundle file, called name, into the library. A bad
+// Import reads one bundle file, called name, into the library; its
+// report's signature is checked against the trusted signers. A bad
 // file is a Rejected result, not an error; an error means the file could
 // not be imported at all (no library, or the store failed) and nothing
 // was written.
@@ -45,7 +46,11 @@ func (fl *Flows) Import(ctx context.Context, name string, data []byte) (library.
 	if err != nil {
 		return library.Result{Name: name}, err
 	}
-	return library.Import(ctx, st, v, name, data)
+	res, err := library.Import(ctx, st, v, name, data)
+	if res.Report != nil {
+		fl.CheckSignature(ctx, res.Report)
+	}
+	return res, err
 }
 
 // ResolveImport stores a file Import reported as a collision, as the
@@ -60,7 +65,11 @@ func (fl *Flows) ResolveImport(ctx context.Context, name string, data []byte, ch
 	if err != nil {
 		return library.Result{Name: name}, err
 	}
-	return library.Resolve(ctx, st, v, name, data, choice, library.Options{Now: fl.now, NewID: skill.NewID})
+	res, err := library.Resolve(ctx, st, v, name, data, choice, library.Options{Now: fl.now, NewID: skill.NewID})
+	if res.Report != nil {
+		fl.CheckSignature(ctx, res.Report)
+	}
+	return res, err
 }
 
 // canImport returns the import flow's library and verifier, or says which

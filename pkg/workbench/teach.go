@@ -33,6 +33,8 @@ type TeachRequest struct {
 	// Capabilities are what a freeform task is granted; empty means
 	// every capability the world's tools exercise, or the MCP body's own.
 	Capabilities []string
+	// Model is the OpenRouter model id that will demonstrate; required.
+	Model string
 }
 
 // PlanTeach makes the demonstration's plan: on the simulator
@@ -41,8 +43,20 @@ type TeachRequest struct {
 // was given is a *teach.InputError naming its field, fit to show beside
 // it: a scenario or a world on an MCP body, no task, neither or both of a
 // scenario and a task, capabilities for a scenario, a placeholder of the
-// task without a value.
+// task without a value, no model (field FieldModel).
 func PlanTeach(ctx context.Context, r TeachRequest) (*teach.Plan, error) {
+	p, err := planTask(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(r.Model) == "" {
+		return nil, &teach.InputError{Field: FieldModel, Msg: "required: the OpenRouter model id that demonstrates, e.g. openai/gpt-4o"}
+	}
+	return p, nil
+}
+
+// planTask plans the task of r (PlanTeach), whatever its model.
+func planTask(ctx context.Context, r TeachRequest) (*teach.Plan, error) {
 	onSim := r.Body == "" || r.Body == body.KindSimulator
 	switch {
 	case r.Body != "" && !onSim && r.Body != body.KindBrowser && r.Body != body.KindHost:
@@ -69,9 +83,12 @@ func PlanTeach(ctx context.Context, r TeachRequest) (*teach.Plan, error) {
 	return planMCP(r)
 }
 
-// FieldBody names the body kind in a *teach.InputError (teach names the
-// other fields).
-const FieldBody = "body"
+// FieldBody and FieldModel name the body kind and the model in a
+// *teach.InputError (teach names the other fields).
+const (
+	FieldBody  = "body"
+	FieldModel = "model"
+)
 
 // planScenario plans a fixture scenario on the simulator, in its own world
 // or the one named.

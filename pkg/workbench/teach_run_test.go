@@ -66,7 +66,7 @@ func TestTeach(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			plan, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: fixtures.ModelComparison})
+			plan, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: fixtures.ModelComparison, Model: "example/teacher"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,11 +181,11 @@ func TestTeach(t *testing.T) {
 // the local engine.
 func TestOpenTeach(t *testing.T) {
 	ctx := context.Background()
-	onSim, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: fixtures.ModelComparison})
+	onSim, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Scenario: fixtures.ModelComparison, Model: "example/teacher"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	onBrowser, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Task: "Read the changelog", Body: body.KindBrowser})
+	onBrowser, err := workbench.PlanTeach(ctx, workbench.TeachRequest{Task: "Read the changelog", Body: body.KindBrowser, Model: "example/teacher"})
 	if err != nil {
 		t.Fatal(err)
 	}

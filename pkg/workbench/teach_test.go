@@ -65,8 +65,12 @@ func TestPlanTeach(t *testing.T) {
 		{name: "a value given twice on a browser", r: workbench.TeachRequest{Body: body.KindBrowser, Task: "Open {site}", Inputs: append(site, site...)},
 			field: teach.FieldInput, fieldName: "site", msg: "given twice"},
 		{name: "unknown body", r: workbench.TeachRequest{Body: "robot", Task: "x"}, field: workbench.FieldBody, fieldName: "robot", msg: "no such body"},
+		{name: "no model", r: workbench.TeachRequest{Scenario: fixtures.BasicPromptToManifest, Model: " "}, field: workbench.FieldModel, msg: "required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.r.Model == "" {
+				tc.r.Model = "example/teacher"
+			}
 			p, err := workbench.PlanTeach(context.Background(), tc.r)
 			if tc.field != "" {
 				var ie *teach.InputError

@@ -14,7 +14,10 @@
 //   - compare: Compare, and SaveComparison for a kept comparison;
 //   - import: Import and ResolveImport (a collision, as the person chose);
 //   - export: Export (redact, re-seal, verify);
-//   - editing a manifest: CheckDraft and SaveManifest.
+//   - editing a manifest: CheckDraft and SaveManifest;
+//   - reading a stored version: Load (verified, its signer checked
+//     against the trusted signers), and CheckSignature for a report at
+//     hand.
 //
 // A flow decides everything a person or a terminal could otherwise decide
 // differently: which inputs are valid, which authorizer applies and when
@@ -31,6 +34,7 @@ import (
 	"fmt"
 	"time"
 
+	"workbench/pkg/signature"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
 )
@@ -60,6 +64,9 @@ type Deps struct {
 	Store func(ctx context.Context) (store.Store, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Pins are the person's trusted signers; nil, or none, trusts no
+	// signer (a signature that verifies is then unverified).
+	Pins func(ctx context.Context) (*signature.PinSet, error)
 
 	// The bodies a run acts on (nil: the simulator only), spec OQ-2's
 	// authorizer choice (nil: no delegatic-mcp), the model client (nil:
