@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -66,7 +65,7 @@ func (c *paletteForm) OnUpdate(ctx app.Context) {
 	}
 }
 
-var routeSkill = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/skills/([0-9a-f-]{36})(/replay)?$`) })
+var routeSkill = regexp.MustCompile(`^/skills/([0-9a-f-]{36})(/replay)?$`)
 
 // pageContext is the page context for the palette's path: the route in
 // its pattern form and the skill id a skill route names, merged with what
@@ -74,7 +73,7 @@ var routeSkill = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // skills for a skill id field to offer.
 func (c *paletteForm) pageContext(cx context.Context) schemaform.Context {
 	route, skillID := c.Path, ""
-	if m := routeSkill().FindStringSubmatch(c.Path); m != nil {
+	if m := routeSkill.FindStringSubmatch(c.Path); m != nil {
 		route, skillID = "/skills/{id}"+m[2], m[1]
 	}
 	pc := c.env.pageContext(route)

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // CoverageLedger is the name in the "ledger" member of
@@ -36,7 +35,7 @@ type NativeWorkspace struct {
 	Why       string `json:"why"`
 }
 
-var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`) })
+var placeholder = regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`)
 
 // ParseCoverage reads a ledger strictly: no unknown members, the ledger
 // name and version 1, default "generated", each native entry with a
@@ -93,7 +92,7 @@ func (c *Coverage) Lookup(id string) (NativeWorkspace, bool) {
 // Placeholders lists the input members the route needs.
 func (n NativeWorkspace) Placeholders() []string {
 	var out []string
-	for _, m := range placeholder().FindAllStringSubmatch(n.Route, -1) {
+	for _, m := range placeholder.FindAllStringSubmatch(n.Route, -1) {
 		out = append(out, m[1])
 	}
 	return out
@@ -107,7 +106,7 @@ func (n NativeWorkspace) Path(input json.RawMessage) (string, error) {
 		return "", err
 	}
 	var missing []string
-	path := placeholder().ReplaceAllStringFunc(n.Route, func(ph string) string {
+	path := placeholder.ReplaceAllStringFunc(n.Route, func(ph string) string {
 		name := ph[1 : len(ph)-1]
 		v, ok := m[name].(string)
 		if !ok || v == "" {

@@ -30,7 +30,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"workbench/pkg/skill"
 )
@@ -99,7 +98,7 @@ func CanonicalTokens() []string {
 
 // vendorToken is PULSE v0.1.2's vendor-namespaced token: a lowercase snake
 // vendor, a version, a PascalCase name.
-var vendorToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z][a-z0-9_]*)\.v[0-9]+\.[A-Z][A-Za-z0-9]*$`) })
+var vendorToken = regexp.MustCompile(`^([a-z][a-z0-9_]*)\.v[0-9]+\.[A-Z][A-Za-z0-9]*$`)
 
 // reservedVendors are prefixes PULSE keeps for canonical use.
 var reservedVendors = []string{"pulse", "opensentience", "os"}
@@ -112,7 +111,7 @@ func EventType(token string) (string, error) {
 	if slices.Contains(CanonicalTokens(), token) {
 		return skill.PulseTypePrefix + token, nil
 	}
-	m := vendorToken().FindStringSubmatch(token)
+	m := vendorToken.FindStringSubmatch(token)
 	switch {
 	case m == nil:
 		return "", fmt.Errorf("pulse: %q is neither a canonical token nor a vendor token <vendor>.v<N>.<Name>", token)

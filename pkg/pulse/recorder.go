@@ -71,7 +71,7 @@ func WithSpanIDs(newSpanID func() string) Option {
 // WithTimeOrigin sets the instant span times count from.
 func WithTimeOrigin(t time.Time) Option { return func(r *Recorder) { r.origin = t } }
 
-var bodyName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`) })
+var bodyName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 
 // NewRecorder starts recording a run of the interaction trace traceID (a
 // UUID) on the named body ("simulator", "browser", "host" or an MCP
@@ -81,7 +81,7 @@ func NewRecorder(traceID, body string, opts ...Option) (*Recorder, error) {
 	if err != nil || u.String() != traceID {
 		return nil, fmt.Errorf("pulse: trace id %q is not a lowercase hyphenated UUID", traceID)
 	}
-	if !bodyName().MatchString(body) {
+	if !bodyName.MatchString(body) {
 		return nil, fmt.Errorf("pulse: body name %q: want lowercase letters, digits, '.', '_' or '-'", body)
 	}
 	r := &Recorder{

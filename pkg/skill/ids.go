@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -33,7 +32,7 @@ func OTelTraceID(id string) string {
 // from other producers.
 const SlugPattern = `^[a-z0-9]+(-[a-z0-9]+)*$`
 
-var slugPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(SlugPattern) })
+var slugPattern = regexp.MustCompile(SlugPattern)
 
 // MaxSlugLen bounds a slug; another implementation's schema caps it at 80.
 const MaxSlugLen = 80
@@ -46,7 +45,7 @@ func ValidSlug(s string) error {
 		return fmt.Errorf("slug %q: must be at least 2 characters", s)
 	case len(s) > MaxSlugLen:
 		return fmt.Errorf("slug %q: must be at most %d characters", s, MaxSlugLen)
-	case !slugPattern().MatchString(s):
+	case !slugPattern.MatchString(s):
 		return fmt.Errorf("slug %q: must be kebab-case: lowercase letters and digits separated by single hyphens", s)
 	}
 	return nil

@@ -25,7 +25,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"workbench/fixtures"
@@ -259,13 +258,13 @@ func Typed(name, typ, raw string) (any, error) {
 	return raw, nil
 }
 
-var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
+var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // Placeholders lists the {name} placeholders of a task in order of first
 // appearance, for a form that asks for each.
 func Placeholders(task string) []string {
 	var names []string
-	for _, m := range placeholder().FindAllStringSubmatch(task, -1) {
+	for _, m := range placeholder.FindAllStringSubmatch(task, -1) {
 		if !slices.Contains(names, m[1]) {
 			names = append(names, m[1])
 		}
@@ -277,7 +276,7 @@ func Placeholders(task string) []string {
 // that no value fills is an error naming it.
 func Fill(task string, values map[string]any) (string, error) {
 	var missing []string
-	out := placeholder().ReplaceAllStringFunc(task, func(m string) string {
+	out := placeholder.ReplaceAllStringFunc(task, func(m string) string {
 		name := m[1 : len(m)-1]
 		v, ok := values[name]
 		if !ok {

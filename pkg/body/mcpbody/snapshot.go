@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -329,11 +328,11 @@ func unescape(s string) string {
 	return b.String()
 }
 
-var refAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[ref=([^\]\s]+)\]`) })
+var refAttr = regexp.MustCompile(`\[ref=([^\]\s]+)\]`)
 
 // rewriteRefs replaces the references of a text that m knows.
 func rewriteRefs(text string, m map[string]string) string {
-	return refAttr().ReplaceAllStringFunc(text, func(s string) string {
+	return refAttr.ReplaceAllStringFunc(text, func(s string) string {
 		if n, ok := m[s[5:len(s)-1]]; ok {
 			return "[ref=" + n + "]"
 		}
