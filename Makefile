@@ -55,7 +55,7 @@ test-layer-wasm: test-browser-canon test-fetch test-import-wasm test-jsbytes tes
 test-layer-interop: test-bodies test-capability test-mcp test-services ## real MCP servers: go-sdk, server-everything, Playwright MCP, the filesystem server
 test-layer-worker: test-worker ## the Go Worker under `wrangler dev` (workerd)
 test-layer-e2e: test-e2e ## the built app in Chromium against `workbench serve`
-test-layer-smoke: check-bench-app check-bench-palette ## the benchmark programs run once on small inputs (not measurements)
+test-layer-smoke: check-app-size check-bench-app check-bench-palette ## app.wasm within its size ceiling; the benchmark programs run once on small inputs (not measurements)
 
 # Every layer in turn, stopping at the first that fails, with the site
 # build and the worker layer in the background beside wasm and interop;

@@ -14,16 +14,21 @@
 #   make screenshots    rewrite docs/screenshots/<route>-<width>.png from an e2e run
 #   make bench-app-network  / under emulated networks ("desktop" 10 Mbps 40 ms,
 #                       "4G" 9 Mbps 150 ms), cold and repeat; docs/perf/network.md
+#   make bench-app-init Go's package initialisation in the page, traced by the
+#                       runtime (GODEBUG=inittrace=1); docs/perf/app-tti.md
 
 BENCH_APP_RUNS ?= 5
 FLOW ?= tti
-.PHONY: bench-app check-bench-app profile-app screenshots bench-app-network
+.PHONY: bench-app check-bench-app profile-app screenshots bench-app-network bench-app-init
 
 bench-app: chromium build ## the browser app's size, start, 10 MB import and /skills (docs/perf/app-bench.md)
 	$(GO) run ./cmd/benchapp -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
 
 bench-app-network: chromium build ## / under emulated desktop and 4G networks, cold and repeat
 	$(GO) run ./cmd/benchapp -only network -network all -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
+
+bench-app-init: chromium build ## Go's package initialisation in the page (GODEBUG=inittrace=1), by package
+	$(GO) run ./cmd/benchapp -only init -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
 
 check-bench-app: chromium build ## each bench-app measurement once on small inputs (smoke layer)
 	$(GO) run ./cmd/benchapp -check -chromium $(CHROMIUM)

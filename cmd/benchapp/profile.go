@@ -8,6 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -299,3 +302,41 @@ func inclusive(p *profiler.Profile) map[string]int {
 	delete(out, "(root)")
 	return out
 }
+
+// top returns the n largest entries of m, largest first, and the sum of
+// the rest.
+func top(m map[string]int, n int) ([]string, int) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	rest := 0
+	if len(keys) > n {
+		for _, k := range keys[n:] {
+			rest += m[k]
+		}
+		keys = keys[:n]
+	}
+	return keys, rest
+}
+
+// goPackage is the package of a function's name in the module's "name"
+// section, where Go writes "github.com/a/b.(*T).M" as
+// "github.com_a_b.__T_.M": the text before the first dot that is not the
+// dot of a leading domain.
+func goPackage(sym string) string {
+	if sym == "" {
+		return "(unnamed)"
+	}
+	start := 0
+	if m := domain.FindStringIndex(sym); m != nil {
+		start = m[1]
+	}
+	if dot := strings.Index(sym[start:], "."); dot >= 0 {
+		return sym[:start+dot]
+	}
+	return sym
+}
+
+var domain = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|in|io|net|dev)_`)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/andybalholm/brotli"
+	"workbench/cmd/internal/wasmsize"
 )
 
 // compressedSizes are the sizes of one file as a host would send it.
@@ -23,15 +23,11 @@ type compressedSizes struct {
 func measureSizes(data []byte, qualities []int) (compressedSizes, error) {
 	s := compressedSizes{Raw: len(data), Brotli: map[int]int{}}
 	for _, q := range qualities {
-		var buf countWriter
-		w := brotli.NewWriterLevel(&buf, q)
-		if _, err := w.Write(data); err != nil {
+		n, err := wasmsize.Brotli(data, q)
+		if err != nil {
 			return s, fmt.Errorf("brotli %d: %w", q, err)
 		}
-		if err := w.Close(); err != nil {
-			return s, fmt.Errorf("brotli %d: %w", q, err)
-		}
-		s.Brotli[q] = buf.n
+		s.Brotli[q] = n
 	}
 	var buf countWriter
 	w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
