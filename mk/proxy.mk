@@ -5,14 +5,26 @@ WORKER_DIR    := build/worker
 WORKER_WASM   := $(WORKER_DIR)/app.wasm
 SITE_DIR      := build/site
 WRANGLER      := node_modules/.bin/wrangler
-WORKER_GO_SRC := $(filter-out %_test.go,$(wildcard proxy/*.go pkg/proxy/*.go)) go.mod go.sum
+# Everything either Go program may compile or embed: the registry's links
+# the verifier, its schemas and fixtures.
+WORKER_GO_SRC := $(shell find proxy pkg schemas fixtures -type f \( -name '*.go' -o -name '*.json' \) ! -name '*_test.go' ! -path '*/testdata/*') \
+	proxy/index.mjs go.mod go.sum
+REGISTRY_WASM := $(WORKER_DIR)/registry/app.wasm
 
 .PHONY: worker deploy deploy-pages pages-project test-worker bench-worker node-deps site-placeholder
 
-# The Worker: syumai/workers' JS glue plus the Go program as wasm.
+# The Worker: two Go programs as wasm, each with syumai/workers' JS glue —
+# the proxy and relay (proxy/) in build/worker, the registry
+# (proxy/registry) in build/worker/registry — and the entry module that
+# sends /api/registry/ to the second (proxy/index.mjs, build/worker/index.mjs;
+# docs/registry.md, "Two Worker programs"). workers-assets-gen empties the
+# directory it writes, so the proxy's glue is written first.
 worker: $(WORKER_WASM)
 $(WORKER_WASM): $(WORKER_GO_SRC)
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)/registry
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(REGISTRY_WASM) ./proxy/registry
+	cp proxy/index.mjs $(WORKER_DIR)/index.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./proxy
 
 # wrangler needs the assets directory to exist. The site build owns
