@@ -57,8 +57,9 @@ func SignWithdrawal(ctx context.Context, s signature.Signer, registry, contentHa
 }
 
 // ParseWithdrawal reads a withdrawal as posted: one JSON object with
-// exactly the three members, within MaxWithdrawalBytes. A refusal is a
-// *Refusal (CodeWithdrawal).
+// exactly the three members, within MaxWithdrawalBytes, naming a content
+// hash and an origin, with a well-formed signature object (whether it
+// verifies is Check's). A refusal is a *Refusal (CodeWithdrawal).
 func ParseWithdrawal(data []byte) (Withdrawal, error) {
 	bad := func(msg string) error {
 		return &Refusal{Status: http.StatusBadRequest, Code: CodeWithdrawal, Message: "not a withdrawal: " + msg}
@@ -77,6 +78,16 @@ func ParseWithdrawal(data []byte) (Withdrawal, error) {
 	}
 	if !ValidHash(w.ContentHash) {
 		return Withdrawal{}, bad(fmt.Sprintf("content_hash %q is not a content hash", clip(w.ContentHash)))
+	}
+	if o, err := Origin(w.Registry); err != nil || o != w.Registry {
+		return Withdrawal{}, bad(fmt.Sprintf("registry %q is not an origin as a browser writes it (scheme://host[:port])", clip(w.Registry)))
+	}
+	raw, err := json.Marshal(w.Signature)
+	if err == nil {
+		_, _, _, err = signature.Parse(raw)
+	}
+	if err != nil {
+		return Withdrawal{}, bad(err.Error())
 	}
 	return w, nil
 }
