@@ -181,7 +181,10 @@ func startDevWith(bin, config string, vars, secrets map[string]string, withOrigi
 		return nil, err
 	}
 	if config == "" {
-		if config, err = writeWranglerConfig(d.tmp, nil); err != nil {
+		// The proxy's and the relay's tests run a Worker without the
+		// registry's bucket and database: a deployment without them,
+		// which must lose nothing else (TestWorkerdRegistry).
+		if config, err = writeWranglerConfig(d.tmp, withoutRegistry()); err != nil {
 			os.RemoveAll(d.tmp)
 			return nil, err
 		}

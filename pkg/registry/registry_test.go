@@ -52,7 +52,7 @@ func TestAdmitTakesASignedRedactedBundle(t *testing.T) {
 
 func TestAdmitRefuses(t *testing.T) {
 	v := verifier(t)
-	for _, c := range registrytest.RefusedBundles(t, v) {
+	for _, c := range registrytest.RefusedBundles(t, verifier(t)) {
 		t.Run(c.Name, func(t *testing.T) {
 			_, err := registry.Admit(v, c.Body)
 			var ref *registry.Refusal

@@ -67,15 +67,17 @@ func (x *Index) Withdraw(ctx context.Context, hash, at string, withdrawal []byte
 }
 
 // List returns q's listing. The search text matches anywhere in the name,
-// slug or description; LIKE's own wildcards in it are matched as
-// themselves.
+// slug or description, ASCII letters without regard to case.
 func (x *Index) List(ctx context.Context, q registry.Query) ([]registry.Entry, error) {
 	var where []string
 	var args []any
 	if q.Text != "" {
-		like := "%" + escapeLike(q.Text) + "%"
-		where = append(where, `(name LIKE ? ESCAPE '\' OR slug LIKE ? ESCAPE '\' OR description LIKE ? ESCAPE '\')`)
-		args = append(args, like, like, like)
+		// instr, not LIKE: D1 bounds a LIKE pattern to 50 bytes, and the
+		// text is matched as itself, wildcards and all. lower() folds
+		// ASCII letters only, as the query's text is folded here.
+		text := asciiLower(q.Text)
+		where = append(where, `(instr(lower(name), ?) > 0 OR instr(lower(slug), ?) > 0 OR instr(lower(description), ?) > 0)`)
+		args = append(args, text, text, text)
 	}
 	if q.Signer != "" {
 		where = append(where, `signer_key_id = ?`)
@@ -98,9 +100,16 @@ func (x *Index) List(ctx context.Context, q registry.Query) ([]registry.Entry, e
 	return scan(rows)
 }
 
-// escapeLike escapes LIKE's wildcards and its escape character.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+// asciiLower folds ASCII letters to lower case and leaves every other
+// character as it is, as SQLite's lower() does.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func scan(rows *sql.Rows) ([]registry.Entry, error) {

@@ -18,12 +18,15 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"workbench/fixtures"
 	"workbench/pkg/registry"
 	"workbench/pkg/signature"
 	"workbench/pkg/skill"
 	"workbench/pkg/verify"
+	"workbench/pkg/workbench"
+	"workbench/schemas"
 )
 
 // Key returns the Ed25519 key of seed n: the same key in every test.
@@ -62,6 +65,39 @@ func Sign(t testing.TB, k signature.Signer, data []byte) []byte {
 func Publishable(t testing.TB) []byte {
 	t.Helper()
 	return Sign(t, Key(1), Fixture(t, fixtures.RedactedTranscriptPIIFile))
+}
+
+// Verifier is the workbench's verifier with its clock stopped at a fixed
+// instant, so that what it seals (Exported) is the same bytes in every run.
+func Verifier(t testing.TB) *verify.Verifier {
+	t.Helper()
+	sv, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := fixtures.Scenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	return verify.New(sv, sc, func() time.Time { return at })
+}
+
+// Exported is the fixture bundle file exported under profile by the
+// export flow with v, signed by k. From the two fixtures and the two
+// profiles come bundles a registry takes besides Publishable; with
+// Verifier's v, the same bytes every time.
+func Exported(t testing.TB, v *verify.Verifier, file, profile string, k signature.Signer) []byte {
+	t.Helper()
+	b, _, err := skill.Decode(Fixture(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := (&workbench.Workbench{Verifier: v}).Export(context.Background(), b, profile, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Sign(t, k, f.Data)
 }
 
 // Refused is a request a registry must refuse, and how.
