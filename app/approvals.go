@@ -21,9 +21,10 @@ import (
 // action: they get no Grant button here, because their requester cannot
 // grant them (capability.RequesterMayGrant); another surface does.
 //
-// The list is not in the document: a backend that offers none (404) is
-// not an error. Pending actions are then resumed from their form by
-// re-submission, and the backend's answer says whether they were granted.
+// The list is not in the document: a backend that declares none (or whose
+// declared list answers 404) is not an error, and is asked for nothing.
+// Pending actions are then resumed from their form by re-submission, and
+// the backend's answer says whether they were granted.
 type approvalsPanel struct {
 	app.Compo
 
@@ -37,7 +38,7 @@ type approvalsPanel struct {
 	lastNonce, lastGen int
 	list               []capability.Approval
 	listErr            string
-	noList             bool // the backend offers no approvals list
+	noList             bool // the backend declares no approvals list
 	opErr              string
 	busy               string // the approval being decided
 	listSeq            latest
@@ -164,7 +165,7 @@ func (a *approvalsPanel) Render() app.UI {
 	switch {
 	case a.noList:
 		body = append(body, app.P().Class("muted").ID("pal-approvals-none").Text(
-			"This backend offers no approvals list. A pending action is resumed from its form: the backend's answer says whether it was granted."))
+			"This backend declares no approvals list. A pending action is resumed from its form: the backend's answer says whether it was granted."))
 	case len(a.list) == 0 && a.listErr == "":
 		body = append(body, app.P().Class("muted").Text("No approvals requested."))
 	}

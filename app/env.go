@@ -33,7 +33,7 @@ type env struct {
 
 	verdicts map[string]verdictCheck // re-derived verdicts by content hash
 
-	// palette is the capability workbench's state across pages (see
+	// palette is the capability palette's state across pages (see
 	// palette_state.go).
 	palette paletteShared
 

@@ -16,13 +16,13 @@ var navLinks = [...]struct{ path, label string }{
 }
 
 // openPaletteAction is the action the navigation bar's launcher posts;
-// the capability workbench (palette), mounted beside every page, handles
+// the capability palette, mounted beside every page, handles
 // it by opening.
 const openPaletteAction = "palette/open"
 
 // frame wraps a page's content in what every page has: a skip link, the
 // navigation bar (the current section marked with aria-current, and the
-// capability workbench's launcher at its end, where it covers nothing),
+// capability palette's launcher at its end, where it covers nothing),
 // the main region and the footer.
 //
 // Rendered off the browser (the static pages), the main region holds the
@@ -78,5 +78,5 @@ func staticIntro(content []app.UI) []app.UI {
 	return content[:len(content):len(content)]
 }
 
-// onLauncher asks the capability workbench to open.
+// onLauncher asks the capability palette to open.
 func onLauncher(ctx app.Context, e app.Event) { ctx.NewAction(openPaletteAction) }

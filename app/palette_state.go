@@ -15,9 +15,10 @@ import (
 	"workbench/pkg/mcp"
 	"workbench/pkg/schemaform"
 	"workbench/pkg/services"
+	"workbench/pkg/store"
 )
 
-// paletteShared is the capability workbench's state that outlives one
+// paletteShared is the capability palette's state that outlives one
 // page: the page context the current page published, the local Governor
 // (built once, so its runs and approvals survive navigation), and the
 // connected HTTP backend, if any. It is a field of env; every member is
@@ -66,6 +67,44 @@ func (e *env) clearPageContext() {
 
 // backendLocal names the in-browser backend in the UI.
 const backendLocal = "local"
+
+// backendName names the backend the palette talks to: the connected HTTP
+// backend's origin, or backendLocal.
+func (e *env) backendName() string {
+	e.palette.mu.Lock()
+	defer e.palette.mu.Unlock()
+	if e.palette.remote != nil {
+		return e.palette.remoteURL
+	}
+	return backendLocal
+}
+
+// paletteSkills bounds the skills a skill id field offers: the newest.
+const paletteSkills = 200
+
+// skillChoices lists the library's newest skills by name, for a skill id
+// field to offer (schemaform.Context.Skills). A library that cannot be
+// read offers none: the field is then typed into, and the backend judges
+// the id.
+func (e *env) skillChoices(ctx context.Context) []schemaform.Choice {
+	st, err := e.store(ctx, nil)
+	if err != nil {
+		return nil
+	}
+	list, err := st.ListSkills(ctx, store.SkillQuery{Limit: paletteSkills})
+	if err != nil {
+		return nil
+	}
+	out := make([]schemaform.Choice, 0, len(list.Skills))
+	for _, s := range list.Skills {
+		label := s.Name
+		if label == "" {
+			label = s.Slug
+		}
+		out = append(out, schemaform.Choice{Value: s.ID, Label: fmt.Sprintf("%s (v%d)", label, s.Version)})
+	}
+	return out
+}
 
 // capabilityBackend returns the backend the palette talks to and its name:
 // the connected HTTP backend, or the local Governor (built on first use).

@@ -15,7 +15,7 @@ import (
 // many of a run's newest events.
 const runsTimelineCap = 200
 
-// runsPanel is the runs inspector: the backend's runs newest first with
+// runsPanel is the runs inspector, the capability palette's run view: the backend's runs newest first with
 // their lifecycle states, and the selected run's events, replayed by
 // sequence cursor into a bounded timeline and then followed live until a
 // terminal event. A stream_reset stops the follow and asks the user to
@@ -31,6 +31,9 @@ type runsPanel struct {
 
 	env *env
 	ownContext
+	// claimFile is the palette's: it says, once, that a run's file is to
+	// be downloaded at once (the run was just invoked from the dialog).
+	claimFile func(run runs.RunID) bool
 	// Select is a run to select and follow; Gen is the backend generation.
 	Select string
 	Gen    int
@@ -343,6 +346,10 @@ func (r *runsPanel) renderEvent(e runs.Event) app.UI {
 			RenderHint string `json:"render_hint"`
 		}
 		json.Unmarshal(e.Data, &d)
+		if name, size, ok := eventFile(e); ok {
+			return li.Body(head, &runFile{env: r.env, claim: r.claimFile, Run: e.RunID, Name: name, Bytes: size},
+				renderResult(r.reg.Render(d.RenderHint, e.Data)))
+		}
 		return li.Body(head, renderResult(r.reg.Render(d.RenderHint, e.Data)))
 	}
 	data := string(e.Data)

@@ -17,11 +17,15 @@ import (
 // variant; the whole form can switch to raw JSON and back.
 //
 // It is self-contained: the parent gives the Form and is told of every
-// change through OnChange (after the form has been updated). Errors show
-// once the user asks to check the form, or when the parent sets
-// ShowErrors (e.g. after a failed submit); from then on they follow every
-// edit. Optional fields with nothing in them fold under "More options";
-// required, inferred and target fields never fold.
+// change through OnChange (after the form has been updated). A field's
+// error shows once the user has touched that field (schemaform's
+// Field.Edited), and every error once the user asks to check the form or
+// the parent sets ShowErrors (e.g. after a failed submit); from then on
+// they follow every edit. A field that has not been touched never shows
+// one: a form just opened is not wrong, only not filled in. A text field
+// the page offers choices for (a skill id: the library's skills by name)
+// is a list to choose from. Optional fields with nothing in them fold
+// under "More options"; required, inferred and target fields never fold.
 //
 // go-app re-renders a component when a prop changes, and the Form is a
 // pointer that stays the same: a parent that changes the Form itself
@@ -40,16 +44,25 @@ type schemaForm struct {
 	// Revision is bumped by a parent that changed the Form itself.
 	Revision int
 
-	checked bool   // errors are shown and kept current
-	rawErr  string // why the raw JSON did not go back into the fields
+	checked  bool   // errors are shown and kept current
+	rawErr   string // why the raw JSON did not go back into the fields
+	lastForm *schemaform.Form
 }
 
 func (c *schemaForm) showErrors() bool { return c.checked || c.ShowErrors }
 
-func (c *schemaForm) changed(ctx app.Context) {
-	if c.showErrors() {
-		c.Form.Value()
+// fieldError is the error fl shows now: its own once the user touched
+// it, every one once the form is checked.
+func (c *schemaForm) fieldError(fl *schemaform.Field) string {
+	if c.showErrors() || fl.Edited() {
+		return fl.Error
 	}
+	return ""
+}
+
+func (c *schemaForm) changed(ctx app.Context) {
+	// The errors are kept current; which show is fieldError's to say.
+	c.Form.Value()
 	if c.OnChange != nil {
 		c.OnChange(ctx, c.Form)
 	}
@@ -79,12 +92,18 @@ func (c *schemaForm) id(pointer, part string) string {
 	return b.String()
 }
 
-// OnUpdate refreshes the errors a parent asked to see.
+// OnUpdate refreshes the errors a parent asked to see. Another Form is
+// another input: it starts unchecked.
 func (c *schemaForm) OnUpdate(ctx app.Context) {
+	if c.Form != c.lastForm {
+		c.lastForm, c.checked, c.rawErr = c.Form, false, ""
+	}
 	if c.ShowErrors && c.Form != nil {
 		c.Form.Value()
 	}
 }
+
+func (c *schemaForm) OnMount(ctx app.Context) { c.lastForm = c.Form }
 
 func (c *schemaForm) Render() app.UI {
 	f := c.Form
@@ -216,8 +235,9 @@ func (c *schemaForm) notes(fl *schemaform.Field, scope string) []app.UI {
 }
 
 func (c *schemaForm) errorLine(fl *schemaform.Field, scope string) app.UI {
-	return app.If(fl.Error != "", func() app.UI {
-		return app.P().ID(c.id(fl.Path, scope+"err")).Class("sf-error").Text(fl.Error)
+	msg := c.fieldError(fl)
+	return app.If(msg != "", func() app.UI {
+		return app.P().ID(c.id(fl.Path, scope+"err")).Class("sf-error").Text(msg)
 	})
 }
 
@@ -237,7 +257,7 @@ func (c *schemaForm) describedBy(fl *schemaform.Field, scope string) string {
 	if fl.Inferred != nil {
 		ids = append(ids, c.id(fl.Path, scope+"inferred"))
 	}
-	if fl.Error != "" {
+	if c.fieldError(fl) != "" {
 		ids = append(ids, c.id(fl.Path, scope+"err"))
 	}
 	return strings.Join(ids, " ")
@@ -350,7 +370,7 @@ func (c *schemaForm) fieldClass(fl *schemaform.Field, base string) string {
 	if fl.Target {
 		cl += " sf-is-target"
 	}
-	if fl.Error != "" {
+	if c.fieldError(fl) != "" {
 		cl += " sf-has-error"
 	}
 	return cl
@@ -374,6 +394,10 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 	disabled := fl.Null
 	switch fl.Widget {
 	case schemaform.WidgetText:
+		if len(fl.Choices) > 0 {
+			control = c.choices(fl, id, desc, disabled)
+			break
+		}
 		in := app.Input().Type(inputType(fl)).ID(id).Value(fl.Raw).Disabled(disabled).Attr("data-ptr", fl.Path).OnInput(c.onSet)
 		in = c.aria(in, fl, desc)
 		control = in
@@ -399,7 +423,7 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 		if fl.Required {
 			ta = ta.Aria("required", "true")
 		}
-		if fl.Error != "" {
+		if c.fieldError(fl) != "" {
 			ta = ta.Aria("invalid", "true")
 		}
 		control = ta
@@ -421,7 +445,7 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 		if fl.Required {
 			sel = sel.Aria("required", "true")
 		}
-		if fl.Error != "" {
+		if c.fieldError(fl) != "" {
 			sel = sel.Aria("invalid", "true")
 		}
 		control = sel
@@ -443,6 +467,32 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 	return app.Div().Class(c.fieldClass(fl, "sf-field")).Body(body...)
 }
 
+// choices is a text field the page offers values for, as a list to
+// choose from by name (the value stays the field's text). A value that is
+// not among them (typed before, or prefilled) stays, shown as it is.
+func (c *schemaForm) choices(fl *schemaform.Field, id, desc string, disabled bool) app.UI {
+	opts := []app.UI{app.Option().Value("").Selected(fl.Raw == "").Text("— choose —")}
+	found := fl.Raw == ""
+	for _, ch := range fl.Choices {
+		found = found || ch.Value == fl.Raw
+		opts = append(opts, app.Option().Value(ch.Value).Selected(fl.Raw == ch.Value).Text(ch.Label))
+	}
+	if !found {
+		opts = append(opts, app.Option().Value(fl.Raw).Selected(true).Text(fl.Raw+" (not in the list)"))
+	}
+	sel := app.Select().ID(id).Class("sf-choices").Disabled(disabled).Attr("data-ptr", fl.Path).Body(opts...).OnChange(c.onSet)
+	if desc != "" {
+		sel = sel.Aria("describedby", desc)
+	}
+	if fl.Required {
+		sel = sel.Aria("required", "true")
+	}
+	if c.fieldError(fl) != "" {
+		sel = sel.Aria("invalid", "true")
+	}
+	return sel
+}
+
 func (c *schemaForm) aria(in app.HTMLInput, fl *schemaform.Field, desc string) app.HTMLInput {
 	if desc != "" {
 		in = in.Aria("describedby", desc)
@@ -450,7 +500,7 @@ func (c *schemaForm) aria(in app.HTMLInput, fl *schemaform.Field, desc string) a
 	if fl.Required {
 		in = in.Aria("required", "true")
 	}
-	if fl.Error != "" {
+	if c.fieldError(fl) != "" {
 		in = in.Aria("invalid", "true")
 	}
 	if fl.Constraints.Pattern != "" || fl.Constraints.Format != "" {

@@ -202,6 +202,47 @@ func TestSchemaFormInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("no error on a field not touched yet", func(t *testing.T) {
+		f, err := schemaform.Compile(json.RawMessage(`{"type":"object","required":["skill_id","note"],"properties":{
+			"skill_id":{"type":"string","minLength":1},"note":{"type":"string","minLength":3}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := mount(t, f)
+		// A parent reading the value (as the palette does for its
+		// preflight) puts errors on the fields; none is shown.
+		f.JSON()
+		typeInto(t, e, c.id("/note", "input"), "ab", "input")
+		doc := js.Global().Get("document")
+		if !doc.Call("getElementById", c.id("/skill_id", "err")).IsNull() || el(t, c.id("/skill_id", "input")).Call("getAttribute", "aria-invalid").Truthy() {
+			t.Error("an error shows on skill_id, which nobody touched")
+		}
+		if msg := el(t, c.id("/note", "err")).Get("textContent").String(); msg == "" {
+			t.Error("no error on note, which was typed into")
+		}
+		click(t, e, c.id("", "check"))
+		if doc.Call("getElementById", c.id("/skill_id", "err")).IsNull() {
+			t.Error("Check shows no error on the empty required field")
+		}
+	})
+
+	t.Run("a skill id chosen by name", func(t *testing.T) {
+		f, err := schemaform.Compile(json.RawMessage(`{"type":"object","required":["skill_id"],"properties":{"skill_id":{"type":"string"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Prefill(schemaform.Context{Skills: []schemaform.Choice{{Value: "019e-a", Label: "Check out a cart (v2)"}, {Value: "019e-b", Label: "File a bug (v1)"}}})
+		e, _ := mount(t, f)
+		sel := el(t, c.id("/skill_id", "input"))
+		if sel.Get("tagName").String() != "SELECT" || sel.Get("options").Length() != 3 || sel.Get("options").Index(2).Get("textContent").String() != "File a bug (v1)" {
+			t.Fatalf("skill_id is a %s with %d options", sel.Get("tagName").String(), sel.Get("options").Length())
+		}
+		typeInto(t, e, c.id("/skill_id", "input"), "019e-b", "change")
+		if got, want := value(t, f), `{"skill_id":"019e-b"}`; got != want {
+			t.Errorf("value %s, want %s", got, want)
+		}
+	})
+
 	t.Run("free properties", func(t *testing.T) {
 		f := loadForm(t, "hard/additional.json")
 		e, _ := mount(t, f)

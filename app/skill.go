@@ -99,7 +99,7 @@ func (p *skillPage) OnNav(ctx app.Context) {
 	p.load(ctx)
 }
 
-// publishContext tells the capability workbench (Ctrl/Cmd+K) what the
+// publishContext tells the capability palette (Ctrl/Cmd+K) what the
 // page shows, for it to prefill forms with: the skill, and once the
 // bundle is read its interaction trace and content hash; while the Audit
 // tab is open with an edge selected, that edge. The shell forgets it on

@@ -31,7 +31,7 @@ type auditTab struct {
 	pageTab
 	bundle *skill.Bundle
 	// onSelect is called when the selected step changes: the selection is
-	// part of the page context the capability workbench prefills forms
+	// part of the page context the capability palette prefills forms
 	// from.
 	onSelect func()
 
@@ -243,7 +243,7 @@ func stepLine(s skill.Step) string {
 
 // onSelectEdge selects the step of edge i and makes its detail, or, when
 // it is already selected, clears the selection; the page context (what
-// the capability workbench prefills an edge field with) follows.
+// the capability palette prefills an edge field with) follows.
 func (a *auditTab) onSelectEdge(i int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		a.shown = nil

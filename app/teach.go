@@ -448,7 +448,10 @@ func (p *teachPage) publishContext() {
 func modelErrorSummary(err error) string {
 	var api *openrouter.APIError
 	var unreadable *openrouter.UnreadableError
+	var cut *openrouter.CutError
 	switch {
+	case errors.As(err, &cut):
+		return "The model's reply was cut off on the way (the connection ended before the reply did), so the demonstration stopped there."
 	case errors.As(err, &unreadable):
 		return fmt.Sprintf("The model's replies could not be read (%d in a row), so the demonstration stopped.", unreadable.Replies)
 	case errors.Is(err, openrouter.ErrBadKey):

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,37 +50,6 @@ func (s *session) storedBundles() []storedBundle {
 		s.t.Fatalf("reading the library: %v", err)
 	}
 	return l.Bundles
-}
-
-// refusedPerURL counts, per URL, the console's messages that a request
-// was answered with status 400 so far: what the browser logs for each
-// refused probe of the MCP client (server/discover to a server that only
-// speaks the session revision, such as server-everything or Playwright
-// MCP).
-func (s *session) refusedPerURL() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := map[string]int{}
-	for _, p := range s.problems {
-		if !strings.Contains(p, "status of 400 (Bad Request)") {
-			continue
-		}
-		n[p[strings.LastIndexByte(p, ' ')+1:]]++
-	}
-	return n
-}
-
-// probedOncePerServer fails the test if, since before (refusedPerURL at
-// the page's start), the page logged more than one refused request for
-// any one URL: the app remembers each server's protocol revision for the
-// page's lifetime (mcp.Revisions), so only its first dial probes.
-func (s *session) probedOncePerServer(page string, before map[string]int) {
-	s.t.Helper()
-	for u, n := range s.refusedPerURL() {
-		if n-before[u] > 1 {
-			s.t.Errorf("%s: the console shows %d refused requests to %s, want at most one per server per page", page, n-before[u], u)
-		}
-	}
 }
 
 // probeCounter stands in front of an MCP server and counts the

@@ -274,10 +274,10 @@ func TestMCPMemorySync(t *testing.T) {
 	if got := s.text("#memory-stored"); !strings.Contains(got, traceID) {
 		t.Errorf("after another tab, the sync's answer is %q", got)
 	}
-	// Three connections from one page; the page remembers the revision
-	// the server chose (mcp.Revisions), so only the first one probes.
-	if n := front.probes.Load(); n != 1 {
-		t.Errorf("graphonomous-mcp got %d server/discover probes from three connections on one page, want 1", n)
+	// Three connections from one page, each starting with the session
+	// revision's handshake, which this server speaks: none probes.
+	if n := front.probes.Load(); n != 0 {
+		t.Errorf("graphonomous-mcp got %d server/discover probes from three connections on one page, want none", n)
 	}
 	s.axeClean(t, "memory tab with stored traces")
 }

@@ -97,9 +97,6 @@ func TestPairingFromTheDeployedSite(t *testing.T) {
 	)))
 	bodies := startBodies(t, s.base)
 	s.allowOrigin("http://" + bodies.addr)
-	// The MCP client tries protocol 2026-07-28 first; Playwright MCP
-	// answers 400 and the client falls back (pkg/mcp).
-	s.expectConsole("400 (Bad Request)")
 
 	s.keepKey(s.OR.Key)
 	// No MCP server on this deployment: "This computer", with the one

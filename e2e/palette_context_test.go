@@ -89,7 +89,7 @@ func TestPaletteContextPrefills(t *testing.T) {
 		if got := eval[string](s, `(document.querySelector(`+jsQuote(inferred(w.pointer))+`)||{}).textContent || ""`); got != "prefilled from: "+w.source {
 			t.Errorf("skill page, edge 1: %s is marked %q, want prefilled from: %s", w.pointer, got, w.source)
 		}
-		if s.isDisabled(field(w.pointer)) || eval[bool](s, `document.querySelector(`+jsQuote(field(w.pointer))+`).readOnly`) {
+		if s.isDisabled(field(w.pointer)) || eval[bool](s, `!!document.querySelector(`+jsQuote(field(w.pointer))+`).readOnly`) {
 			t.Errorf("%s: a prefilled field is not editable", w.pointer)
 		}
 	}

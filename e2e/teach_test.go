@@ -432,6 +432,48 @@ func TestTeachUnreadableReplies(t *testing.T) {
 	}
 }
 
+// A model reply broken off on the wire (the stand-in's connection to
+// the proxy fails part way through the second reply) stops the
+// demonstration at that step with the cut named: not taken for an
+// unreadable reply the model is asked about again, not for an answer.
+// The recording up to it, one action, is kept and shown.
+func TestTeachCutReply(t *testing.T) {
+	t.Parallel()
+	script := openroutertest.Script{Model: teacher, CostPerCall: 0.001, Steps: []openroutertest.Step{
+		openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/getting-started"}),
+		openroutertest.CutOff(openroutertest.Answer("The main heading is: Getting started"), 60),
+		// Only a client that asked again would get these.
+		openroutertest.Answer("asked again"),
+		openroutertest.Answer("asked again"),
+	}}
+	s := newSession(t, withOpenRouter(openroutertest.WithScript(script)))
+	// The proxy passes on the reply's Content-Length and breaks the body
+	// off short of it: the browser's fetch fails, and says so.
+	s.expectConsole("ERR_CONTENT_LENGTH_MISMATCH")
+	s.startTeaching()
+	s.click("#teach-start")
+	s.waitVisible("#teach-outcome")
+	got := s.text("#teach-error")
+	if !strings.Contains(got, "the reply was cut off after") || !strings.Contains(got, "POST /chat/completions") {
+		t.Errorf("error %q: want the cut reply named", got)
+	}
+	if got := s.text("#teach-outcome"); !strings.Contains(got, "cut off on the way") {
+		t.Errorf("outcome %q: want it to say the reply was cut off", got)
+	}
+	if got := s.text("#teach-stopped"); !strings.Contains(got, "stopped on an error after 1 recorded action") {
+		t.Errorf("stopped: %q", got)
+	}
+	if eval[bool](s, `!!document.querySelector("#teach-answer")`) {
+		t.Errorf("an answer is shown: %q", s.text("#teach-answer"))
+	}
+	if n := eval[int](s, `document.querySelectorAll("#timeline-steps .edge").length`); n != 1 {
+		t.Errorf("%d recorded steps on the timeline, want the 1 before the cut", n)
+	}
+	if n := len(s.OR.ChatRequests(teacher)); n != 2 {
+		t.Errorf("%d model calls, want 2 (none after the cut)", n)
+	}
+}
+
 // The destructive-mode switch reaches the policy: with it off a host
 // write is refused and the file never appears; with it on the same write
 // is allowed and the body's view lists the new file.

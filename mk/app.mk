@@ -6,13 +6,16 @@
 #   make build   build/site: pages, web/app.wasm, CSS, icons, _headers,
 #                _redirects, and brotli/gzip copies for workbench serve
 #   make run     build, then `workbench serve` on http://127.0.0.1:8000 with
-#                the browser and host bodies (the Makefile; ARGS= passes flags)
+#                the browser and host bodies (ARGS= passes flags)
 #   make build BROTLI=11
 #                the brotli copies at quality 11, made by Debian's brotli
 #                command (installed when missing): app.wasm ≈ 15 % smaller
 #                on the wire than quality 7, for ≈ 50 s of CPU per new
 #                module, so not the default (docs/perf/network.md); each
 #                copy is kept under .cache/brotli11 by its source's SHA-256
+
+# BROTLI=11 on the command line makes the brotli copies at quality 11.
+BROTLI ?=
 
 APP_WASM := build/app.wasm
 # The app's native half, which writes the site.
@@ -25,8 +28,8 @@ SITE_STAMP := build/site.sum
 # but the site is written again only when one of them or static/web
 # changed: writing it compresses app.wasm, seconds of CPU that the e2e and
 # smoke layers, which both need the site, would otherwise each spend.
-.PHONY: build
-build:
+.PHONY: build site run app-size
+build: ## the deployable site in build/site (BROTLI=11: smaller brotli copies)
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(APP_WASM) ./app
 	$(GO) build -o $(SITE_GEN) ./app
 	@sum="$$({ find static/web -type f | LC_ALL=C sort; cat $(APP_WASM) $(SITE_GEN); find static/web -type f | LC_ALL=C sort | xargs cat; } | sha256sum)"; \
@@ -45,7 +48,15 @@ ifeq ($(BROTLI),11)
 	done
 endif
 
+site: build ## the same as make build
+
+# Serves the site, the OpenRouter proxy and the browser and host bodies
+# on http://127.0.0.1:8000, installing the npm packages and Chromium the
+# bodies need when they are missing. Flags pass through:
+# make run ARGS='--no-bodies', ARGS='--headed --host-dir ~/notes'.
+run: site node-deps chromium ## serve the workbench with its bodies on http://127.0.0.1:8000 (ARGS= passes flags)
+	CHROMIUM=$(CHROMIUM) $(GO) run ./cmd/workbench serve --addr 127.0.0.1:8000 --site $(SITE_DIR) $(ARGS)
+
 # app.wasm's size as served: raw, gzip -9 and brotli q11 (node's zlib).
-.PHONY: app-size
-app-size: build
+app-size: build ## app.wasm's size: raw, gzip -9 and brotli 11
 	@node -e 'const z=require("zlib"),fs=require("fs");const b=fs.readFileSync(process.argv[1]);const g=z.gzipSync(b,{level:9}).length,br=z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11,[z.constants.BROTLI_PARAM_SIZE_HINT]:b.length}}).length;const mb=(n)=>(n/1048576).toFixed(2)+" MiB";console.log("app.wasm: raw "+mb(b.length)+", gzip "+mb(g)+", brotli "+mb(br))' $(SITE_DIR)/web/app.wasm

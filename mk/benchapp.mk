@@ -6,8 +6,8 @@
 #   make bench-app      app.wasm brotli size, cold time to interactive,
 #                       10 MB import, /skills with 10,000 skills (a benchmark)
 #   make check-bench-app  one quick run of each measurement on small inputs
-#                       (a smoke test and a test layer: ≈ 30 s on a quiet
-#                       machine; it judges no goal)
+#                       (in the smoke layer: ≈ 30 s on a quiet machine; it
+#                       judges no goal)
 #   make profile-app FLOW=tti|import|skills
 #                       one flow under Chromium's sampling profiler, on a
 #                       build of the app that keeps its function names
@@ -19,24 +19,18 @@ BENCH_APP_RUNS ?= 5
 FLOW ?= tti
 .PHONY: bench-app check-bench-app profile-app screenshots bench-app-network
 
-bench-app: chromium build
+bench-app: chromium build ## the browser app's size, start, 10 MB import and /skills (docs/perf/app-bench.md)
 	$(GO) run ./cmd/benchapp -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
 
-bench-app-network: chromium build
+bench-app-network: chromium build ## / under emulated desktop and 4G networks, cold and repeat
 	$(GO) run ./cmd/benchapp -only network -network all -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
 
-check-bench-app: chromium build
+check-bench-app: chromium build ## each bench-app measurement once on small inputs (smoke layer)
 	$(GO) run ./cmd/benchapp -check -chromium $(CHROMIUM)
 
-LAYER_SMOKE += check-bench-app
-
-profile-app: chromium
+profile-app: chromium ## one flow under Chromium's profiler: FLOW=tti|import|skills
 	$(GO) run ./cmd/benchapp -profile $(FLOW) -chromium $(CHROMIUM)
 
-screenshots: chromium build
+screenshots: chromium build ## rewrite docs/screenshots/ from an e2e run
 	WORKBENCH_E2E=1 WORKBENCH_SCREENSHOTS=1 CHROMIUM=$(CHROMIUM) \
-		$(GO) test -count=1 -timeout 10m -run '^TestScreenshots$$' ./e2e/
-
-# The accessibility tests (e2e/a11y_test.go) inject axe-core from
-# node_modules.
-test-e2e: node-deps
+		$(GO) test -count=1 -timeout 10m -run '^TestScreenshots' ./e2e/

@@ -3,7 +3,6 @@
 
 WORKER_DIR    := build/worker
 WORKER_WASM   := $(WORKER_DIR)/app.wasm
-SITE_DIR      := build/site
 WRANGLER      := node_modules/.bin/wrangler
 # Everything either Go program may compile or embed: the registry's links
 # the verifier, its schemas and fixtures.
@@ -11,7 +10,7 @@ WORKER_GO_SRC := $(shell find proxy pkg schemas fixtures -type f \( -name '*.go'
 	proxy/index.mjs go.mod go.sum
 REGISTRY_WASM := $(WORKER_DIR)/registry/app.wasm
 
-.PHONY: worker deploy deploy-pages pages-project test-worker bench-worker node-deps site-placeholder
+.PHONY: worker deploy deploy-pages pages pages-project test-worker bench-worker site-placeholder
 
 # The Worker: two Go programs as wasm, each with syumai/workers' JS glue —
 # the proxy and relay (proxy/) in build/worker, the registry
@@ -19,7 +18,7 @@ REGISTRY_WASM := $(WORKER_DIR)/registry/app.wasm
 # sends /api/registry/ to the second (proxy/index.mjs, build/worker/index.mjs;
 # docs/registry.md, "Two Worker programs"). workers-assets-gen empties the
 # directory it writes, so the proxy's glue is written first.
-worker: $(WORKER_WASM)
+worker: $(WORKER_WASM) ## the Go Worker (proxy and registry) in build/worker
 $(WORKER_WASM): $(WORKER_GO_SRC)
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)/registry
@@ -30,7 +29,7 @@ $(WORKER_WASM): $(WORKER_GO_SRC)
 # wrangler needs the assets directory to exist. The site build owns
 # build/site; until it has run, a placeholder page stands in (never
 # overwriting a built site, never committed).
-site-placeholder:
+site-placeholder: ## a placeholder page in build/site until the site is built
 	@if [ ! -e $(SITE_DIR)/index.html ]; then \
 		mkdir -p $(SITE_DIR) && \
 		printf '<!doctype html>\n<meta charset="utf-8">\n<title>Skill Workbench</title>\n<p>Placeholder: the site has not been built.</p>\n' > $(SITE_DIR)/index.html; \
@@ -47,7 +46,7 @@ site-placeholder:
 # environment. No test can run a real deployment here; TestDeployFromClone
 # runs `wrangler deploy --dry-run` in a copy without build/.
 DEPLOY_VARS = $(foreach v,ALLOWED_ORIGIN MCP_SERVERS MCP_FORWARD_AUTHORIZATION MCP_ALLOW_HTTP,$(if $($(v)),--var '$(v):$($(v))'))
-deploy: node-deps
+deploy: node-deps ## wrangler deploy of the Worker and the site (ALLOWED_ORIGIN=, MCP_SERVERS=, …)
 	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy $(DEPLOY_VARS)
 
 # The same site as a Cloudflare Pages project in advanced mode (the Go
@@ -63,8 +62,7 @@ PAGES_BRANCH   ?= main
 LIMITER_CONFIG := proxy/limiter/wrangler.toml
 COMPAT_DATE     = $(shell sed -n 's/^compatibility_date = "\(.*\)"$$/\1/p' wrangler.toml)
 PAGES_VARS      = $(foreach v,ALLOWED_ORIGIN MCP_SERVERS MCP_FORWARD_AUTHORIZATION MCP_ALLOW_HTTP,$(if $($(v)),-var '$(v)=$($(v))'))
-.PHONY: pages
-pages: worker build
+pages: worker build ## the site as a Cloudflare Pages project in build/pages
 	$(GO) run ./cmd/pagesite -site $(SITE_DIR) -worker $(WORKER_DIR) -out $(PAGES_DIR) \
 		-name $(PAGES_PROJECT) -compatibility-date $(COMPAT_DATE) $(PAGES_VARS)
 
@@ -73,11 +71,11 @@ pages: worker build
 # the production deployment of branch PAGES_BRANCH. The project must
 # exist: `make pages-project` creates it once. Neither step can run here
 # (no network to Cloudflare); TestPagesDev runs what they deploy.
-deploy-pages: node-deps pages
+deploy-pages: node-deps pages ## deploy the limiter Worker, then the Pages project
 	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy --config $(LIMITER_CONFIG)
 	cd $(PAGES_DIR) && WRANGLER_SEND_METRICS=false $(abspath $(WRANGLER)) pages deploy --branch $(PAGES_BRANCH)
 
-pages-project: node-deps
+pages-project: node-deps ## create the Pages project once
 	WRANGLER_SEND_METRICS=false $(WRANGLER) pages project create $(PAGES_PROJECT) --production-branch $(PAGES_BRANCH)
 
 # The Worker under wrangler dev (real workerd, offline) against a loopback
@@ -89,10 +87,8 @@ pages-project: node-deps
 # under `wrangler pages dev` beside its limiter (proxy/pages_test.go).
 WORKER_TEST_ENV := WORKBENCH_WRANGLER=$(abspath $(WRANGLER)) WORKBENCH_WORKER_WASM=$(abspath $(WORKER_WASM))
 
-test-worker: node-deps worker site-placeholder
+test-worker: node-deps worker site-placeholder ## the Worker under wrangler dev: attack tables, relay, deploy dry run, Pages
 	$(WORKER_TEST_ENV) $(GO) test -count=1 -timeout 30m ./proxy
 
-bench-worker: node-deps worker site-placeholder
+bench-worker: node-deps worker site-placeholder ## the Worker's added latency under wrangler dev
 	$(WORKER_TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2000x ./proxy
-
-LAYER_WORKER += test-worker

@@ -1,7 +1,6 @@
 # Schemas and fixture scenarios: the browser build validates with the same
 # package, so its tests also run compiled to WebAssembly, under Node.
 .PHONY: test-schemas-wasm
-LAYER_WASM += test-schemas-wasm
 
-test-schemas-wasm: node
+test-schemas-wasm: node ## schemas/ and fixtures/ as js/wasm under Node.js
 	$(WASM_TEST) -count=1 ./schemas/ ./fixtures/

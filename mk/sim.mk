@@ -1,12 +1,10 @@
 # pkg/body/sim: the simulator body. Its unit tests run in test-unit; this
-# layer runs them again compiled to WebAssembly under Node, where the state
+# target runs them again compiled to WebAssembly under Node, where the state
 # hashes must match the same golden file (pkg/body/sim/testdata/hashes.golden),
 # and runs its fuzz targets briefly on top of their seeds.
 .PHONY: test-sim
-LAYER_WASM += test-sim
 
-
-test-sim: node
+test-sim: node ## the simulator as js/wasm (the same state hashes) and its fuzz targets
 	$(WASM_TEST) -count=1 ./pkg/body/sim/
 	$(FUZZ) -fuzz '^FuzzShellExec$$' ./pkg/body/sim
 	$(FUZZ) -fuzz '^FuzzNew$$' ./pkg/body/sim

@@ -37,6 +37,11 @@
 // CF-Connecting-IP: over it, 429 with Retry-After. Each request runs in a
 // fresh Go instance, so the count cannot live in the Worker itself.
 //
+// A handler that finds the upstream's body broken off or stalled aborts
+// its response with http.ErrAbortHandler, as net/http's server expects;
+// here that panic is recovered (response.abortOnPanic): before any body
+// byte the answer becomes a 502, after one the body stream is errored.
+//
 // The upstream round trip uses cloudflare/fetch's client directly. An
 // *http.Client would pull TLS and HTTP/2 into the binary (twice the size)
 // and its default transport fails inside workerd.
@@ -64,7 +69,9 @@ func main() {
 	workers.Serve(http.HandlerFunc(serve))
 }
 
-func serve(w http.ResponseWriter, r *http.Request) {
+func serve(bw http.ResponseWriter, r *http.Request) {
+	w := &response{ResponseWriter: bw}
+	defer w.abortOnPanic()
 	workerenv.Unfold(r.Header)
 	if ok, err := workerenv.Limit("RL", workerenv.Client(r)); err != nil {
 		fmt.Printf("rate limit: %v\n", err)
@@ -83,7 +90,7 @@ func serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, proxy.MountPath):
 	case strings.HasPrefix(r.URL.Path, proxy.MCPMountPath):
-		serveMCP(w, r, clock)
+		serveMCP(w, r, clock, func(e proxy.MCPEvent) { w.code = e.Code; logMCPEvent(e) })
 		return
 	case strings.HasPrefix(r.URL.Path, registryMountPath):
 		// The registry is a Worker program of its own (proxy/registry),
@@ -104,7 +111,7 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		BodyTimeout:   clock.body,
 		HeaderTimeout: clock.header,
 		IdleTimeout:   clock.idle,
-		Log:           logEvent,
+		Log:           func(e proxy.Event) { w.code = e.Code; logEvent(e) },
 	})
 	if err != nil {
 		misconfigured(w, err)
@@ -114,9 +121,9 @@ func serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveMCP relays r through package proxy's MCP relay, configured from
-// the MCP_* vars.
-func serveMCP(w http.ResponseWriter, r *http.Request, clock clocks) {
-	m, err := newMCPRelay(clock)
+// the MCP_* vars, logging with log.
+func serveMCP(w http.ResponseWriter, r *http.Request, clock clocks, log func(proxy.MCPEvent)) {
+	m, err := newMCPRelay(clock, log)
 	if err != nil {
 		// The error may quote an MCP URL, which the relay keeps from
 		// the browser; only the operator's log gets it.
@@ -128,7 +135,7 @@ func serveMCP(w http.ResponseWriter, r *http.Request, clock clocks) {
 	m.ServeHTTP(w, r)
 }
 
-func newMCPRelay(clock clocks) (*proxy.MCPRelay, error) {
+func newMCPRelay(clock clocks, log func(proxy.MCPEvent)) (*proxy.MCPRelay, error) {
 	servers, err := proxy.ParseMCPServers(workerenv.Var("MCP_SERVERS"))
 	if err != nil {
 		return nil, fmt.Errorf("MCP_SERVERS: %w", err)
@@ -163,7 +170,7 @@ func newMCPRelay(clock clocks) (*proxy.MCPRelay, error) {
 		BodyTimeout:      clock.body,
 		HeaderTimeout:    clock.header,
 		IdleTimeout:      clock.idle,
-		Log:              logMCPEvent,
+		Log:              log,
 	})
 }
 

@@ -413,6 +413,58 @@ func TestWorkerdEdge(t *testing.T) { proxytest.RunEdge(t, target(requireWorker(t
 
 func TestWorkerdMCPEdge(t *testing.T) { proxytest.RunMCPEdge(t, mcpTarget(requireWorker(t))) }
 
+// abortedText is the error the Worker errors a broken-off body stream
+// with (errAborted, in the Worker's own build), which workerd logs.
+const abortedText = "the upstream's body broke off or stalled; the response is aborted"
+
+// TestWorkerdErrorsBrokenBodies: where workerd ends a broken-off chunked
+// body as if whole (RunEdge records it), the Worker has still done its
+// part: it errored the body stream, and workerd's log shows the error it
+// was given, once for each such reply, through the proxy and the relay.
+func TestWorkerdErrorsBrokenBodies(t *testing.T) {
+	d := requireWorker(t)
+	for _, fault := range []string{proxytest.FaultUnfinishedChunks, proxytest.FaultReset} {
+		for _, route := range []string{"proxy", "relay"} {
+			t.Run(route+"-"+fault, func(t *testing.T) {
+				before := strings.Count(d.logs.String(), abortedText)
+				var req *http.Request
+				if route == "proxy" {
+					req, _ = http.NewRequest("GET", d.origin+proxy.MountPath+fault, nil)
+					req.Header.Set("Authorization", proxytest.Key)
+				} else {
+					req, _ = http.NewRequest("POST", d.origin+proxy.MCPMountPath+proxytest.MCPRecorder,
+						strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"test/`+fault+`"}`))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream")
+				}
+				req.Header.Set("Origin", d.origin)
+				resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, rerr := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				t.Logf("%d, %d bytes, read error %v", resp.StatusCode, len(b), rerr)
+				// The front may fail the next request after this one.
+				defer func() {
+					if seen, err := d.settleFront(); err != nil {
+						t.Fatalf("after the broken-off reply: %v", err)
+					} else if seen != "" {
+						t.Logf("after the broken-off reply: %s", seen)
+					}
+				}()
+				deadline := time.Now().Add(10 * time.Second)
+				for strings.Count(d.logs.String(), abortedText) <= before {
+					if time.Now().After(deadline) {
+						t.Fatalf("the runtime's log does not show the body stream errored with %q", abortedText)
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+			})
+		}
+	}
+}
+
 func TestWorkerdTimeouts(t *testing.T) {
 	proxytest.RunTimeouts(t, target(requireWorker(t)), workerTimeouts)
 }

@@ -14,7 +14,7 @@ import (
 
 // Exit statuses of workbench capabilities check.
 const (
-	exitConforms = 0 // the client refuses nothing of the backend
+	exitConforms = 0 // the client refuses nothing of the backend (unusable entries aside)
 	exitRefused  = 1 // the client would refuse something
 	exitUsage    = 2 // the command line is wrong
 )
@@ -24,14 +24,17 @@ func runCapabilities(ctx context.Context, args []string, _ io.Reader, stdout, st
 		fmt.Fprintln(stderr, "usage: workbench capabilities check [flags] URL")
 		return exitUsage
 	}
-	fs := newFlags("capabilities check", "capabilities check [--invoke] [--capability ID] [--inputs JSON] [--json] URL",
-		`Walks the capability backend at URL through the capability workbench's HTTP contract —
-the catalog, each descriptor, a preflight, the runs and approvals lists, and with --invoke
-only, one read-only invocation and the follow of its run — and says, point by point, what
-conforms to the published schemas (schemas/capability-*.schema.json), what the client
-tolerates and what it refuses. Exit status: 0 nothing refused; 1 something refused; 2 usage.`, stderr)
-	invoke := fs.Bool("invoke", false, "invoke one read-only capability whose preflight allows it, and follow its run")
-	capID := fs.String("capability", "", "the capability to preflight (and invoke); default: the first available read-only one")
+	fs := newFlags("capabilities check", "capabilities check [--invoke] [--capability ID] [--action NAME] [--inputs JSON] [--json] URL",
+		`Walks the capability backend at URL through the HTTP contract of the capability workbench
+document — the catalog, each descriptor, a preflight, the runs list, the approvals list
+when the catalog declares one, and with --invoke only, one read-only invocation and the
+follow of its run — and says, point by point, what conforms to the published schemas
+(schemas/capability-*.schema.json), what the client tolerates, what it refuses, and which
+catalog entries it cannot use (it lists the others). Exit status: 0 nothing refused;
+1 something refused; 2 usage.`, stderr)
+	invoke := fs.Bool("invoke", false, "invoke one read-only action whose preflight allows it, and follow its run")
+	capID := fs.String("capability", "", "the capability to preflight (and invoke); default: the first available one with a read-only action")
+	action := fs.String("action", "", "the action of that capability; default: its first read-only action")
 	inputs := fs.String("inputs", "{}", "the inputs of that capability, a JSON object")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to follow the invoked run")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
@@ -47,7 +50,7 @@ tolerates and what it refuses. Exit status: 0 nothing refused; 1 something refus
 		return exitUsage
 	}
 	rep, err := conformance.Check(ctx, fs.Arg(0), nil, conformance.Options{
-		Invoke: *invoke, Capability: *capID, Inputs: json.RawMessage(*inputs), Timeout: *timeout})
+		Invoke: *invoke, Capability: *capID, Action: *action, Inputs: json.RawMessage(*inputs), Timeout: *timeout})
 	if err != nil {
 		fmt.Fprintf(stderr, "workbench capabilities check: %v\n", err)
 		return exitUsage
@@ -63,8 +66,8 @@ tolerates and what it refuses. Exit status: 0 nothing refused; 1 something refus
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Verdict, p.What, p.Detail)
 		}
 		tw.Flush()
-		fmt.Fprintf(stdout, "%d conform, %d tolerated, %d refused, %d skipped\n", rep.Count(conformance.Conforms),
-			rep.Count(conformance.Tolerated), rep.Count(conformance.Refused), rep.Count(conformance.Skipped))
+		fmt.Fprintf(stdout, "%d conform, %d tolerated, %d refused, %d unusable entries, %d skipped\n", rep.Count(conformance.Conforms),
+			rep.Count(conformance.Tolerated), rep.Count(conformance.Refused), rep.Count(conformance.Unusable), rep.Count(conformance.Skipped))
 	}
 	if !rep.OK() {
 		return exitRefused

@@ -40,7 +40,7 @@ func commands() map[string]command {
 		"withdraw": {"withdraw a bundle this key published from a skill registry", runWithdraw},
 		"mcp":      {"list or call the tools of an MCP server (for debugging servers)", runMCP},
 
-		"capabilities": {"check a capability backend against the capability workbench's HTTP contract", runCapabilities},
+		"capabilities": {"check a capability backend against the HTTP contract of the capability workbench document", runCapabilities},
 	}
 }
 

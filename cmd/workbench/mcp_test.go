@@ -149,7 +149,7 @@ func TestMCPCommand(t *testing.T) {
 			n++
 		}
 	}
-	if n != 5 { // server/discover, initialize, initialized, tools/call, DELETE
+	if n != 4 { // initialize, initialized, tools/call, DELETE
 		t.Errorf("%d requests carried the --header, want 4: %q", n, got)
 	}
 }

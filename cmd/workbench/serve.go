@@ -203,7 +203,8 @@ func (st serverTimeouts) apply(srv *http.Server) {
 const minSiteRate = 64 << 10 // bytes per second
 
 // newServeHandler routes /api/ to the proxy and the MCP relay and
-// everything else to the site, as wrangler.toml does for the Worker.
+// everything else to the site, as wrangler.toml does for the Worker, and
+// closes the connection after a chunked request (proxy.CloseAfterChunked).
 func newServeHandler(cfg serveConfig) (http.Handler, error) {
 	var logf func(proxy.Event)
 	var mcpLog func(proxy.MCPEvent)
@@ -250,7 +251,7 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 	if s.rewrites, err = readRedirectsFile(s.fsys); err != nil {
 		return nil, err
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return proxy.CloseAfterChunked(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		api := r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
 		if !strings.EqualFold(r.Host, host) {
 			// The site is served under its own name only, so that a
@@ -284,7 +285,7 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 		default:
 			s.ServeHTTP(w, r)
 		}
-	}), nil
+	})), nil
 }
 
 // siteHandler serves the built site like Workers static assets in

@@ -36,11 +36,11 @@ type anewMember struct {
 }
 
 func (w *anew) value(dst []byte, i int32, omit []string) []byte {
-	n := w.d.nodes[i]
+	n := w.d.node(i)
 	switch n.kind {
 	case kObject:
 		base := len(w.members)
-		for k := n.first; k >= 0; k = w.d.nodes[k].next {
+		for k := w.d.first(i); k >= 0; k = w.d.next(i, k) {
 			name := w.d.strIn(w.t, k)
 			if slices.Contains(omit, name) {
 				continue
@@ -66,8 +66,9 @@ func (w *anew) value(dst []byte, i int32, omit []string) []byte {
 		return append(dst, '}')
 	case kArray:
 		dst = append(dst, '[')
-		for e := n.first; e >= 0; e = w.d.nodes[e].next {
-			if e != n.first {
+		first := w.d.first(i)
+		for e := first; e >= 0; e = w.d.next(i, e) {
+			if e != first {
 				dst = append(dst, ',')
 			}
 			dst = w.value(dst, e, nil)

@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -144,31 +145,51 @@ const (
 	flagInexact              // a number whose text names a value its double does not write back
 )
 
-// node is one value of a parsed document. For an object, first is its
-// first member's name node; a name node's value is the node right after it,
-// and next links names in canonical order. For an array, first is the first
-// element and next links elements. start and end delimit the raw bytes, a
-// string's quotes included, so that the encoder copies every verbatim
-// value the same way.
+// A document is stored as one slot and one meta byte per value and per
+// member name, in document order: a container's children follow it, a
+// name node's value is the node right after it. start and end delimit a
+// node's raw bytes, a string's quotes included, so that the encoder
+// copies every verbatim value the same way. Since nodes are in document
+// order their starts increase, and the nodes of a value's subtree are
+// exactly those after it that start before it ends: an array's first
+// element is the node after it, and the element after e is the first
+// node past e's subtree (next). Only the canonical order of an object's
+// members is linked: link is an object's first member name and a name's
+// next, in canonical order (-1 for none, and for every other node). Two
+// more links per node, as a tree would hold, took 20 bytes a node where
+// these take 13; a document dense in small values has a node every two
+// or three bytes, so this is most of the memory a parse takes.
+type slot struct {
+	start int32
+	end   int32
+	link  int32
+}
+
+// meta packs a node's kind (the low three bits) and flags (above them).
+func meta(k kind, flags uint8) uint8 { return uint8(k) | flags<<3 }
+
+// node is a node's fields as the encoder and the decoder read them.
 type node struct {
 	kind  kind
 	flags uint8
 	start int32
 	end   int32
-	first int32
-	next  int32
 }
 
 // Document is a parsed, validated JSON text. It is safe for concurrent
 // use: every method only reads it.
 type Document struct {
 	src   []byte
-	nodes []node
-	// text is one string copy of src, made the first time a string is
-	// decoded; every decoded string and number that needs no unescaping
-	// is a substring of it, however many times the document is decoded.
+	slots []slot
+	meta  []uint8
+	// text is one string copy of src, made the first time the document
+	// (or a part of it) is decoded; every string and number decoded
+	// since that needs no unescaping is a substring of it, however many
+	// times the document is decoded. textMade says it is made.
 	text     string
 	textOnce sync.Once
+	textMade atomic.Bool
+	copied   atomic.Int64 // bytes read before text was made (readText)
 	// inexact lists the first MaxInexact inexact numbers, with the path
 	// to each; inexactOmitted counts the others.
 	inexact        []inexactNumber
@@ -196,7 +217,8 @@ func Parse(data []byte, lim Limits) (*Document, error) {
 		return nil, &Error{Kind: KindTooLarge, Offset: lim.MaxBytes,
 			Detail: fmt.Sprintf("%d bytes, limit %d", len(data), lim.MaxBytes)}
 	}
-	p := parser{src: data, lim: lim, nodes: make([]node, 0, nodesBound(data))}
+	bound := nodesBound(data)
+	p := parser{src: data, lim: lim, slots: make([]slot, 0, bound), meta: make([]uint8, 0, bound)}
 	p.skipSpace()
 	if p.pos >= len(p.src) {
 		return nil, p.fail(KindSyntax, "empty input")
@@ -208,7 +230,83 @@ func Parse(data []byte, lim Limits) (*Document, error) {
 	if p.pos != len(p.src) {
 		return nil, p.fail(KindTrailingData, "unexpected "+describe(p.src[p.pos]))
 	}
-	return &Document{src: data, nodes: p.nodes, inexact: p.inexact, inexactOmitted: p.inexactOmitted}, nil
+	return &Document{src: data, slots: p.slots, meta: p.meta, inexact: p.inexact, inexactOmitted: p.inexactOmitted}, nil
+}
+
+// node returns node i's fields.
+func (d *Document) node(i int32) node {
+	s, m := d.slots[i], d.meta[i]
+	return node{kind: kind(m & 7), flags: m >> 3, start: s.start, end: s.end}
+}
+
+// kind is node i's kind.
+func (d *Document) kind(i int32) kind { return kind(d.meta[i] & 7) }
+
+// first returns container i's first child: an object's first member
+// name in canonical order, an array's first element; -1 when it has none
+// and for any other node.
+func (d *Document) first(i int32) int32 {
+	switch d.kind(i) {
+	case kObject:
+		return d.slots[i].link
+	case kArray:
+		if j := i + 1; int(j) < len(d.slots) && d.slots[j].start < d.slots[i].end {
+			return j
+		}
+	}
+	return -1
+}
+
+// next returns the child of container i that follows its child c in the
+// order first starts: the next member name in canonical order, or the
+// next element; -1 after the last.
+func (d *Document) next(i, c int32) int32 {
+	if d.kind(i) == kObject {
+		return d.slots[c].link
+	}
+	j := past(d.slots, c)
+	if int(j) >= len(d.slots) || d.slots[j].start >= d.slots[i].end {
+		return -1
+	}
+	return j
+}
+
+// past returns the first node after node c's subtree: the first whose
+// start is not before c's end. It is usually the node right after c (c
+// is a scalar or an empty container); past a subtree it gallops, so that
+// walking an array is linear in its elements, not in its nodes.
+func past(slots []slot, c int32) int32 {
+	end := slots[c].end
+	j := c + 1
+	if int(j) >= len(slots) || slots[j].start >= end {
+		return j
+	}
+	lo, step := j, int32(1) // slots[lo] starts within c
+	hi := lo + step
+	for int(hi) < len(slots) && slots[hi].start < end {
+		lo, step = hi, step*2
+		hi = lo + step
+	}
+	hi = min(hi, int32(len(slots)))
+	// The first node past the subtree lies in (lo, hi].
+	for lo+1 < hi {
+		mid := lo + (hi-lo)/2
+		if slots[mid].start < end {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
+// count is the number of children of container i.
+func (d *Document) count(i int32) int {
+	c := 0
+	for k := d.first(i); k >= 0; k = d.next(i, k) {
+		c++
+	}
+	return c
 }
 
 // nodesBound returns how many nodes to make room for before parsing data:
@@ -228,20 +326,37 @@ func nodesBound(data []byte) int {
 	return min(1+structural(data), len(data)/2+16)
 }
 
-// structural counts the bytes '{', '[', ',' and ':' in data.
+// structural counts the bytes '{', '[', ',' and ':' in data, less the
+// brackets closed by the very next byte ("{}", "[]"): no node follows
+// those, and a document of empty objects has one in every three bytes.
+// (Brackets inside strings are counted or not alike; the count stays a
+// bound on the nodes either way.)
 func structural(data []byte) int {
 	n, i := 0, 0
+	carry := uint64(0) // the last byte of the previous word opened a bracket
 	for ; i+8 <= len(data); i += 8 {
 		x := binary.LittleEndian.Uint64(data[i:])
 		// '[' and '{' differ only in bit 0x20, which no other byte
-		// sets them apart from; ',' and ':' are compared as they are.
-		m := zeroBytes(x|ones*0x20^ones*'{') | zeroBytes(x^ones*',') | zeroBytes(x^ones*':')
-		n += bits.OnesCount64(m)
+		// sets them apart from, and so do ']' and '}'; ',' and ':'
+		// are compared as they are.
+		open := zeroBytes(x | ones*0x20 ^ ones*'{')
+		closed := zeroBytes(x | ones*0x20 ^ ones*'}')
+		m := open | zeroBytes(x^ones*',') | zeroBytes(x^ones*':')
+		n += bits.OnesCount64(m) - bits.OnesCount64(open&(closed>>8)) - int(carry&(closed>>7))
+		carry = open >> 63
+	}
+	prev := byte(0)
+	if carry != 0 {
+		prev = '{'
 	}
 	for _, c := range data[i:] {
-		if c == '{' || c == '[' || c == ',' || c == ':' {
+		switch {
+		case c == '{' || c == '[' || c == ',' || c == ':':
 			n++
+		case (c == '}' || c == ']') && (prev == '{' || prev == '['):
+			n--
 		}
+		prev = c
 	}
 	return n
 }
@@ -255,7 +370,7 @@ func zeroBytes(x uint64) uint64 {
 }
 
 // IsObject reports whether the top-level value is an object.
-func (d *Document) IsObject() bool { return d.nodes[0].kind == kObject }
+func (d *Document) IsObject() bool { return d.kind(0) == kObject }
 
 // Canonical returns the RFC 8785 form of the document.
 func (d *Document) Canonical() []byte {
@@ -269,12 +384,12 @@ func (d *Document) AppendCanonical(dst []byte, omit ...string) []byte {
 	// The canonical form is rarely longer than the input; growing once up
 	// front saves growing the output many times over.
 	dst = slices.Grow(dst, len(d.src))
-	if len(omit) == 0 || d.nodes[0].kind != kObject {
+	if len(omit) == 0 || d.kind(0) != kObject {
 		return d.appendValue(dst, 0)
 	}
 	dst = append(dst, '{')
 	comma := false
-	for k := d.nodes[0].first; k >= 0; k = d.nodes[k].next {
+	for k := d.first(0); k >= 0; k = d.next(0, k) {
 		if d.keyIn(k, omit) {
 			continue
 		}
@@ -297,7 +412,7 @@ func Transform(data []byte) ([]byte, error) {
 }
 
 func (d *Document) keyIn(k int32, names []string) bool {
-	n := d.nodes[k]
+	n := d.node(k)
 	raw := d.src[n.start+1 : n.end-1]
 	if n.flags&flagEscaped != 0 {
 		var buf [64]byte
@@ -315,15 +430,16 @@ func (d *Document) keyIn(k int32, names []string) bool {
 // loops rather than through a call, which matters most compiled to wasm,
 // where calls are dear.
 func (d *Document) appendValue(dst []byte, i int32) []byte {
-	n := &d.nodes[i]
+	n := d.node(i)
 	if n.flags&flagVerbatim != 0 {
 		return append(dst, d.src[n.start:n.end]...)
 	}
 	switch n.kind {
 	case kObject:
 		dst = append(dst, '{')
-		for k := n.first; k >= 0; k = d.nodes[k].next {
-			if k != n.first {
+		first := d.first(i)
+		for k := first; k >= 0; k = d.slots[k].link {
+			if k != first {
 				dst = append(dst, ',')
 			}
 			dst = d.appendMember(dst, k)
@@ -331,12 +447,13 @@ func (d *Document) appendValue(dst []byte, i int32) []byte {
 		return append(dst, '}')
 	case kArray:
 		dst = append(dst, '[')
-		for e := n.first; e >= 0; e = d.nodes[e].next {
-			if e != n.first {
+		first := d.first(i)
+		for e := first; e >= 0; e = d.next(i, e) {
+			if e != first {
 				dst = append(dst, ',')
 			}
-			if v := &d.nodes[e]; v.flags&flagVerbatim != 0 {
-				dst = append(dst, d.src[v.start:v.end]...)
+			if d.meta[e]&(flagVerbatim<<3) != 0 {
+				dst = append(dst, d.src[d.slots[e].start:d.slots[e].end]...)
 			} else {
 				dst = d.appendValue(dst, e)
 			}
@@ -353,15 +470,15 @@ func (d *Document) appendValue(dst []byte, i int32) []byte {
 // appendMember writes the member whose name is node k.
 func (d *Document) appendMember(dst []byte, k int32) []byte {
 	dst = d.appendName(dst, k)
-	if v := &d.nodes[k+1]; v.flags&flagVerbatim != 0 {
-		return append(dst, d.src[v.start:v.end]...)
+	if d.meta[k+1]&(flagVerbatim<<3) != 0 {
+		return append(dst, d.src[d.slots[k+1].start:d.slots[k+1].end]...)
 	}
 	return d.appendValue(dst, k+1)
 }
 
 // appendName writes the canonical form of member name node k and a colon.
 func (d *Document) appendName(dst []byte, k int32) []byte {
-	if key := &d.nodes[k]; key.flags&flagVerbatim != 0 {
+	if key := d.slots[k]; d.meta[k]&(flagVerbatim<<3) != 0 {
 		dst = append(dst, d.src[key.start:key.end]...)
 	} else {
 		dst = appendReescaped(dst, d.src[key.start:key.end])
@@ -648,7 +765,8 @@ type parser struct {
 	src     []byte
 	pos     int
 	lim     Limits
-	nodes   []node
+	slots   []slot
+	meta    []uint8
 	members []member // scratch, shared by nested objects as a stack
 	// path has one element for each container being parsed, updated in
 	// place as the parser moves from child to child.
@@ -674,9 +792,9 @@ func (p *parser) pointer() string {
 			b.WriteString(strconv.Itoa(int(e.index)))
 			continue
 		}
-		n := p.nodes[e.name]
+		n := p.slots[e.name]
 		name := p.src[n.start+1 : n.end-1]
-		if n.flags&flagEscaped != 0 {
+		if p.meta[e.name]&(flagEscaped<<3) != 0 {
 			name = unescape(nil, name)
 		}
 		s := strings.ReplaceAll(string(name), "~", "~0")
@@ -700,19 +818,23 @@ func (p *parser) skipSpace() {
 	p.pos = i
 }
 
-func (p *parser) add(n node) int32 {
-	if len(p.nodes) == cap(p.nodes) {
+// add appends a node of kind k with flags over start..end and returns its
+// index; its link is -1.
+func (p *parser) add(k kind, flags uint8, start, end int) int32 {
+	if len(p.slots) == cap(p.slots) {
 		p.grow()
 	}
-	p.nodes = append(p.nodes, n)
-	return int32(len(p.nodes) - 1)
+	p.slots = append(p.slots, slot{start: int32(start), end: int32(end), link: -1})
+	p.meta = append(p.meta, meta(k, flags))
+	return int32(len(p.slots) - 1)
 }
 
-// grow doubles the node array. append alone grows a large slice by a
+// grow doubles the node arrays. append alone grows a large slice by a
 // quarter at a time, which copies it several times over for a document
 // dense in small values.
 func (p *parser) grow() {
-	p.nodes = slices.Grow(p.nodes, len(p.nodes))
+	p.slots = slices.Grow(p.slots, len(p.slots))
+	p.meta = slices.Grow(p.meta, len(p.meta))
 }
 
 // value parses one value at p.pos (after white space) and returns its node.
@@ -764,19 +886,19 @@ func (p *parser) literal(word string, k kind) (int32, error) {
 	}
 	start := p.pos
 	p.pos += len(word)
-	return p.add(node{kind: k, flags: flagVerbatim, start: int32(start), end: int32(p.pos), first: -1, next: -1}), nil
+	return p.add(k, flagVerbatim, start, p.pos), nil
 }
 
 func (p *parser) object(depth int) (int32, error) {
 	if depth > p.lim.MaxDepth {
 		return 0, p.fail(KindTooDeep, fmt.Sprintf("limit %d", p.lim.MaxDepth))
 	}
-	obj := p.add(node{kind: kObject, start: int32(p.pos), first: -1, next: -1})
+	obj := p.add(kObject, 0, p.pos, p.pos)
 	p.pos++ // {
 	p.skipSpace()
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
 		p.pos++
-		p.nodes[obj].end = int32(p.pos)
+		p.slots[obj].end = int32(p.pos)
 		return obj, nil
 	}
 	base := len(p.members)
@@ -790,9 +912,9 @@ func (p *parser) object(depth int) (int32, error) {
 		if err != nil {
 			return 0, err
 		}
-		n := p.nodes[name]
+		n := p.slots[name]
 		decoded := p.src[n.start+1 : n.end-1]
-		if n.flags&flagEscaped != 0 {
+		if p.meta[name]&(flagEscaped<<3) != 0 {
 			from := len(p.names)
 			p.names = unescape(p.names, decoded)
 			decoded = p.names[from:len(p.names):len(p.names)]
@@ -804,7 +926,7 @@ func (p *parser) object(depth int) (int32, error) {
 			// and an object of two million members would copy its
 			// members again and again on the way.
 			more := len(p.members) + 1
-			if room := cap(p.nodes)/2 - len(p.members); len(p.members) >= 1024 && room > more {
+			if room := cap(p.slots)/2 - len(p.members); len(p.members) >= 1024 && room > more {
 				more = room
 			}
 			p.members = slices.Grow(p.members, more)
@@ -840,15 +962,15 @@ func (p *parser) object(depth int) (int32, error) {
 		p.pos++
 		break
 	}
-	p.nodes[obj].end = int32(p.pos)
+	p.slots[obj].end = int32(p.pos)
 	ms := p.members[base:]
 	if !sortMembers(ms) {
 		return 0, p.duplicate(ms)
 	}
 	for i := range len(ms) - 1 {
-		p.nodes[ms[i].node].next = ms[i+1].node
+		p.slots[ms[i].node].link = ms[i+1].node
 	}
-	p.nodes[obj].first = ms[0].node
+	p.slots[obj].link = ms[0].node
 	p.members = p.members[:base]
 	return obj, nil
 }
@@ -892,7 +1014,7 @@ func (p *parser) duplicate(ms []member) *Error {
 	for i := 1; i < len(ms); i++ {
 		if string(ms[i].name) == string(ms[i-1].name) {
 			dup := max(ms[i].node, ms[i-1].node)
-			p.pos = int(p.nodes[dup].start)
+			p.pos = int(p.slots[dup].start)
 			p.path = append(p.path, pathElem{name: dup})
 			return p.fail(KindDuplicateKey, fmt.Sprintf("%.60q appears more than once", ms[i].name))
 		}
@@ -904,36 +1026,28 @@ func (p *parser) array(depth int) (int32, error) {
 	if depth > p.lim.MaxDepth {
 		return 0, p.fail(KindTooDeep, fmt.Sprintf("limit %d", p.lim.MaxDepth))
 	}
-	arr := p.add(node{kind: kArray, start: int32(p.pos), first: -1, next: -1})
+	arr := p.add(kArray, 0, p.pos, p.pos)
 	p.pos++ // [
 	p.skipSpace()
 	if p.pos < len(p.src) && p.src[p.pos] == ']' {
 		p.pos++
-		p.nodes[arr].end = int32(p.pos)
+		p.slots[arr].end = int32(p.pos)
 		return arr, nil
 	}
 	at := len(p.path)
 	p.path = append(p.path, pathElem{name: -1})
-	prev := int32(-1)
 	for i := int32(0); ; i++ {
 		p.skipSpace()
 		p.path[at].index = i
-		var e int32
 		var err error
 		if p.pos < len(p.src) && p.src[p.pos] == '"' {
-			e, err = p.str()
+			_, err = p.str()
 		} else {
-			e, err = p.value(depth)
+			_, err = p.value(depth)
 		}
 		if err != nil {
 			return 0, err
 		}
-		if prev < 0 {
-			p.nodes[arr].first = e
-		} else {
-			p.nodes[prev].next = e
-		}
-		prev = e
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			p.path = p.path[:at]
@@ -951,7 +1065,7 @@ func (p *parser) array(depth int) (int32, error) {
 		break
 	}
 	p.path = p.path[:at]
-	p.nodes[arr].end = int32(p.pos)
+	p.slots[arr].end = int32(p.pos)
 	return arr, nil
 }
 
@@ -1006,7 +1120,7 @@ func (p *parser) str() (int32, error) {
 		switch {
 		case c == '"':
 			p.pos = i + 1
-			return p.add(node{kind: kString, flags: flags, start: int32(start), end: int32(p.pos), first: -1, next: -1}), nil
+			return p.add(kString, flags, start, p.pos), nil
 		case c == '\\':
 			flags |= flagEscaped
 			if i+1 < len(src) && shortEscape[src[i+1]] {
@@ -1183,19 +1297,18 @@ func (p *parser) number() (int32, error) {
 			return 0, p.fail(KindSyntax, "an exponent needs a digit")
 		}
 	}
-	n := node{kind: kNumber, start: int32(start), end: int32(p.pos), first: -1, next: -1}
 	raw := src[start:p.pos]
 	if fracDigits == 0 && !exponent && (intDigits <= 15 || safeInteger(raw)) {
 		// An integer within ±2^53 is its own canonical form, except -0.
+		var flags uint8
 		if !(intDigits == 1 && len(raw) == 2 && raw[1] == '0') {
-			n.flags = flagVerbatim
+			flags = flagVerbatim
 		}
-		return p.add(n), nil
+		return p.add(kNumber, flags, start, p.pos), nil
 	}
 	if !exponent && fracDigits > 0 && src[fracStart+fracDigits-1] != '0' && canonicalFixed(src[intStart:fracStart-1], src[fracStart:fracStart+fracDigits]) {
 		// Fewer than 16 significant digits, so finite and below 2^53.
-		n.flags = flagVerbatim
-		return p.add(n), nil
+		return p.add(kNumber, flagVerbatim, start, p.pos), nil
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil && math.IsInf(f, 0) {
@@ -1203,11 +1316,12 @@ func (p *parser) number() (int32, error) {
 		return 0, p.fail(KindNonFinite, fmt.Sprintf("%s overflows a double", shorten(raw)))
 	}
 	var buf [32]byte
+	var flags uint8
 	if !sameDecimal(raw, AppendNumber(buf[:0], f)) {
-		n.flags = flagInexact
-		p.noteInexact(int32(len(p.nodes)))
+		flags = flagInexact
+		p.noteInexact(int32(len(p.slots)))
 	}
-	return p.add(n), nil
+	return p.add(kNumber, flags, start, p.pos), nil
 }
 
 // MaxInexact is how many inexact numbers a Document lists; the others are
@@ -1247,10 +1361,10 @@ func (d *Document) InexactNumbers() ([]Inexact, int) {
 	}
 	out := make([]Inexact, 0, len(d.inexact))
 	for _, in := range d.inexact {
-		n := d.nodes[in.node]
+		n := d.slots[in.node]
 		raw := d.src[n.start:n.end]
 		f, _ := strconv.ParseFloat(string(raw), 64) // validated by Parse
-		p := parser{src: d.src, nodes: d.nodes, path: in.path}
+		p := parser{src: d.src, slots: d.slots, meta: d.meta, path: in.path}
 		out = append(out, Inexact{Pointer: p.pointer(), Offset: int(n.start),
 			Text: shorten(raw), Canonical: string(AppendNumber(nil, f))})
 	}

@@ -81,10 +81,10 @@ func (d *Document) Generic() any {
 // pointer ptr, and false when ptr designates no array.
 func (d *Document) ArrayLen(ptr string) (int, bool) {
 	i, ok := d.lookup(ptr)
-	if !ok || d.nodes[i].kind != kArray {
+	if !ok || d.kind(i) != kArray {
 		return 0, false
 	}
-	return d.count(d.nodes[i].first), true
+	return d.count(i), true
 }
 
 // GenericWithout is Generic with the array at ptr given as an empty []any,
@@ -93,7 +93,7 @@ func (d *Document) ArrayLen(ptr string) (int, bool) {
 // large array's elements in parallel, apart from the rest of the document.
 func (d *Document) GenericWithout(ptr string) any {
 	i, ok := d.lookup(ptr)
-	if !ok || d.nodes[i].kind != kArray {
+	if !ok || d.kind(i) != kArray {
 		return d.Generic()
 	}
 	return d.generic(d.textOf(0), 0, true, i)
@@ -104,47 +104,73 @@ func (d *Document) GenericWithout(ptr string) any {
 // and false when ptr designates no array.
 func (d *Document) GenericElements(ptr string, from, to int) ([]any, bool) {
 	i, ok := d.lookup(ptr)
-	if !ok || d.nodes[i].kind != kArray {
+	if !ok || d.kind(i) != kArray {
 		return nil, false
 	}
-	e := d.nodes[i].first
+	e := d.first(i)
 	for j := 0; j < from && e >= 0; j++ {
-		e = d.nodes[e].next
+		e = d.next(i, e)
 	}
 	if e < 0 || from >= to {
 		return []any{}, true
 	}
 	last := e
 	n := 1
-	for n < to-from && d.nodes[last].next >= 0 {
-		last = d.nodes[last].next
+	for n < to-from && d.next(i, last) >= 0 {
+		last = d.next(i, last)
 		n++
 	}
 	t := d.textOf(e)
 	out := make([]any, 0, n)
-	for k := 0; k < n; k, e = k+1, d.nodes[e].next {
+	for k := 0; k < n; k, e = k+1, d.next(i, e) {
 		out = append(out, d.generic(t, e, true, -1))
 	}
 	return out, true
 }
 
-// text is the document's source as a string. Strings and numbers decoded
-// from the document are substrings of it, which saves an allocation per
-// string; a decoded value keeps the whole text alive, no more than the
-// document itself would.
+// text is where strings decoded from the document come from: the
+// document's source as one string, of which they are substrings, which
+// saves an allocation per string (a decoded value keeps the whole text
+// alive, no more than the document itself would); or, before a decoding
+// has made that copy, the source bytes, each string a copy of its own.
 type text struct {
-	s string
+	s   string
+	src []byte // when not nil, copy from here instead
 }
 
 // textOf returns the shared string copy of the source, which holds node i
-// as every other node.
+// as every other node, making it if no decoding has yet.
 func (d *Document) textOf(int32) text {
-	d.textOnce.Do(func() { d.text = string(d.src) })
+	d.textOnce.Do(func() {
+		d.text = string(d.src)
+		d.textMade.Store(true)
+	})
 	return text{s: d.text}
+}
+
+// readText returns where to read the strings of node i's text from: the
+// shared copy of the source if it is made, and otherwise the source
+// itself, to copy them from one by one, as long as what is read so far
+// that way is under an eighth of the source. Reading a few names or
+// strings of a document (as a schema does of one it rejects) must not
+// copy the whole of it; reading much of it, or a string as large as the
+// document, makes the shared copy once rather than several.
+func (d *Document) readText(i int32) text {
+	if d.textMade.Load() {
+		return text{s: d.text}
+	}
+	n := d.slots[i]
+	if d.copied.Add(int64(n.end-n.start)) > int64(len(d.src)/8) {
+		return d.textOf(i)
+	}
+	return text{src: d.src}
 }
 
 // at is the text of bytes start..end of the source.
 func (t text) at(start, end int32) string {
+	if t.src != nil {
+		return string(t.src[start:end])
+	}
 	return t.s[start:end]
 }
 
@@ -152,7 +178,7 @@ func (t text) at(start, end int32) string {
 // or, for an inexact number, its canonical form, so that whoever reads
 // the text (json.Number, big.Rat) reads the double RFC 8785 reads.
 func (d *Document) numIn(t text, i int32) string {
-	n := d.nodes[i]
+	n := d.node(i)
 	if n.flags&flagInexact != 0 {
 		f, _ := strconv.ParseFloat(t.at(n.start, n.end), 64) // validated by Parse
 		return string(AppendNumber(nil, f))
@@ -165,7 +191,7 @@ func (d *Document) numIn(t text, i int32) string {
 // whole number within int64 (1e3, or 9007199254740993, which is read as
 // 9007199254740992).
 func (d *Document) intIn(t text, i int32) (int64, bool) {
-	n := d.nodes[i]
+	n := d.node(i)
 	raw := t.at(n.start, n.end)
 	if n.flags&flagInexact == 0 {
 		if x, err := strconv.ParseInt(raw, 10, 64); err == nil {
@@ -181,7 +207,7 @@ func (d *Document) intIn(t text, i int32) (int64, bool) {
 
 // strIn is the decoded text of string node i, which lies within t.
 func (d *Document) strIn(t text, i int32) string {
-	n := d.nodes[i]
+	n := d.node(i)
 	if n.flags&flagEscaped != 0 {
 		return unescapeString(d.src[n.start+1 : n.end-1])
 	}
@@ -191,11 +217,11 @@ func (d *Document) strIn(t text, i int32) string {
 // generic builds the generic form of node i, which lies within t, giving
 // the array at node skip as empty (-1 skips nothing).
 func (d *Document) generic(t text, i int32, useNumber bool, skip int32) any {
-	n := d.nodes[i]
+	n := d.node(i)
 	switch n.kind {
 	case kObject:
-		m := make(map[string]any, d.count(n.first))
-		for k := n.first; k >= 0; k = d.nodes[k].next {
+		m := make(map[string]any, d.count(i))
+		for k := d.first(i); k >= 0; k = d.slots[k].link {
 			m[d.strIn(t, k)] = d.generic(t, k+1, useNumber, skip)
 		}
 		return m
@@ -203,8 +229,8 @@ func (d *Document) generic(t text, i int32, useNumber bool, skip int32) any {
 		if i == skip {
 			return []any{}
 		}
-		a := make([]any, 0, d.count(n.first))
-		for e := n.first; e >= 0; e = d.nodes[e].next {
+		a := make([]any, 0, d.count(i))
+		for e := d.first(i); e >= 0; e = d.next(i, e) {
 			a = append(a, d.generic(t, e, useNumber, skip))
 		}
 		return a
@@ -224,18 +250,10 @@ func (d *Document) generic(t text, i int32, useNumber bool, skip int32) any {
 	return nil
 }
 
-func (d *Document) count(first int32) int {
-	c := 0
-	for k := first; k >= 0; k = d.nodes[k].next {
-		c++
-	}
-	return c
-}
-
 // nameIs reports whether string node i decodes to name, without copying
 // a name that has no escapes: a hostile one may be megabytes long.
 func (d *Document) nameIs(i int32, name string) bool {
-	n := d.nodes[i]
+	n := d.node(i)
 	raw := d.src[n.start+1 : n.end-1]
 	if n.flags&flagEscaped != 0 {
 		return unescapeString(raw) == name
@@ -245,7 +263,7 @@ func (d *Document) nameIs(i int32, name string) bool {
 
 // raw is the source text of a value node, quotes included for a string.
 func (d *Document) raw(i int32) []byte {
-	n := d.nodes[i]
+	n := d.slots[i]
 	return d.src[n.start:n.end]
 }
 
@@ -264,12 +282,12 @@ type decoder struct {
 }
 
 func (dec *decoder) fail(i int32, want reflect.Type) error {
-	n := dec.d.nodes[i]
+	n := dec.d.node(i)
 	found := map[kind]string{kObject: "object", kArray: "array", kString: "string", kTrue: "true", kFalse: "false", kNull: "null"}[n.kind]
 	if n.kind == kNumber {
 		found = "number " + shorten(dec.d.src[n.start:n.end])
 	}
-	p := parser{src: dec.d.src, nodes: dec.d.nodes, path: dec.path}
+	p := parser{src: dec.d.src, slots: dec.d.slots, meta: dec.d.meta, path: dec.path}
 	return &TypeError{Pointer: p.pointer(), Offset: int(n.start), JSON: found, Go: want.String()}
 }
 
@@ -320,7 +338,7 @@ func (dec *decoder) info(t reflect.Type) *structInfo {
 }
 
 func (dec *decoder) value(i int32, v reflect.Value) error {
-	n := dec.d.nodes[i]
+	n := dec.d.node(i)
 	if n.kind == kNull {
 		switch v.Kind() {
 		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
@@ -401,9 +419,9 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if n.kind != kArray {
 			return dec.fail(i, t)
 		}
-		count := dec.d.count(n.first)
+		count := dec.d.count(i)
 		s := reflect.MakeSlice(t, count, count)
-		if err := dec.elements(n, s); err != nil {
+		if err := dec.elements(i, s); err != nil {
 			return err
 		}
 		v.Set(s)
@@ -411,8 +429,8 @@ func (dec *decoder) value(i int32, v reflect.Value) error {
 		if n.kind != kObject || t.Key().Kind() != reflect.String {
 			return dec.fail(i, t)
 		}
-		m := reflect.MakeMapWithSize(t, dec.d.count(n.first))
-		for k := n.first; k >= 0; k = dec.d.nodes[k].next {
+		m := reflect.MakeMapWithSize(t, dec.d.count(i))
+		for k := dec.d.first(i); k >= 0; k = dec.d.slots[k].link {
 			name := dec.d.strIn(dec.t, k)
 			elem := reflect.New(t.Elem()).Elem()
 			dec.path = append(dec.path, pathElem{name: k})
@@ -442,18 +460,18 @@ const (
 	parallelElems = 64
 )
 
-// elements decodes the elements of array node n into the slice s, which
+// elements decodes the elements of array node i into the slice s, which
 // has room for all of them. The error, if any, is the one a decoding in
 // order would give: that of the first element that fails.
-func (dec *decoder) elements(n node, s reflect.Value) error {
+func (dec *decoder) elements(i int32, s reflect.Value) error {
 	chunks := min(2*runtime.GOMAXPROCS(0), s.Len()/(parallelElems/2))
-	if n.end-n.start < parallelBytes || s.Len() < parallelElems || chunks < 2 {
-		return dec.elementRange(n.first, 0, s.Len(), s)
+	if n := dec.d.slots[i]; n.end-n.start < parallelBytes || s.Len() < parallelElems || chunks < 2 {
+		return dec.elementRange(i, dec.d.first(i), 0, s.Len(), s)
 	}
 	size := (s.Len() + chunks - 1) / chunks
 	errs := make([]error, chunks)
 	var wg sync.WaitGroup
-	e := n.first
+	e := dec.d.first(i)
 	for c := range chunks {
 		from, to := c*size, min((c+1)*size, s.Len())
 		if from >= to {
@@ -463,9 +481,9 @@ func (dec *decoder) elements(n node, s reflect.Value) error {
 		// path are not safe to share.
 		sub := &decoder{d: dec.d, t: dec.t, structs: map[reflect.Type]*structInfo{}, path: slices.Clone(dec.path)}
 		first := e
-		wg.Go(func() { errs[c] = sub.elementRange(first, from, to, s) })
+		wg.Go(func() { errs[c] = sub.elementRange(i, first, from, to, s) })
 		for range to - from {
-			e = dec.d.nodes[e].next
+			e = dec.d.next(i, e)
 		}
 	}
 	wg.Wait()
@@ -477,10 +495,10 @@ func (dec *decoder) elements(n node, s reflect.Value) error {
 	return nil
 }
 
-// elementRange decodes the elements from..to-1 of an array, the first of
-// which is node e, into s.
-func (dec *decoder) elementRange(e int32, from, to int, s reflect.Value) error {
-	for j := from; j < to; j, e = j+1, dec.d.nodes[e].next {
+// elementRange decodes the elements from..to-1 of array node i, the first
+// of which is node e, into s.
+func (dec *decoder) elementRange(i, e int32, from, to int, s reflect.Value) error {
+	for j := from; j < to; j, e = j+1, dec.d.next(i, e) {
 		dec.path = append(dec.path, pathElem{name: -1, index: int32(j)})
 		if err := dec.value(e, s.Index(j)); err != nil {
 			return err
@@ -492,9 +510,9 @@ func (dec *decoder) elementRange(e int32, from, to int, s reflect.Value) error {
 
 func (dec *decoder) object(i int32, v reflect.Value, si *structInfo) error {
 	var extra map[string]json.RawMessage
-	for k := dec.d.nodes[i].first; k >= 0; k = dec.d.nodes[k].next {
+	for k := dec.d.first(i); k >= 0; k = dec.d.slots[k].link {
 		f, ok := 0, false
-		if nk := dec.d.nodes[k]; nk.flags&flagEscaped == 0 {
+		if nk := dec.d.node(k); nk.flags&flagEscaped == 0 {
 			// The common case, looked up without allocating the name.
 			f, ok = si.byName[string(dec.d.src[nk.start+1:nk.end-1])]
 		}
@@ -553,11 +571,10 @@ func (d *Document) lookup(ptr string) (int32, bool) {
 	i := int32(0)
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		n := d.nodes[i]
 		found := false
-		switch n.kind {
+		switch d.kind(i) {
 		case kObject:
-			for k := n.first; k >= 0; k = d.nodes[k].next {
+			for k := d.first(i); k >= 0; k = d.slots[k].link {
 				if d.nameIs(k, tok) {
 					i, found = k+1, true
 					break
@@ -568,11 +585,12 @@ func (d *Document) lookup(ptr string) (int32, bool) {
 			if err != nil || idx < 0 || tok != strconv.Itoa(idx) {
 				return 0, false
 			}
-			for e, j := n.first, 0; e >= 0; e, j = d.nodes[e].next, j+1 {
+			for e, j := d.first(i), 0; e >= 0; j++ {
 				if j == idx {
 					i, found = e, true
 					break
 				}
+				e = d.next(i, e)
 			}
 		}
 		if !found {

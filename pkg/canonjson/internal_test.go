@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf16"
 )
@@ -110,15 +111,21 @@ func TestCanonicalEscape(t *testing.T) {
 	}
 }
 
-// structural counts what four bytes.Count passes count, at every length
-// and alignment, with the counted bytes next to their neighbours in value
-// (0x5b/0x7b differ by 0x20; 0x2b, 0x2d, 0x39, 0x3b, 0x1a … are near).
+// structural counts what four bytes.Count passes count, less the
+// brackets the next byte closes, at every length and alignment, with the
+// counted bytes next to their neighbours in value (0x5b/0x7b and
+// 0x5d/0x7d differ by 0x20; 0x2b, 0x2d, 0x39, 0x3b, 0x1a … are near).
 func TestStructural(t *testing.T) {
-	alphabet := []byte("{[,:}]zZ+-9;;\x1a\x0c\x1b\x5a\x7a\x6b\x4b\xfb\xdb\xac\xba\x00\xff\"\\ a")
+	alphabet := []byte("{[,:}]{}[]zZ+-9;;\x1a\x0c\x1b\x5a\x7a\x6b\x4b\xfb\xdb\xac\xba\x00\xff\x5c\x7c\xfd\xdd\"\\ a")
 	want := func(data []byte) int {
 		n := 0
 		for _, c := range []byte("{[,:") {
 			n += bytes.Count(data, []byte{c})
+		}
+		for i := 1; i < len(data); i++ {
+			if (data[i-1] == '{' || data[i-1] == '[') && (data[i] == '}' || data[i] == ']') {
+				n--
+			}
 		}
 		return n
 	}
@@ -136,6 +143,15 @@ func TestStructural(t *testing.T) {
 		data := bytes.Repeat([]byte{byte(c)}, 100)
 		if got, w := structural(data), want(data); got != w {
 			t.Fatalf("structural of 100 × 0x%02x = %d, want %d", c, got, w)
+		}
+	}
+	// Empty containers at every alignment: one node each, not two.
+	for _, unit := range []string{"{},", "[],", "{ },"} {
+		for pre := range 9 {
+			data := []byte(strings.Repeat(" ", pre) + "[" + strings.Repeat(unit, 40) + "0]")
+			if got, w := structural(data), want(data); got != w {
+				t.Fatalf("structural(%q) = %d, want %d", data, got, w)
+			}
 		}
 	}
 }

@@ -16,12 +16,12 @@ func (d *Document) AppendSkeleton(dst []byte) []byte {
 }
 
 func (d *Document) appendSkeleton(dst []byte, i int32) []byte {
-	n := d.nodes[i]
-	switch n.kind {
+	switch d.kind(i) {
 	case kObject:
 		dst = append(dst, '{')
-		for k := n.first; k >= 0; k = d.nodes[k].next {
-			if k != n.first {
+		first := d.first(i)
+		for k := first; k >= 0; k = d.next(i, k) {
+			if k != first {
 				dst = append(dst, ',')
 			}
 			dst = d.appendName(dst, k)
@@ -31,7 +31,7 @@ func (d *Document) appendSkeleton(dst []byte, i int32) []byte {
 	case kArray:
 		var elems [][]byte
 		seen := map[string]bool{}
-		for e := n.first; e >= 0; e = d.nodes[e].next {
+		for e := d.first(i); e >= 0; e = d.next(i, e) {
 			s := d.appendSkeleton(nil, e)
 			if !seen[string(s)] {
 				seen[string(s)] = true

@@ -5,8 +5,11 @@ import "iter"
 // Value is one value of a parsed Document, read in place. Walking a
 // document through Values decodes nothing it is not asked for: member
 // names and strings without escapes, and number texts, are substrings of
-// one shared copy of the source. A Value is valid as long as its Document
-// and, like the Document, safe for concurrent use.
+// one shared copy of the source once a decoding of the Document (Decode,
+// Generic …) has made it, and copies of their own before, so that reading
+// a few names of a large document does not copy all of it. A Value is
+// valid as long as its Document and, like the Document, safe for
+// concurrent use.
 type Value struct {
 	d *Document
 	i int32
@@ -62,7 +65,7 @@ func (v Value) Raw() []byte { return v.d.raw(v.i) }
 
 // Type reports the value's JSON type.
 func (v Value) Type() Type {
-	switch v.d.nodes[v.i].kind {
+	switch v.d.kind(v.i) {
 	case kObject:
 		return Object
 	case kArray:
@@ -78,19 +81,18 @@ func (v Value) Type() Type {
 }
 
 // Bool reports whether the value is true.
-func (v Value) Bool() bool { return v.d.nodes[v.i].kind == kTrue }
+func (v Value) Bool() bool { return v.d.kind(v.i) == kTrue }
 
 // Text is a string's decoded text or a number's text as written in the
 // source (valid JSON number syntax, which json.Number and big.Rat accept),
 // except that an inexact number's is its canonical form, the double it is
 // read as; "" for other types.
 func (v Value) Text() string {
-	n := v.d.nodes[v.i]
-	switch n.kind {
+	switch v.d.kind(v.i) {
 	case kString:
-		return v.d.strIn(v.d.textOf(v.i), v.i)
+		return v.d.strIn(v.d.readText(v.i), v.i)
 	case kNumber:
-		return v.d.numIn(v.d.textOf(v.i), v.i)
+		return v.d.numIn(v.d.readText(v.i), v.i)
 	}
 	return ""
 }
@@ -98,11 +100,10 @@ func (v Value) Text() string {
 // Len is the number of members of an object or elements of an array; 0
 // for other types.
 func (v Value) Len() int {
-	n := v.d.nodes[v.i]
-	if n.kind != kObject && n.kind != kArray {
+	if k := v.d.kind(v.i); k != kObject && k != kArray {
 		return 0
 	}
-	return v.d.count(n.first)
+	return v.d.count(v.i)
 }
 
 // Members yields an object's members in canonical order (by the UTF-16
@@ -110,12 +111,11 @@ func (v Value) Len() int {
 func (v Value) Members() iter.Seq2[string, Value] {
 	return func(yield func(string, Value) bool) {
 		d := v.d
-		if d.nodes[v.i].kind != kObject {
+		if d.kind(v.i) != kObject {
 			return
 		}
-		t := d.textOf(v.i)
-		for k := d.nodes[v.i].first; k >= 0; k = d.nodes[k].next {
-			if !yield(d.strIn(t, k), Value{d, k + 1}) {
+		for k := d.first(v.i); k >= 0; k = d.next(v.i, k) {
+			if !yield(d.strIn(d.readText(k), k), Value{d, k + 1}) {
 				return
 			}
 		}
@@ -126,11 +126,11 @@ func (v Value) Members() iter.Seq2[string, Value] {
 func (v Value) Elements() iter.Seq2[int, Value] {
 	return func(yield func(int, Value) bool) {
 		d := v.d
-		if d.nodes[v.i].kind != kArray {
+		if d.kind(v.i) != kArray {
 			return
 		}
 		j := 0
-		for e := d.nodes[v.i].first; e >= 0; e = d.nodes[e].next {
+		for e := d.first(v.i); e >= 0; e = d.next(v.i, e) {
 			if !yield(j, Value{d, e}) {
 				return
 			}
@@ -142,5 +142,5 @@ func (v Value) Elements() iter.Seq2[int, Value] {
 // Generic returns the value in the form Document.Generic gives the whole
 // document.
 func (v Value) Generic() any {
-	return v.d.generic(v.d.textOf(v.i), v.i, true, -1)
+	return v.d.generic(v.d.readText(v.i), v.i, true, -1)
 }

@@ -6,7 +6,7 @@ import (
 	"workbench/pkg/runs"
 )
 
-// Backend is everything the capability workbench UI asks of where
+// Backend is everything the capability palette asks of where
 // capabilities live: the catalog, descriptors, preflight, the governed
 // invoke, the approvals surface and the runs. Local serves it from this
 // process (the Governor); package capability/httpapi's Client serves it
@@ -30,12 +30,23 @@ type Backend interface {
 	runs.Source
 }
 
+// FileSource is a Backend that hands over the files its actions made
+// (Result.File): a run's tool_result event names the file, and File
+// returns it. Local is one; the document's HTTP contract has no such
+// route, so an HTTP backend is not.
+type FileSource interface {
+	File(ctx context.Context, run runs.RunID) (File, error)
+}
+
 // Local is the Backend of a Governor in this process.
 type Local struct {
 	*Governor
 }
 
-var _ Backend = Local{}
+var (
+	_ Backend    = Local{}
+	_ FileSource = Local{}
+)
 
 // Catalog lists the governed catalog.
 func (l Local) Catalog(ctx context.Context) (Listing, error) {

@@ -1,5 +1,5 @@
-// Package capability is the engine of the capability workbench
-// (spec/capability-workbench.txt, DESIGN §8): the catalog of every live
+// Package capability is the engine of the capability palette, the
+// capability workbench of spec/capability-workbench.txt (DESIGN §8): the catalog of every live
 // capability — each tool of each connected MCP server, the simulator's
 // tools and the workbench's own actions — and the one governed function
 // through which any of them runs.
@@ -111,6 +111,71 @@ type Capability struct {
 	// Missing names the preconditions that do not hold, e.g.
 	// "a stored skill", "an OpenRouter key".
 	Missing []string `json:"missing_preconditions,omitempty"`
+	// Actions lists the capability's actions when it has several (the
+	// document's "selected action" is one of them); empty, the capability
+	// is its one action, named Name, and Name, InputSchema, Effect and
+	// RenderHint above describe it. With several, those describe the
+	// first, and Act gives the capability as seen through another.
+	Actions []Action `json:"actions,omitempty"`
+}
+
+// Action is one action of a capability: what a proposal names as its
+// action, with the input schema its form is generated from, its side
+// effect (which decides whether it needs confirmation) and how its result
+// is best rendered.
+type Action struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+	Effect      policy.Effect   `json:"side_effect"`
+	RenderHint  string          `json:"render_hint,omitempty"`
+}
+
+// ActionList lists the capability's actions: Actions, or, for a
+// capability that is its one action, that action.
+func (c Capability) ActionList() []Action {
+	if len(c.Actions) > 0 {
+		return c.Actions
+	}
+	return []Action{{Name: c.Name, InputSchema: c.InputSchema, Effect: c.Effect, RenderHint: c.RenderHint}}
+}
+
+// Act returns the capability as seen through its action name: Name,
+// InputSchema, Effect and RenderHint are the action's (the description
+// too, when the action has one). An empty name is the capability's first
+// action. A name the capability does not have is an *ActionError.
+func (c Capability) Act(name string) (Capability, error) {
+	list := c.ActionList()
+	if name == "" {
+		name = list[0].Name
+	}
+	for _, a := range list {
+		if a.Name == name {
+			c.Name, c.InputSchema, c.Effect, c.RenderHint = a.Name, a.InputSchema, a.Effect, a.RenderHint
+			if a.Description != "" {
+				c.Description = a.Description
+			}
+			return c, nil
+		}
+	}
+	names := make([]string, len(list))
+	for i, a := range list {
+		names[i] = a.Name
+	}
+	return c, &ActionError{ID: c.ID, Action: name, Actions: names}
+}
+
+// ActionError is a proposal naming an action its capability does not
+// have.
+type ActionError struct {
+	ID      string
+	Action  string
+	Actions []string
+}
+
+func (e *ActionError) Error() string {
+	return fmt.Sprintf("capability %s has no action %q (its actions: %s)", e.ID, e.Action, strings.Join(e.Actions, ", "))
 }
 
 // NeedsConfirmation reports whether running c needs the user's explicit
@@ -131,6 +196,18 @@ type Result struct {
 	Value json.RawMessage `json:"result"`
 	// Text is a plain-text rendering, when the source gave one.
 	Text string `json:"text,omitempty"`
+	// File is a file the action made for the user to keep (an export's
+	// bundle). It is never recorded in the run's events, which are kept
+	// and shown: the backend that ran the action hands it over
+	// (FileSource), and the events name it.
+	File *File `json:"-"`
+}
+
+// File is a file an action made for the user to keep.
+type File struct {
+	Name      string `json:"name"`
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"-"`
 }
 
 // Provider lists, describes and invokes the capabilities of one source.

@@ -54,6 +54,10 @@ type Listing struct {
 	// with the reason. They hide nothing else: the other entries are
 	// listed.
 	Unusable []*EntryError
+	// Notes are what a backend's catalog says that the client will not
+	// do — an invoke contract that contradicts the document — for the
+	// user to see beside the list.
+	Notes []string
 }
 
 // EntryError is one catalog entry the client cannot use, and why.
@@ -149,6 +153,9 @@ type Index struct {
 
 type key struct {
 	name, title, id, source, desc string
+	// actions are the names of a capability's other actions, when it has
+	// several (name is its first).
+	actions []string
 }
 
 // NewIndex prepares caps for Filter. The slice is kept, not copied.
@@ -162,6 +169,9 @@ func NewIndex(caps []Capability) *Index {
 			source: strings.ToLower(c.Source),
 			desc:   strings.ToLower(c.Description),
 		}
+		for _, a := range c.Actions[min(1, len(c.Actions)):] {
+			ix.keys[i].actions = append(ix.keys[i].actions, strings.ToLower(a.Name))
+		}
 	}
 	return ix
 }
@@ -174,10 +184,11 @@ func (ix *Index) Capability(i int) Capability { return ix.caps[i] }
 
 // Filter returns the indexes of the capabilities matching query, best
 // first. Every whitespace-separated word of the query must occur (case
-// folded) in the name, title, id, source or description. A word counts
-// most when it is the whole name, then a prefix of the name or title,
-// then the start of a word in them, then anywhere in them, then in the
-// source, then in the description. Ties go to available before degraded
+// folded) in the name, title, id, source, description or the name of
+// another action. A word counts most when it is the whole name, then a
+// prefix of the name or title (or the whole name of another action), then
+// the start of a word in them, then anywhere in them, then in the source,
+// then in the description. Ties go to available before degraded
 // before unavailable, then to the title. An empty query matches all, in
 // availability and title order.
 func (ix *Index) Filter(query string) []int {
@@ -219,11 +230,12 @@ func score(k *key, w string) int {
 	switch {
 	case k.name == w:
 		return 100
-	case strings.HasPrefix(k.name, w) || strings.HasPrefix(k.title, w):
+	case strings.HasPrefix(k.name, w) || strings.HasPrefix(k.title, w) || slices.Contains(k.actions, w):
 		return 60
 	case wordStart(k.name, w) || wordStart(k.title, w):
 		return 40
-	case strings.Contains(k.name, w) || strings.Contains(k.title, w) || strings.Contains(k.id, w):
+	case strings.Contains(k.name, w) || strings.Contains(k.title, w) || strings.Contains(k.id, w) ||
+		slices.ContainsFunc(k.actions, func(a string) bool { return strings.Contains(a, w) }):
 		return 25
 	case strings.Contains(k.source, w):
 		return 10

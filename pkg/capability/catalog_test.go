@@ -114,6 +114,22 @@ func TestFilterRanking(t *testing.T) {
 	if !slices.Equal(got, []string{"files", "filesystem", "list_files"}) {
 		t.Errorf("ranking %v", got)
 	}
+	// A capability's other actions are found by name.
+	ix = NewIndex([]Capability{
+		{ID: "incidents", Name: "open", Title: "Incidents", Availability: Available,
+			Actions: []Action{{Name: "open"}, {Name: "resolve"}, {Name: "purge"}}},
+		{ID: "a:purge_cache", Name: "purge_cache", Title: "purge_cache", Availability: Available},
+	})
+	got = nil
+	for _, i := range ix.Filter("purge") {
+		got = append(got, ix.Capability(i).ID)
+	}
+	if !slices.Equal(got, []string{"incidents", "a:purge_cache"}) { // equal scores: by title
+		t.Errorf("by action name: %v", got)
+	}
+	if got := ix.Filter("resolv"); len(got) != 1 || ix.Capability(got[0]).ID != "incidents" {
+		t.Errorf("by part of an action name: %v", got)
+	}
 }
 
 // catalog500 is 500 capabilities shaped like real tool lists: names,

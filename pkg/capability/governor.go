@@ -18,13 +18,15 @@ import (
 	"workbench/pkg/skill"
 )
 
-// Proposal is one request to run a capability: the action, its inputs
-// and the selected target. Confirmed is the user's explicit confirmation
-// of a mutating or unknown-effect action. ApprovalID, RunID and SessionID
-// are set only when resuming an approved action, to the values the
+// Proposal is one request to run a capability: the capability, the
+// action (its name; empty for a capability's only action), its inputs and
+// the selected target. Confirmed is the user's explicit confirmation of a
+// mutating or unknown-effect action. ApprovalID, RunID and SessionID are
+// set only when resuming an approved action, to the values the
 // approval_required answer bound (see Pending).
 type Proposal struct {
 	CapabilityID string          `json:"capability_id"`
+	Action       string          `json:"action,omitempty"`
 	Input        json.RawMessage `json:"inputs,omitempty"`
 	Target       string          `json:"target,omitempty"`
 	Confirmed    bool            `json:"confirmed,omitempty"`
@@ -33,12 +35,12 @@ type Proposal struct {
 	SessionID    runs.SessionID  `json:"session_id,omitempty"`
 }
 
-// Same reports whether q proposes exactly what p does: the same action,
-// the same inputs (compared in canonical form, so member order and
-// spacing do not matter) and the same target. Confirmation and the
-// resume fields are not compared.
+// Same reports whether q proposes exactly what p does: the same
+// capability and action, the same inputs (compared in canonical form, so
+// member order and spacing do not matter) and the same target.
+// Confirmation and the resume fields are not compared.
 func (p Proposal) Same(q Proposal) bool {
-	if p.CapabilityID != q.CapabilityID || p.Target != q.Target {
+	if p.CapabilityID != q.CapabilityID || p.Action != q.Action || p.Target != q.Target {
 		return false
 	}
 	a, errA := canonical(p.Input)
@@ -128,11 +130,6 @@ const (
 	ApprovalDiscarded = "discarded"
 )
 
-// RequesterMayGrant reports whether the user who requested an approval
-// may grant it from the dialog they requested it in: not for a
-// destructive action, which another surface (or another person) grants.
-func RequesterMayGrant(effect policy.Effect) bool { return effect != policy.EffectDestructive }
-
 // Approval is an action the policy would run only with the user's
 // explicit approval. It binds the exact proposal: a resume must carry the
 // same action, inputs, target, approval id, run id and session id, and
@@ -140,6 +137,7 @@ func RequesterMayGrant(effect policy.Effect) bool { return effect != policy.Effe
 type Approval struct {
 	ID           string              `json:"approval_id"`
 	CapabilityID string              `json:"capability_id"`
+	Action       string              `json:"action,omitempty"`
 	Title        string              `json:"title"`
 	Effect       policy.Effect       `json:"side_effect"`
 	Input        json.RawMessage     `json:"inputs"`
@@ -198,8 +196,14 @@ type Governor struct {
 	approvals map[string]*Approval
 	order     []string
 	cancels   map[runs.RunID]context.CancelFunc
+	files     map[runs.RunID]File // the files the newest runs made (keptFiles of them)
+	fileOrder []runs.RunID
 	wg        sync.WaitGroup
 }
+
+// keptFiles bounds the files a Governor keeps for the UI to fetch: those
+// of the newest runs that made one.
+const keptFiles = 8
 
 // NewGovernor returns a Governor over the catalog. Dispatched actions run
 // under ctx: ending it cancels them.
@@ -221,7 +225,7 @@ func NewGovernor(ctx context.Context, c *Catalog, o GovernorOptions) *Governor {
 		o.Now = time.Now
 	}
 	return &Governor{catalog: c, engine: o.Engine, auth: auth, log: o.Log, opt: o, base: ctx, secrets: redact.NewDetector(),
-		approvals: map[string]*Approval{}, cancels: map[runs.RunID]context.CancelFunc{}}
+		approvals: map[string]*Approval{}, cancels: map[runs.RunID]context.CancelFunc{}, files: map[runs.RunID]File{}}
 }
 
 // Catalog is the governed catalog.
@@ -278,9 +282,11 @@ type Preview struct {
 // Preflight previews the proposal with the local policy engine: the
 // refreshed descriptor, the decision and its reason, whether approval is
 // required, the side effect, and the input's problems. It takes only the
-// action, the inputs and the target; there is no identity in it.
+// action, the inputs and the target; there is no identity in it. An
+// action the capability does not have is refused (*RefusedError,
+// invalid).
 func (g *Governor) Preflight(ctx context.Context, p Proposal) (Preview, error) {
-	c, err := g.catalog.Describe(ctx, p.CapabilityID)
+	c, err := g.describe(ctx, p)
 	if err != nil {
 		return Preview{}, fmt.Errorf("preflight %s: %w", p.CapabilityID, err)
 	}
@@ -321,7 +327,7 @@ func (g *Governor) Preflight(ctx context.Context, p Proposal) (Preview, error) {
 // A resume whose proposal differs from the approved one in any way
 // discards the approval (its run is cancelled) and is refused.
 func (g *Governor) Invoke(ctx context.Context, p Proposal) (Receipt, error) {
-	c, err := g.catalog.Describe(ctx, p.CapabilityID)
+	c, err := g.describe(ctx, p)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("invoke %s: %w", p.CapabilityID, err)
 	}
@@ -397,6 +403,21 @@ func (g *Governor) Invoke(ctx context.Context, p Proposal) (Receipt, error) {
 	}
 }
 
+// describe refreshes the proposal's capability as seen through its
+// action; an action it does not have is refused as invalid.
+func (g *Governor) describe(ctx context.Context, p Proposal) (Capability, error) {
+	c, err := g.catalog.Describe(ctx, p.CapabilityID)
+	if err != nil {
+		return Capability{}, err
+	}
+	c, err = c.Act(p.Action)
+	var ae *ActionError
+	if errors.As(err, &ae) {
+		return Capability{}, &RefusedError{Code: RefusedInvalid, CapabilityID: c.ID, Reason: ae.Error()}
+	}
+	return c, err
+}
+
 // claim checks a resume against its approval. Only a granted approval of
 // exactly this proposal passes; any difference discards the approval.
 func (g *Governor) claim(p Proposal) (*Approval, error) {
@@ -415,7 +436,7 @@ func (g *Governor) claim(p Proposal) (*Approval, error) {
 	if !ok {
 		return nil, refuse(RefusedApprovalUnknown, fmt.Sprintf("no approval %q", p.ApprovalID))
 	}
-	bound := Proposal{CapabilityID: ap.CapabilityID, Input: ap.Input, Target: ap.Target}
+	bound := Proposal{CapabilityID: ap.CapabilityID, Action: ap.Action, Input: ap.Input, Target: ap.Target}
 	if !bound.Same(p) || p.RunID != ap.RunID || p.SessionID != ap.SessionID {
 		if ap.State == ApprovalPending || ap.State == ApprovalGranted {
 			ap.State, ap.DecidedAt = ApprovalDiscarded, skill.Timestamp(g.opt.Now())
@@ -467,7 +488,7 @@ func (g *Governor) pend(c Capability, p Proposal, run runs.Run, a skill.Authoriz
 	}
 	g.mu.Lock()
 	ap := &Approval{
-		ID: g.opt.NewID(), CapabilityID: c.ID, Title: c.Title, Effect: c.Effect,
+		ID: g.opt.NewID(), CapabilityID: c.ID, Action: p.Action, Title: c.Title, Effect: c.Effect,
 		Input: in, Target: p.Target, RunID: run.ID, SessionID: run.SessionID,
 		Decision: a, State: ApprovalPending, RequestedAt: skill.Timestamp(g.opt.Now()),
 	}
@@ -600,8 +621,13 @@ func (g *Governor) dispatch(run runs.RunID, c Capability, p Proposal) {
 			if len(value) == 0 {
 				value = json.RawMessage("null")
 			}
-			g.log.Emit(run, runs.EventToolResult, map[string]any{
-				"status": status, "result": value, "text": text, "render_hint": c.RenderHint})
+			data := map[string]any{"status": status, "result": value, "text": text, "render_hint": c.RenderHint}
+			if f := res.File; f != nil {
+				// The file is kept for the UI to fetch; the event names it.
+				g.keepFile(run, *f)
+				data["file"] = map[string]any{"name": f.Name, "media_type": f.MediaType, "bytes": len(f.Data)}
+			}
+			g.log.Emit(run, runs.EventToolResult, data)
 			if res.IsError {
 				g.log.Fail(run, errors.New("the action reported an error: "+firstLine(text)))
 			} else {
@@ -609,6 +635,45 @@ func (g *Governor) dispatch(run runs.RunID, c Capability, p Proposal) {
 			}
 		}
 	})
+}
+
+// keepFile keeps the file a run made, dropping the oldest kept one
+// beyond keptFiles.
+func (g *Governor) keepFile(run runs.RunID, f File) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.files[run]; !ok {
+		g.fileOrder = append(g.fileOrder, run)
+	}
+	g.files[run] = f
+	for len(g.fileOrder) > keptFiles {
+		delete(g.files, g.fileOrder[0])
+		g.fileOrder = g.fileOrder[1:]
+	}
+}
+
+// File returns the file the run made (its tool_result event names it),
+// while it is one of the newest keptFiles; an older one is gone, and so
+// is the file of a run that made none: *FileGoneError.
+func (g *Governor) File(ctx context.Context, run runs.RunID) (File, error) {
+	if err := ctx.Err(); err != nil {
+		return File{}, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f, ok := g.files[run]
+	if !ok {
+		return File{}, &FileGoneError{Run: run}
+	}
+	return f, nil
+}
+
+// FileGoneError is a run whose file is not kept: it made none, or newer
+// runs' files took its place.
+type FileGoneError struct{ Run runs.RunID }
+
+func (e *FileGoneError) Error() string {
+	return fmt.Sprintf("run %s: its file is no longer kept (only the newest %d runs' files are); run the action again", e.Run, keptFiles)
 }
 
 // kindOf is the kind of run an invocation of c is: the workbench's
@@ -634,51 +699,4 @@ func firstLine(s string) string {
 		s = s[:200] + "…"
 	}
 	return s
-}
-
-// Pending is the client's side of an approval: the proposal that was
-// answered approval_required and the answer. The UI labels it "Request
-// approval" until granted, then offers "Resume approved action".
-type Pending struct {
-	Proposal Proposal
-	Receipt  Receipt
-}
-
-// Edited reports whether q differs from the pending proposal; the UI then
-// drops the pending state, because an edited proposal needs its own
-// approval.
-func (p Pending) Edited(q Proposal) bool { return !p.Proposal.Same(q) }
-
-// Resume is the exact proposal to resubmit after approval: the same
-// action, inputs and target, with the approval id and the run and session
-// ids the answer bound.
-func (p Pending) Resume() Proposal {
-	q := p.Proposal
-	q.ApprovalID, q.RunID, q.SessionID = p.Receipt.ApprovalID, p.Receipt.RunID, p.Receipt.SessionID
-	return q
-}
-
-// ResumeOutcome reads the backend's answer to a re-submitted pending
-// proposal (Pending.Resume), which is the truth about its approval when
-// the backend offers no approvals list: ApprovalGranted when the action
-// now runs (or ran), ApprovalPending when it still waits (an
-// approval_required answer, or a refusal coded approval_pending),
-// ApprovalDenied when the approval or the action was denied, and "" for
-// any other answer: the pending state is gone and approval must be
-// requested again (err says why).
-func ResumeOutcome(rc Receipt, err error) string {
-	var re *RefusedError
-	switch {
-	case errors.As(err, &re) && re.Code == RefusedApprovalPending:
-		return ApprovalPending
-	case errors.As(err, &re) && (re.Code == RefusedApprovalDenied || re.Code == RefusedDenied):
-		return ApprovalDenied
-	case err != nil:
-		return ""
-	case rc.Status == StatusApprovalRequired:
-		return ApprovalPending
-	case rc.Status == StatusRunning || rc.Synchronous():
-		return ApprovalGranted
-	}
-	return ""
 }

@@ -192,25 +192,45 @@ func maskValue(d *redact.Detector, v any, n *int) any {
 }
 
 // rowsOf finds a table's rows: the payload itself when it is an array,
-// or the array in its only array-valued member "rows", "items" or
-// "results".
-func rowsOf(payload any) ([]any, error) {
+// or the array in its member "rows", "items" or "results"; and the
+// columns the payload names in "columns", if any.
+func rowsOf(payload any) (rows []any, columns []any, err error) {
 	switch p := payload.(type) {
 	case []any:
-		return p, nil
+		return p, nil, nil
 	case map[string]any:
+		columns, _ = p["columns"].([]any)
 		for _, k := range []string{"rows", "items", "results"} {
 			if a, ok := p[k].([]any); ok {
-				return a, nil
+				return a, columns, nil
 			}
 		}
-		return nil, fmt.Errorf("an object without a rows, items or results array")
+		return nil, nil, fmt.Errorf("an object without a rows, items or results array")
 	}
-	return nil, fmt.Errorf("neither an array nor an object with rows")
+	return nil, nil, fmt.Errorf("neither an array nor an object with rows")
 }
 
+// columnName reads a column of a "columns" list: a string, or an object
+// naming it (name, key, title, label or id).
+func columnName(c any) (string, bool) {
+	switch x := c.(type) {
+	case string:
+		return x, true
+	case map[string]any:
+		for _, k := range []string{"name", "key", "title", "label", "id"} {
+			if s, ok := x[k].(string); ok && s != "" {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// renderTable draws rows that are objects (their members are the
+// columns, in the order a "columns" list gives, else sorted), or rows
+// that are arrays of cells under a "columns" list.
 func renderTable(payload any, v *View) error {
-	rows, err := rowsOf(payload)
+	rows, columns, err := rowsOf(payload)
 	if err != nil {
 		return err
 	}
@@ -218,11 +238,42 @@ func renderTable(payload any, v *View) error {
 		return fmt.Errorf("no rows")
 	}
 	t := &Table{}
+	for i, c := range columns {
+		name, ok := columnName(c)
+		if !ok {
+			return fmt.Errorf("columns/%d is neither a name nor an object with one", i)
+		}
+		t.Columns = append(t.Columns, name)
+	}
+	if _, arrays := rows[0].([]any); arrays {
+		if len(t.Columns) == 0 {
+			return fmt.Errorf("rows are arrays, but no columns list names their cells")
+		}
+		for i, r := range rows {
+			cells, ok := r.([]any)
+			if !ok {
+				return fmt.Errorf("row %d is not an array like row 0", i)
+			}
+			if len(cells) != len(t.Columns) {
+				return fmt.Errorf("row %d has %d cells for %d columns", i, len(cells), len(t.Columns))
+			}
+			out := make([]string, len(cells))
+			for j, c := range cells {
+				out[j] = cellText(c)
+			}
+			t.Rows = append(t.Rows, out)
+		}
+		v.Table = t
+		return nil
+	}
 	seen := map[string]bool{}
+	for _, c := range t.Columns {
+		seen[c] = true
+	}
 	for i, r := range rows {
 		m, ok := r.(map[string]any)
 		if !ok {
-			return fmt.Errorf("row %d is not an object", i)
+			return fmt.Errorf("row %d is not an object like row 0", i)
 		}
 		keys := make([]string, 0, len(m))
 		for k := range m {

@@ -19,6 +19,11 @@ func TestRegistryRenderAndFallback(t *testing.T) {
 		{"table of rows", HintTable, `[{"a":1,"b":"x"},{"a":2,"c":true}]`, HintTable, "", ""},
 		{"table in rows member", HintTable, `{"rows":[{"model":"m"}]}`, HintTable, "", ""},
 		{"table of scalars", HintTable, `[1,2]`, HintJSON, "row 0 is not an object", ""},
+		{"rows as arrays under columns", HintTable, `{"columns":["time","level"],"rows":[["09:00","warn"],["09:01","error"]]}`, HintTable, "", ""},
+		{"columns as objects", HintTable, `{"columns":[{"name":"time"},{"key":"level"}],"rows":[["09:00","warn"]]}`, HintTable, "", ""},
+		{"arrays without columns", HintTable, `{"rows":[["a","b"]]}`, HintJSON, "no columns list", ""},
+		{"a short row", HintTable, `{"columns":["a","b"],"rows":[["x","y"],["z"]]}`, HintJSON, "row 1 has 1 cells for 2 columns", ""},
+		{"mixed rows", HintTable, `{"columns":["a"],"rows":[["x"],{"a":"y"}]}`, HintJSON, "row 1 is not an array", ""},
 		{"empty table", HintTable, `[]`, HintJSON, "no rows", ""},
 		{"evidence", HintEvidence, `{"verdict":"pass","re_verified":{"proof_gates":[{"id":"gate.authority","verdict":"pass"}]}}`, HintEvidence, "", ""},
 		{"evidence without verdict", HintEvidence, `{"gates":[]}`, HintJSON, "no verdict", ""},
@@ -51,6 +56,15 @@ func TestRegistryRenderAndFallback(t *testing.T) {
 	v := reg.Render(HintTable, json.RawMessage(`[{"a":1,"b":"x"},{"a":2,"c":true}]`))
 	if strings.Join(v.Table.Columns, ",") != "a,b,c" || strings.Join(v.Table.Rows[1], ",") != "2,,true" {
 		t.Errorf("table %+v", v.Table)
+	}
+	v = reg.Render(HintTable, json.RawMessage(`{"status":"ok","result":{"columns":["time","level","n"],"rows":[["09:00","warn",3],["09:01","error",null]]}}`))
+	if strings.Join(v.Table.Columns, ",") != "time,level,n" || strings.Join(v.Table.Rows[0], ",") != "09:00,warn,3" || strings.Join(v.Table.Rows[1], ",") != "09:01,error,null" {
+		t.Errorf("rows as arrays: %+v", v.Table)
+	}
+	// A columns list orders object rows; members it does not name follow.
+	v = reg.Render(HintTable, json.RawMessage(`{"columns":["z","a"],"rows":[{"a":1,"z":2,"m":3}]}`))
+	if strings.Join(v.Table.Columns, ",") != "z,a,m" || strings.Join(v.Table.Rows[0], ",") != "2,1,3" {
+		t.Errorf("object rows under columns: %+v", v.Table)
 	}
 }
 

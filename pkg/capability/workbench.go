@@ -288,11 +288,15 @@ func (w *Workbench) Invoke(ctx context.Context, id string, input json.RawMessage
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", name, err)
 	}
+	var file *File
+	if e, ok := v.(exported); ok {
+		v, file = e.summary, &e.file
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: result: %w", name, err)
 	}
-	return Result{Value: raw}, nil
+	return Result{Value: raw, File: file}, nil
 }
 
 func decode(input json.RawMessage, v any) error {
@@ -363,13 +367,20 @@ func (w *Workbench) export(ctx context.Context, input json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	// The file itself is offered by the export dialog; the run records
-	// what was prepared, never the bytes.
-	return map[string]any{
+	// The run records what was prepared; the bytes go with the result
+	// as its file, which the backend hands to the UI to download.
+	return exported{summary: map[string]any{
 		"filename": f.Name, "profile": f.Profile, "content_hash": f.ContentHash,
 		"bytes": len(f.Data), "redaction": f.Redaction, "verdict": f.Report.Verdict,
 		"re_verified": f.Report.Derived,
-	}, nil
+	}, file: File{Name: f.Name, MediaType: "application/json", Data: f.Data}}, nil
+}
+
+// exported is the export action's answer: what the run records, and the
+// file it made.
+type exported struct {
+	summary map[string]any
+	file    File
 }
 
 // replay runs the replay flow on a stored skill and saves the new version.

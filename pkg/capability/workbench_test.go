@@ -3,6 +3,7 @@ package capability
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"slices"
@@ -122,9 +123,34 @@ func TestWorkbenchActions(t *testing.T) {
 		t.Errorf("verify result view: renderer %s fallback %q", v.Renderer, v.Fallback)
 	}
 
-	res = r.run(t, Proposal{CapabilityID: "workbench:export", Input: sid})
-	if out := res["result"].(map[string]any); !strings.HasSuffix(out["filename"].(string), ".skill.json") || out["profile"] != "transcript_pii" {
+	// The export's run names its file, which the Governor hands over: the
+	// bytes verify, and they are not in the run's events.
+	rc, err := r.gov.Invoke(ctx, Proposal{CapabilityID: "workbench:export", Input: sid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := r.events(t, rc.RunID)
+	res = last(es, runs.EventToolResult)
+	out = res["result"].(map[string]any)
+	if !strings.HasSuffix(out["filename"].(string), ".skill.json") || out["profile"] != "transcript_pii" {
 		t.Errorf("export: %v", out)
+	}
+	named, _ := res["file"].(map[string]any)
+	f, err := r.gov.File(ctx, rc.RunID)
+	if err != nil || named["name"] != f.Name || f.Name != out["filename"] || named["bytes"] != float64(len(f.Data)) || f.MediaType != "application/json" {
+		t.Fatalf("export file: %v, named %v, kept %q (%d bytes)", err, named, f.Name, len(f.Data))
+	}
+	if rep, err := r.wb.Verifier.Bytes(f.Data); err != nil || rep.Verdict == "" || rep.Verdict == "fail" {
+		t.Errorf("the exported file: %v %+v", err, rep)
+	}
+	for _, e := range es {
+		if strings.Contains(string(e.Data), `"bundle_version"`) {
+			t.Errorf("the bundle's bytes are in the run's %s event", e.Type)
+		}
+	}
+	var gone *FileGoneError
+	if _, err := r.gov.File(ctx, "run-without-file"); !errors.As(err, &gone) {
+		t.Errorf("the file of a run that made none: %v", err)
 	}
 
 	before, err := r.wb.Store.Skill(ctx, skillID)

@@ -18,10 +18,10 @@ import (
 
 // Unreadable replies, however they are unreadable.
 var (
-	garbage   = openroutertest.Malformed("<html>502 Bad Gateway</html>")
-	truncated = openroutertest.Malformed(`{"id":"gen-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"I will open the pa`)
-	oversized = openroutertest.Malformed(`{"id":"` + strings.Repeat("x", openrouter.MaxResponseBytes) + `"}`)
-	badArgs   = openroutertest.ToolCallRaw("browser_navigate", `{"url": `)
+	garbage    = openroutertest.Malformed("<html>502 Bad Gateway</html>")
+	brokenJSON = openroutertest.Malformed(`{"id":"gen-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"I will open the pa"ge"}}]}`)
+	oversized  = openroutertest.Malformed(`{"id":"` + strings.Repeat("x", openrouter.MaxResponseBytes) + `"}`)
+	badArgs    = openroutertest.ToolCallRaw("browser_navigate", `{"url": `)
 )
 
 var navigate = openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://docs.workbench.test/getting-started"})
@@ -66,7 +66,7 @@ func TestUnreadableRepliesStopTheRun(t *testing.T) {
 		want string // in the last reply's reason
 	}{
 		{"garbage", garbage, "not a chat completion"},
-		{"truncated", truncated, "not a chat completion"},
+		{"broken", brokenJSON, "not a chat completion"},
 		{"oversized", oversized, "larger than"},
 		{"arguments not JSON", badArgs, "not valid JSON"},
 	} {
@@ -96,7 +96,7 @@ func TestUnreadableRepliesStopTheRun(t *testing.T) {
 // A model whose replies turn readable again within the bound goes on, and
 // a readable reply starts the count afresh.
 func TestUnreadableRepliesWithinTheBound(t *testing.T) {
-	res, _ := demo(t, garbage, oversized, navigate, truncated, badArgs, openroutertest.Answer("Getting started"))
+	res, _ := demo(t, garbage, oversized, navigate, brokenJSON, badArgs, openroutertest.Answer("Getting started"))
 	if res.Stopped != demonstrate.StopAnswer || len(res.Trace.Edges) != 1 {
 		t.Fatalf("stopped %s with %d edges (%v), want an answer after one edge", res.Stopped, len(res.Trace.Edges), res.Err)
 	}
@@ -108,5 +108,34 @@ func TestUnreadableRepliesWithinTheBound(t *testing.T) {
 	}
 	if notes != 4 {
 		t.Errorf("the model was told of %d unreadable replies, want 4", notes)
+	}
+}
+
+// A reply cut off on the way is not an unreadable one: the run stops at
+// that step with the cut named, the model is not asked again, and the
+// recording up to it is kept. Whether the connection broke off or the
+// JSON ended early (as a host that cannot break a body off passes it on).
+func TestCutReplyStopsTheRun(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cut  openroutertest.Step
+		want string
+	}{
+		{"broken off", openroutertest.CutOff(openroutertest.Answer("Getting started"), 50), "the connection broke off"},
+		{"ended early", openroutertest.Malformed(`{"id":"gen-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis`), "the JSON ends before its end"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, or := demo(t, navigate, tt.cut, openroutertest.Answer("asked again"))
+			var ce *openrouter.CutError
+			if res.Stopped != demonstrate.StopError || !errors.As(res.Err, &ce) || !strings.Contains(res.Err.Error(), tt.want) {
+				t.Fatalf("stopped %s (%v), want %s with a CutError saying %q", res.Stopped, res.Err, demonstrate.StopError, tt.want)
+			}
+			if len(res.Trace.Edges) != 1 || res.Answer != "" {
+				t.Errorf("%d edges, answer %q; want the one edge before the cut and no answer", len(res.Trace.Edges), res.Answer)
+			}
+			if n := len(or.ChatRequests("test/model")); n != 2 {
+				t.Errorf("%d requests, want 2: the model is not asked again", n)
+			}
+		})
 	}
 }

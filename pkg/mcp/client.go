@@ -4,13 +4,15 @@
 // the browser's fetch, package fetch), so it depends on the standard
 // library and package fetch only.
 //
-// Dial first tries the stateless revision 2026-07-28 (server/discover);
-// a server that refuses it (an HTTP error status such as 400, a JSON-RPC
-// error, or no 2026-07-28 among its supported versions) gets the
-// 2025-11-25 handshake instead (initialize, then
-// notifications/initialized). Options.ProtocolVersion pins one of the
-// two; Options.Revisions lets later dials of an endpoint skip the probe
-// once it has been refused (see Revisions). The Client then lists and
+// Dial starts with the 2025-11-25 handshake (initialize, then
+// notifications/initialized), which every server in use speaks; a server
+// that refuses it (an HTTP error status, a JSON-RPC error, a malformed
+// result) is asked for the sessionless revision 2026-07-28
+// (server/discover) instead. A first dial therefore sends no request a
+// common server refuses (in the browser each refusal is a console
+// error). Options.ProtocolVersion pins one of the two; Options.Revisions
+// lets later dials of a sessionless-only server discover it at once (see
+// Revisions). The Client then lists and
 // calls tools. Under 2025-11-25 the client guarantees, per the transport
 // specification:
 //
@@ -20,8 +22,9 @@
 //   - a response may be one JSON message or an SSE stream; a stream is read
 //     with a real SSE parser (package sse), may carry progress
 //     notifications and server-to-client requests before the response, and
-//     when it ends early after event IDs were sent it is resumed with GET
-//     and Last-Event-ID;
+//     when it ends or breaks off early after event IDs were sent it is
+//     resumed with GET and Last-Event-ID; one that cannot be resumed is an
+//     error wrapping ErrStreamEnded, never a result;
 //   - server-to-client requests are answered: ping with an empty result,
 //     anything else with JSON-RPC error -32601 (the client declares no
 //     capabilities);
@@ -73,7 +76,8 @@ import (
 const (
 	// ProtocolVersion is the revision asked for in initialize.
 	ProtocolVersion = "2025-11-25"
-	// StatelessProtocolVersion is the sessionless revision tried first.
+	// StatelessProtocolVersion is the sessionless revision, tried when a
+	// server refuses the session handshake.
 	StatelessProtocolVersion = "2026-07-28"
 )
 
@@ -131,8 +135,9 @@ type Options struct {
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
 	// ProtocolVersion pins the revision: ProtocolVersion (2025-11-25, no
-	// server/discover probe) or StatelessProtocolVersion (2026-07-28, no
-	// fallback). Empty tries 2026-07-28 and falls back.
+	// server/discover after a refused handshake) or
+	// StatelessProtocolVersion (2026-07-28, no handshake). Empty starts
+	// with 2025-11-25 and falls back to 2026-07-28.
 	ProtocolVersion string
 	// Revisions, if not nil, remembers per endpoint the revision Dial
 	// negotiated; a later Dial of the endpoint with the same Revisions
@@ -180,8 +185,8 @@ type Client struct {
 
 // Dial connects to the MCP server at endpoint (an http or https URL) and
 // performs the handshake. opts may be nil. With Options.Revisions, a
-// server remembered as speaking a session revision gets initialize
-// without the server/discover probe first.
+// server remembered as speaking only the sessionless revision is
+// discovered without the handshake it refused.
 func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -223,45 +228,47 @@ func Dial(ctx context.Context, endpoint string, opts *Options) (*Client, error) 
 		memo = nil // a pinned revision says nothing about the server's choice
 	}
 	remembered := memo.Revision(endpoint)
-	if supportedVersion(remembered) {
-		// The server spoke a session revision before: no probe.
-		err := c.initialize(ctx)
-		if err == nil {
-			memo.remember(endpoint, c.version)
-			return c, nil
-		}
-		if !legacyServer(err) {
-			return nil, err
-		}
-		// The server answered but refused the handshake it accepted
-		// before: it changed. Negotiate as if nothing were remembered.
-		memo.forget(endpoint, remembered)
-		c.mu.Lock()
-		c.session, c.version, c.stateless, c.server = "", "", false, ServerInfo{}
-		c.mu.Unlock()
-	}
-	if opts.ProtocolVersion != ProtocolVersion {
+	if opts.ProtocolVersion == StatelessProtocolVersion || remembered == StatelessProtocolVersion {
+		// Pinned to, or remembered as speaking, the sessionless
+		// revision: its description is its handshake.
 		ok, err := c.discover(ctx)
-		if remembered == StatelessProtocolVersion && (!ok && (err == nil || legacyServer(err))) {
-			memo.forget(endpoint, remembered) // the server no longer speaks it
-		}
-		if err != nil && (opts.ProtocolVersion == StatelessProtocolVersion || !legacyServer(err)) {
-			return nil, err
-		}
-		if ok {
+		switch {
+		case ok:
 			memo.remember(endpoint, StatelessProtocolVersion)
 			return c, nil
-		}
-		if opts.ProtocolVersion == StatelessProtocolVersion {
+		case opts.ProtocolVersion == StatelessProtocolVersion && err != nil:
+			return nil, err
+		case opts.ProtocolVersion == StatelessProtocolVersion:
 			return nil, &ProtocolError{Op: "server/discover", Where: "server/discover result",
 				Err: fmt.Errorf("server does not list %s among its supported versions", StatelessProtocolVersion)}
+		case err != nil && !legacyServer(err):
+			return nil, err
 		}
+		memo.forget(endpoint, remembered) // the server no longer speaks it
 	}
-	if err := c.initialize(ctx); err != nil {
+	// The session revision's handshake first: every server in use today
+	// speaks it, so a first dial makes no request a server refuses (in
+	// the browser each refusal is a console error).
+	err = c.initialize(ctx)
+	if err == nil {
+		memo.remember(endpoint, c.version)
+		return c, nil
+	}
+	if opts.ProtocolVersion == ProtocolVersion || remembered == StatelessProtocolVersion || !legacyServer(err) {
 		return nil, err
 	}
-	memo.remember(endpoint, c.version)
-	return c, nil
+	// The server refused the handshake: one that speaks only the
+	// sessionless revision does.
+	memo.forget(endpoint, remembered)
+	c.mu.Lock()
+	c.session, c.version, c.stateless, c.server = "", "", false, ServerInfo{}
+	c.mu.Unlock()
+	if ok, derr := c.discover(ctx); ok && derr == nil {
+		memo.remember(endpoint, StatelessProtocolVersion)
+		return c, nil
+	}
+	// Neither revision: the handshake's refusal says what went wrong.
+	return nil, err
 }
 
 // discover asks for the server's description with the stateless revision's
@@ -476,6 +483,11 @@ func parseMessage(data []byte) (*wireMessage, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
+			if se.Offset == int64(len(data)) && strings.Contains(se.Error(), "unexpected end") {
+				// A beginning of JSON, not JSON gone wrong: the body was
+				// cut (a host that cannot break a body off ends it).
+				return nil, fmt.Errorf("the JSON ends after %d bytes, before its end: the body was cut: %w", len(data), err)
+			}
 			return nil, fmt.Errorf("invalid JSON at byte %d: %w", se.Offset, err)
 		}
 		return nil, err
@@ -807,7 +819,7 @@ func (c *Client) readJSON(op string, id int64, body io.Reader) (json.RawMessage,
 		if errors.Is(err, errTooLarge) {
 			return nil, err
 		}
-		return nil, &ProtocolError{Op: op, Where: fmt.Sprintf("response body after %d bytes", len(data)), Err: err}
+		return nil, &ProtocolError{Op: op, Where: fmt.Sprintf("response body, broken off after %d bytes", len(data)), Err: err}
 	}
 	m, err := parseMessage(data)
 	if err != nil {
@@ -859,14 +871,21 @@ func (c *Client) readStream(ctx context.Context, op string, id int64, body io.Re
 			}
 			lastID, retry = sr.LastEventID(), max(retry, sr.Retry())
 			where := fmt.Sprintf("SSE stream after %d events", events)
-			if err == io.ErrUnexpectedEOF {
+			// A stream that breaks off (a read error: a reset, a
+			// connection closed inside the chunked encoding, the
+			// browser's "network error") has ended as surely as one that
+			// ends: both are resumed, and both end in ErrStreamEnded,
+			// saying which.
+			ended := ErrStreamEnded
+			switch {
+			case err == io.ErrUnexpectedEOF:
 				where += ", inside an unfinished event"
-			}
-			if err != io.EOF && err != io.ErrUnexpectedEOF {
-				return nil, &ProtocolError{Op: op, Where: where, Err: err}
+			case err != io.EOF:
+				where += ", broken off"
+				ended = fmt.Errorf("%w (%v)", ErrStreamEnded, err)
 			}
 			if lastID == "" || resumes == maxResumes {
-				return nil, &ProtocolError{Op: op, Where: where, Err: ErrStreamEnded}
+				return nil, &ProtocolError{Op: op, Where: where, Err: ended}
 			}
 			resumes++
 			next, rerr := c.resume(ctx, lastID, retry, w)

@@ -84,8 +84,9 @@ func (e *ProtocolError) Error() string {
 func (e *ProtocolError) Unwrap() error { return e.Err }
 
 // ErrStreamEnded is wrapped in the ProtocolError returned when an SSE
-// response stream ends (and cannot be resumed) before it carries the
-// response.
+// response stream ends or breaks off (and cannot be resumed) before it
+// carries the response. Where says how far it got ("SSE stream after 2
+// events, broken off"); a read error that broke it off is in the text.
 var ErrStreamEnded = errors.New("stream ended before the response")
 
 // TooLargeError means the answer to one request (the whole JSON body, or

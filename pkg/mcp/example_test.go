@@ -80,9 +80,10 @@ func Example() {
 	// tool error: false
 }
 
-// One memo for all the dials a program (in the browser: a page) makes:
-// a server that refused the stateless revision's server/discover gets
-// initialize at once from the second dial on.
+// One memo for all the dials a program (in the browser: a page) makes: it
+// remembers which revision each server spoke, so that a server that
+// speaks only the sessionless revision is discovered at once from the
+// second dial on, without the handshake it refuses.
 func ExampleRevisions() {
 	srv := exampleServer()
 	defer srv.Close()

@@ -215,7 +215,7 @@ func TestSessionLostMidRun(t *testing.T) {
 	for _, m := range f.received() {
 		methods = append(methods, m.Method+"@"+m.Session)
 	}
-	want := "server/discover@,initialize@,notifications/initialized@s1,tools/call@s1,tools/call@s1,initialize@,notifications/initialized@s2,tools/call@s2"
+	want := "initialize@,notifications/initialized@s1,tools/call@s1,tools/call@s1,initialize@,notifications/initialized@s2,tools/call@s2"
 	if strings.Join(methods, ",") != want {
 		t.Errorf("server saw %s\nwant        %s", strings.Join(methods, ","), want)
 	}
@@ -276,6 +276,7 @@ func TestMalformedSSE(t *testing.T) {
 func TestMalformedJSON(t *testing.T) {
 	tests := []struct{ name, ct, body, want string }{
 		{"syntax", "application/json", `{"jsonrpc":"2.0","id":2,"result":}`, "invalid JSON at byte"},
+		{"cut, ended cleanly", "application/json", `{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"te`, "the JSON ends after 56 bytes, before its end: the body was cut"},
 		{"wrong id", "application/json", `{"jsonrpc":"2.0","id":77,"result":{}}`, "response for id 77, want "},
 		{"a request", "application/json", `{"jsonrpc":"2.0","id":2,"method":"x"}`, "not a JSON-RPC response"},
 		{"content type", "text/html", `<html>`, `"text/html" is neither`},
@@ -568,7 +569,90 @@ func TestExtraHeaders(t *testing.T) {
 	c.Close(context.Background())
 	mu.Lock()
 	defer mu.Unlock()
-	if fmt.Sprint(auth) != "[Bearer t Bearer t Bearer t Bearer t Bearer t]" || fmt.Sprint(sess) != "[  s1 s1 s1]" {
+	if fmt.Sprint(auth) != "[Bearer t Bearer t Bearer t Bearer t]" || fmt.Sprint(sess) != "[ s1 s1 s1]" {
 		t.Errorf("Authorization %q, sessions %q", auth, sess)
+	}
+}
+
+// breakOff writes an SSE response's head and body on the raw connection
+// of w's request and breaks the connection off without the chunked
+// encoding's last chunk: with a reset (RST) where the network has one,
+// as a failing server or a proxy aborting does.
+func breakOff(w http.ResponseWriter, body string) {
+	c, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	defer c.Close()
+	fmt.Fprintf(brw, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", len(body), body)
+	brw.Flush()
+	if tc, ok := c.(*net.TCPConn); ok {
+		time.Sleep(50 * time.Millisecond) // let the client read the chunk first
+		tc.SetLinger(0)
+	}
+}
+
+// A response stream that breaks off — a read error, not an end — before
+// the response is a stream that ended: resumed with GET when it sent an
+// event ID, otherwise an error wrapping ErrStreamEnded that says it broke
+// off. Never a result.
+func TestBrokenOffSSE(t *testing.T) {
+	const note = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+	t.Run("no event id", func(t *testing.T) {
+		for _, body := range []string{note, note + "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"te"} {
+			f := newFaultServer(t, func(w http.ResponseWriter, r *http.Request, m rpc) { breakOff(w, body) })
+			c := dial(t, f.URL, nil)
+			res, err := c.CallTool(context.Background(), "x", nil)
+			checkOneLine(t, err)
+			if res != nil {
+				t.Errorf("a result %+v from a broken-off stream", res)
+			}
+			if !errors.Is(err, mcp.ErrStreamEnded) {
+				t.Errorf("body %.40q: err = %v, want ErrStreamEnded", body, err)
+			}
+			if !strings.Contains(err.Error(), "after 1 events") {
+				t.Errorf("%q does not say how far the stream got", err)
+			}
+		}
+	})
+	t.Run("resumed after an event id", func(t *testing.T) {
+		var callID json.RawMessage
+		var gets []string
+		f := newFaultServer(t, func(w http.ResponseWriter, r *http.Request, m rpc) {
+			callID = m.ID
+			breakOff(w, "id: ev-1\ndata:\n\n"+note)
+		})
+		f.onGET = func(w http.ResponseWriter, r *http.Request) {
+			gets = append(gets, r.Header.Get("Last-Event-ID"))
+			sseHead(w)
+			fmt.Fprintf(w, "id: ev-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", callID, okResult)
+		}
+		c := dial(t, f.URL, nil)
+		res, err := c.CallTool(context.Background(), "x", nil)
+		if err != nil || res.Text() != "ok" {
+			t.Fatalf("CallTool = %v, %v; want the result from the resumed stream", res, err)
+		}
+		if fmt.Sprint(gets) != "[ev-1]" {
+			t.Errorf("GETs with Last-Event-ID %q, want [ev-1]", gets)
+		}
+	})
+}
+
+// A JSON response that breaks off is an error saying where, never a
+// result.
+func TestBrokenOffJSON(t *testing.T) {
+	f := newFaultServer(t, func(w http.ResponseWriter, r *http.Request, m rpc) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "200")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[`, m.ID)
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	})
+	c := dial(t, f.URL, nil)
+	res, err := c.CallTool(context.Background(), "x", nil)
+	checkOneLine(t, err)
+	var pe *mcp.ProtocolError
+	if res != nil || !errors.As(err, &pe) || !strings.Contains(pe.Where, "broken off after") {
+		t.Errorf("CallTool = %v, %v; want a ProtocolError saying the body broke off", res, err)
 	}
 }

@@ -242,9 +242,9 @@ func TestGoSDKHandshake(t *testing.T) {
 				t.Errorf("%s %s: session %q version %q, want %q %q", r.Method, r.RPC, r.Session, r.Version, session, mcp.ProtocolVersion)
 			}
 		}
-		// The stateful server refuses the stateless revision, so the client
-		// falls back to the handshake.
-		want := []string{"POST server/discover", "POST initialize", "POST notifications/initialized", "POST tools/call", "DELETE "}
+		// The session revision's handshake first: no probe the server
+		// refuses.
+		want := []string{"POST initialize", "POST notifications/initialized", "POST tools/call", "DELETE "}
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("requests %q, want %q", got, want)
 		}

@@ -4,14 +4,14 @@ import "sync"
 
 // Revisions remembers, per endpoint URL, the protocol revision a server
 // negotiated in Dial, so that later dials of that endpoint with the same
-// Revisions (Options.Revisions) need not probe again.
+// Revisions (Options.Revisions) start with what it spoke.
 //
-// What the memo saves is the probe of a server that speaks only the
-// session revision: server/discover answered with an error status (400
-// from most 2025 servers), which a browser logs as a failed request.
-// Remembering a session revision makes Dial send initialize at once.
-// Remembering 2026-07-28 changes no request (server/discover is that
-// revision's handshake) but says what the server spoke.
+// What the memo saves is the refused handshake of a server that speaks
+// only the sessionless revision 2026-07-28: Dial starts with initialize,
+// which such a server refuses (a browser logs the refusal as a failed
+// request); remembered, it is discovered at once. Remembering a session
+// revision changes no request (initialize comes first anyway) but says
+// what the server spoke.
 //
 // A memo is a hint, never a constraint: when the remembered revision is
 // refused in a way that shows the server changed (initialize answered
@@ -27,7 +27,7 @@ import "sync"
 // value is an empty memo, ready to use; a Revisions is safe for
 // concurrent use and must not be copied after first use. Dials of one
 // endpoint that start together before any of them has finished
-// negotiating each probe.
+// negotiating each negotiate on their own.
 type Revisions struct {
 	mu sync.Mutex
 	m  map[string]string // endpoint → negotiated revision

@@ -41,39 +41,45 @@ func dialEcho(t *testing.T, url string, opts *mcp.Options) string {
 	return c.ServerInfo().ProtocolVersion
 }
 
-// With a memo, only the first dial of a server probes: a server that
-// refused server/discover gets initialize at once the next time; a
-// stateless server is remembered as such and discovered as before (that
-// request is its handshake). Without a memo every dial probes.
+// With a memo, a server that speaks the session revision is dialled with
+// initialize every time, as without one (nothing is probed first); a
+// server that speaks only the sessionless revision refuses the first
+// dial's initialize and is remembered, so later dials discover it at once
+// (that request is its handshake). The refused initialize never reaches
+// the recorder (refuseInitialize answers it in front).
 func TestRevisionsRemember(t *testing.T) {
 	tests := []struct {
 		name      string
 		opts      *sdk.StreamableHTTPOptions
+		only      bool // the server refuses the session revision
 		memo      bool
 		want      string   // the revision both dials negotiate
-		first     []string // the first dial's POSTs
+		first     []string // the first dial's POSTs the server records
 		second    []string // the second dial's POSTs
 		remembers string   // the memo after the dials
 	}{
-		{"session server, SSE", &sdk.StreamableHTTPOptions{}, true, mcp.ProtocolVersion,
-			[]string{"server/discover", "initialize", "notifications/initialized", "tools/call"},
+		{"session server, SSE", &sdk.StreamableHTTPOptions{}, false, true, mcp.ProtocolVersion,
+			[]string{"initialize", "notifications/initialized", "tools/call"},
 			[]string{"initialize", "notifications/initialized", "tools/call"}, mcp.ProtocolVersion},
-		{"session server, JSON", &sdk.StreamableHTTPOptions{JSONResponse: true}, true, mcp.ProtocolVersion,
-			[]string{"server/discover", "initialize", "notifications/initialized", "tools/call"},
+		{"session server, JSON", &sdk.StreamableHTTPOptions{JSONResponse: true}, false, true, mcp.ProtocolVersion,
+			[]string{"initialize", "notifications/initialized", "tools/call"},
 			[]string{"initialize", "notifications/initialized", "tools/call"}, mcp.ProtocolVersion},
-		{"stateless server", &sdk.StreamableHTTPOptions{Stateless: true}, true, mcp.StatelessProtocolVersion,
+		{"stateless-only server", &sdk.StreamableHTTPOptions{Stateless: true}, true, true, mcp.StatelessProtocolVersion,
 			[]string{"server/discover", "tools/call"},
 			[]string{"server/discover", "tools/call"}, mcp.StatelessProtocolVersion},
-		{"session server, no memo", &sdk.StreamableHTTPOptions{}, false, mcp.ProtocolVersion,
-			[]string{"server/discover", "initialize", "notifications/initialized", "tools/call"},
-			[]string{"server/discover", "initialize", "notifications/initialized", "tools/call"}, ""},
-		{"stateless server, no memo", &sdk.StreamableHTTPOptions{Stateless: true}, false, mcp.StatelessProtocolVersion,
+		{"session server, no memo", &sdk.StreamableHTTPOptions{}, false, false, mcp.ProtocolVersion,
+			[]string{"initialize", "notifications/initialized", "tools/call"},
+			[]string{"initialize", "notifications/initialized", "tools/call"}, ""},
+		{"stateless-only server, no memo", &sdk.StreamableHTTPOptions{Stateless: true}, true, false, mcp.StatelessProtocolVersion,
 			[]string{"server/discover", "tools/call"},
 			[]string{"server/discover", "tools/call"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newSDKServerOpts(t, tt.opts)
+			if tt.only {
+				srv = newStatelessOnly(t, tt.opts)
+			}
 			var memo *mcp.Revisions
 			if tt.memo {
 				memo = &mcp.Revisions{}
@@ -98,17 +104,19 @@ func TestRevisionsRemember(t *testing.T) {
 	}
 }
 
-// A pinned revision neither reads nor writes the memo.
+// A pinned revision neither reads nor writes the memo: a server that
+// speaks both revisions, pinned to the sessionless one, leaves the memo
+// empty, and an unpinned dial then negotiates the session revision.
 func TestRevisionsPinned(t *testing.T) {
 	srv := newSDKServerOpts(t, &sdk.StreamableHTTPOptions{Stateless: true})
 	memo := &mcp.Revisions{}
-	if v := dialEcho(t, srv.URL, &mcp.Options{Revisions: memo, ProtocolVersion: mcp.ProtocolVersion}); v != mcp.ProtocolVersion {
+	if v := dialEcho(t, srv.URL, &mcp.Options{Revisions: memo, ProtocolVersion: mcp.StatelessProtocolVersion}); v != mcp.StatelessProtocolVersion {
 		t.Errorf("pinned dial negotiated %s", v)
 	}
 	if got := memo.Revision(srv.URL); got != "" {
 		t.Errorf("a pinned dial wrote %q into the memo", got)
 	}
-	if v := dialEcho(t, srv.URL, &mcp.Options{Revisions: memo}); v != mcp.StatelessProtocolVersion {
+	if v := dialEcho(t, srv.URL, &mcp.Options{Revisions: memo}); v != mcp.ProtocolVersion {
 		t.Errorf("unpinned dial after the pinned one negotiated %s", v)
 	}
 }
@@ -189,7 +197,7 @@ func TestRevisionsServerChanged(t *testing.T) {
 		second        []string // the second dial's POSTs
 		remembers     string   // the memo after the second dial
 	}{
-		{"stateless server became session-only", stateless, stateful, mcp.StatelessProtocolVersion, mcp.ProtocolVersion,
+		{"stateless server became session-only", statelessOnly, stateful, mcp.StatelessProtocolVersion, mcp.ProtocolVersion,
 			[]string{"server/discover", "initialize", "notifications/initialized", "tools/call"}, mcp.ProtocolVersion},
 		{"session server became stateless-only", stateful, statelessOnly, mcp.ProtocolVersion, mcp.StatelessProtocolVersion,
 			[]string{"initialize", "server/discover", "tools/call"}, mcp.StatelessProtocolVersion},
@@ -199,8 +207,8 @@ func TestRevisionsServerChanged(t *testing.T) {
 		{"session server now speaks both", stateful, stateless, mcp.ProtocolVersion, mcp.ProtocolVersion,
 			[]string{"initialize", "notifications/initialized", "tools/call"}, mcp.ProtocolVersion},
 		{"session server broke", stateful, broken, mcp.ProtocolVersion, "",
-			[]string{"initialize", "server/discover", "initialize"}, ""},
-		{"stateless server broke", stateless, broken, mcp.StatelessProtocolVersion, "",
+			[]string{"initialize", "server/discover"}, ""},
+		{"stateless server broke", statelessOnly, broken, mcp.StatelessProtocolVersion, "",
 			[]string{"server/discover", "initialize"}, ""},
 	}
 	for _, tt := range tests {
@@ -265,7 +273,7 @@ func TestRevisionsUnreachable(t *testing.T) {
 // no dial probes any more.
 func TestRevisionsConcurrent(t *testing.T) {
 	a := newSDKServer(t, false)
-	b := newSDKServerOpts(t, &sdk.StreamableHTTPOptions{Stateless: true})
+	b := newStatelessOnly(t, &sdk.StreamableHTTPOptions{Stateless: true})
 	memo := &mcp.Revisions{}
 	opts := &mcp.Options{Revisions: memo}
 	const n = 10

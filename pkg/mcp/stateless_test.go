@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +15,14 @@ import (
 	"workbench/pkg/mcp"
 )
 
-// The go-sdk server in stateless mode speaks revision 2026-07-28: the
-// client discovers it and then sends every request without a session,
-// with the _meta triple and the Mcp-Method and Mcp-Name headers.
+// A server that speaks only revision 2026-07-28 (the go-sdk server in
+// stateless mode, refusing the session handshake the client tries first):
+// the client discovers it and then sends every request without a
+// session, with the _meta triple and the Mcp-Method and Mcp-Name headers.
 func TestStatelessGoSDK(t *testing.T) {
 	for _, jsonMode := range []bool{false, true} {
 		t.Run(map[bool]string{false: "sse", true: "json"}[jsonMode], func(t *testing.T) {
-			srv := newSDKServerOpts(t, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonMode, PropagateRequestCancellation: true})
+			srv := newStatelessOnly(t, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonMode, PropagateRequestCancellation: true})
 			c := dial(t, srv.URL, nil)
 			ctx := context.Background()
 			info := c.ServerInfo()
@@ -153,6 +155,9 @@ func TestInputRequired(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	for _, m := range f.received() {
+		if m.Method == "initialize" {
+			continue // the session handshake this server refused, tried first
+		}
 		var p struct {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		}
@@ -162,4 +167,18 @@ func TestInputRequired(t *testing.T) {
 			t.Errorf("%s _meta: %s", m.Method, got)
 		}
 	}
+}
+
+// newStatelessOnly is the go-sdk server in stateless mode as a server that
+// speaks only revision 2026-07-28 would be: it refuses initialize
+// (refuseInitialize), before its recorder sees it. The go-sdk server
+// itself also accepts the session handshake.
+func newStatelessOnly(t testing.TB, opts *sdk.StreamableHTTPOptions) *sdkServer {
+	t.Helper()
+	srv := newSDKServerOpts(t, opts)
+	ts := httptest.NewServer(refuseInitialize(srv.Rec))
+	t.Cleanup(ts.Close)
+	only := *srv
+	only.URL = ts.URL + "/mcp"
+	return &only
 }

@@ -12,7 +12,8 @@ import (
 //
 // An error reported inside a 200 reply is an *APIError with Midstream set.
 // A reply that is not the documented shape is a *MalformedError; when its
-// usage could be read, MalformedError.Usage has it, cost included.
+// usage could be read, MalformedError.Usage has it, cost included. A reply
+// that breaks off or whose JSON stops part way is a *CutError.
 func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	body, err := encodeRequest(req, false)
 	if err != nil {
@@ -42,9 +43,9 @@ func (c *Client) chat1(ctx context.Context, body []byte) (*Response, error) {
 	defer resp.Body.Close()
 	raw, err := readCapped(resp.Body, MaxResponseBytes)
 	if err != nil {
-		return nil, c.readError(hreq, op, err)
+		return nil, c.readError(hreq, op, len(raw), err)
 	}
-	return c.decodeResponse(raw)
+	return c.decodeResponse(op, raw)
 }
 
 // wireRequest is Request plus the stream flag.
@@ -173,10 +174,13 @@ type wireChoice struct {
 	Error              *errorObject `json:"error"`
 }
 
-// decodeResponse reads a non-streamed completion.
-func (c *Client) decodeResponse(raw []byte) (*Response, error) {
+// decodeResponse reads a non-streamed completion, the reply to op.
+func (c *Client) decodeResponse(op string, raw []byte) (*Response, error) {
 	var w wireResponse
 	if err := json.Unmarshal(raw, &w); err != nil {
+		if endsEarly(raw, err) {
+			return nil, c.cutJSON(op, raw)
+		}
 		return nil, c.key.malformed(&MalformedError{Where: jsonWhere(err), Reason: "not a chat completion: " + err.Error(), Snippet: snippet(raw), Err: err})
 	}
 	if w.Error != nil {

@@ -400,7 +400,7 @@ func TestMalformed(t *testing.T) {
 		cost   bool // whether MalformedError.Usage carries the cost
 	}{
 		{"not JSON", `<html>oops</html>`, "", "not a chat completion", false},
-		{"truncated JSON", `{"id":"gen-1","choices":[`, "", "not a chat completion", false},
+		{"JSON broken inside", `{"id":"gen-1","choices":[}`, "", "not a chat completion", false},
 		{"choices wrong type", `{"choices":"none"}`, "/choices", "not a chat completion", false},
 		{"no choices", `{"id":"gen-1","usage":{"cost":0.5}}`, "/choices", "no choices", true},
 		{"empty choices", `{"id":"gen-1","choices":[],"usage":{"cost":0.5}}`, "/choices", "no choices", true},
@@ -724,8 +724,8 @@ func TestStreamFailures(t *testing.T) {
 		check   func(*testing.T, error)
 		nDeltas int
 	}{
-		{"no [DONE]", 200, sse, "data: " + chunk(`{"role":"assistant","content":"par"}`) + "\n\n", malformedAt("stream event 2", "without data: [DONE]"), 1},
-		{"connection ends mid-event", 200, sse, "data: " + chunk(`{"content":"a"}`) + "\n\ndata: {\"id\"", malformedAt("stream event 2", "without data: [DONE]"), 1},
+		{"no [DONE]", 200, sse, "data: " + chunk(`{"role":"assistant","content":"par"}`) + "\n\n", cutAfter(1, "without data: [DONE]"), 1},
+		{"connection ends mid-event", 200, sse, "data: " + chunk(`{"content":"a"}`) + "\n\ndata: {\"id\"", cutAfter(1, "without data: [DONE]"), 1},
 		{"event over MaxEventBytes", 200, sse, "data: " + chunk(`{"content":"a"}`) + "\n\ndata: " + strings.Repeat("x", MaxEventBytes+1) + "\n\n", malformedAt("stream event 2", "over the size limit"), 1},
 		{"data over MaxEventBytes in short lines", 200, sse, "data: " + chunk(`{"content":"a"}`) + "\n\n" + strings.Repeat("data: "+strings.Repeat("x", 1<<10)+"\n", MaxEventBytes>>10) + "\n", malformedAt("stream event 2", "over the size limit"), 1},
 		{"chunk not JSON", 200, sse, sseBody(chunk(`{"content":"a"}`), `{"id":`), malformedAt("stream event 2", "not a chat completion chunk"), 1},
@@ -769,6 +769,17 @@ func TestStreamFailures(t *testing.T) {
 				t.Errorf("%d deltas delivered, want %d", n, tt.nDeltas)
 			}
 		})
+	}
+}
+
+// cutAfter checks for a *CutError after events whole events, saying
+// reason.
+func cutAfter(events int, reason string) func(*testing.T, error) {
+	return func(t *testing.T, err error) {
+		t.Helper()
+		if ce := cutOf(t, err, reason); ce.Events != events {
+			t.Errorf("cut after %d events, want %d", ce.Events, events)
+		}
 	}
 }
 

@@ -255,3 +255,39 @@ func TestThroughProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestCutThroughProxy: a reply the upstream breaks off, whole or
+// streamed, reaches the client through the proxy broken off too, and is
+// a *CutError there, with nothing of it returned.
+func TestCutThroughProxy(t *testing.T) {
+	or := openroutertest.New(t, openroutertest.WithScript(openroutertest.Script{Model: "x/cut", Steps: []openroutertest.Step{
+		openroutertest.CutOff(openroutertest.ToolCall("open", map[string]any{"url": "https://example.org/"}), 60),
+		openroutertest.CutOff(openroutertest.Answer("a streamed answer that breaks off"), 200),
+	}}))
+	site := httptest.NewUnstartedServer(nil)
+	origin := "http://" + site.Listener.Addr().String()
+	h, err := proxy.New(proxy.Config{AllowedOrigin: origin, Upstream: or.APIBase(), Doer: proxy.NewHTTPDoer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.Config.Handler = h
+	site.Start()
+	t.Cleanup(site.Close)
+	c, err := openrouter.New(or.Key, openrouter.WithBaseURL(site.URL+openrouter.DefaultBaseURL),
+		openrouter.WithHTTPClient(&http.Client{Transport: browser{origin: origin, next: http.DefaultTransport}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := openrouter.Request{Model: "x/cut", Messages: []openrouter.Message{{Role: openrouter.RoleUser, Content: "hi"}}, Tools: []openrouter.Tool{openTool}}
+	var ce *openrouter.CutError
+	if r, err := c.Chat(context.Background(), req); r != nil || !errors.As(err, &ce) || ce.Bytes != 60 {
+		t.Errorf("Chat = %+v, %v; want a CutError after 60 bytes", r, err)
+	} else {
+		t.Log(err)
+	}
+	if r, err := c.ChatStream(context.Background(), req, nil); r != nil || !errors.As(err, &ce) || ce.Bytes != 200 {
+		t.Errorf("ChatStream = %+v, %v; want a CutError after 200 bytes", r, err)
+	} else {
+		t.Log(err)
+	}
+}

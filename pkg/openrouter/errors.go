@@ -169,6 +169,51 @@ func (e *MalformedError) Error() string {
 
 func (e *MalformedError) Unwrap() error { return e.Err }
 
+// CutError is a reply that ended before its end: a body that broke off
+// (the connection closed or reset before the last byte, which a proxy in
+// between passes on by breaking its own answer off) or ended early (a
+// JSON document that stops part way, which a host that cannot break a
+// body off passes on as a short body ended cleanly), an event stream
+// without "data: [DONE]", or one whose choices never got a
+// finish_reason. What arrived is not returned: a part is not the whole.
+// It is not a *MalformedError: the model did not send something
+// unreadable, the reply was lost on the way, so asking the model again
+// about it would be wrong.
+//
+// Its text never contains the API key.
+type CutError struct {
+	// Op is the request, e.g. "POST /chat/completions (stream)".
+	Op string
+	// Bytes is how many bytes of the body arrived before the end.
+	Bytes int64
+	// Events is how many events of a stream arrived whole; 0 for a
+	// body that is not a stream.
+	Events int
+	// Reason says what is missing.
+	Reason string
+	// Usage is the usage a stream carried before it was cut, if any: a
+	// generation cut on the way may still have been billed.
+	Usage *Usage
+	// Err is the read error that ended the body, if it broke off.
+	Err error
+}
+
+func (e *CutError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "openrouter: %s: the reply was cut off after %d bytes", e.Op, e.Bytes)
+	if e.Events > 0 {
+		fmt.Fprintf(&b, " (%d events)", e.Events)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	if e.Err != nil {
+		fmt.Fprintf(&b, " (%v)", e.Err)
+	}
+	return b.String()
+}
+
+func (e *CutError) Unwrap() error { return e.Err }
+
 // TimeoutError is a request that outlived the client's per-request limit
 // (WithTimeout). It matches context.DeadlineExceeded with errors.Is.
 type TimeoutError struct {
@@ -265,6 +310,13 @@ func (k scrubber) apiError(e *APIError) *APIError {
 func (k scrubber) malformed(e *MalformedError) *MalformedError {
 	e.Reason = k.scrub(e.Reason)
 	e.Snippet = k.scrub(e.Snippet)
+	if e.Err != nil && k != "" && strings.Contains(e.Err.Error(), string(k)) {
+		e.Err = errors.New(k.scrub(e.Err.Error()))
+	}
+	return e
+}
+
+func (k scrubber) cut(e *CutError) *CutError {
 	if e.Err != nil && k != "" && strings.Contains(e.Err.Error(), string(k)) {
 		e.Err = errors.New(k.scrub(e.Err.Error()))
 	}

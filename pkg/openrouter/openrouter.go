@@ -23,7 +23,10 @@
 //   - Failures are typed: *APIError (matching ErrBadKey, ErrOutOfCredit,
 //     ErrRateLimited, ErrUpstream with errors.Is, with RetryAfter for 429),
 //     *MalformedError for replies that are not the documented shape (with
-//     where), *RequestError for a request the client refuses to send.
+//     where), *CutError for a reply that ended before its end (a body that
+//     broke off or stops part way, a stream without [DONE] or without a
+//     final finish_reason), *RequestError for a request the client
+//     refuses to send. No part of a cut reply is returned as a result.
 //   - A Response returned without error has a choice, and each of its tool
 //     calls has an id, a name and arguments that are a JSON object.
 //   - Cost is usage.cost, reported in every response (in the last event of
@@ -323,7 +326,7 @@ func (c *Client) key1(ctx context.Context) (*KeyInfo, error) {
 	defer resp.Body.Close()
 	body, err := readCapped(resp.Body, MaxResponseBytes)
 	if err != nil {
-		return nil, c.readError(req, "GET /key", err)
+		return nil, c.readError(req, "GET /key", len(body), err)
 	}
 	var w struct {
 		Data *struct {
@@ -333,6 +336,9 @@ func (c *Client) key1(ctx context.Context) (*KeyInfo, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &w); err != nil {
+		if endsEarly(body, err) {
+			return nil, c.cutJSON("GET /key", body)
+		}
 		return nil, c.key.malformed(&MalformedError{Where: jsonWhere(err), Reason: "GET /key reply is not the documented JSON: " + err.Error(), Snippet: snippet(body), Err: err})
 	}
 	switch {
@@ -348,9 +354,9 @@ func (c *Client) key1(ctx context.Context) (*KeyInfo, error) {
 	return &info, nil
 }
 
-// readError classifies a failed body read: the context ending, or a
-// connection breaking off.
-func (c *Client) readError(req *http.Request, op string, err error) error {
+// readError classifies a failed body read after n bytes: the context
+// ending, a body over the cap, or a connection breaking off (a cut).
+func (c *Client) readError(req *http.Request, op string, n int, err error) error {
 	if ctxErr := ctxError(req.Context()); ctxErr != nil {
 		return c.key.transport(op+": reading the reply", ctxErr)
 	}
@@ -358,7 +364,21 @@ func (c *Client) readError(req *http.Request, op string, err error) error {
 	if errors.As(err, &tooBig) {
 		return c.key.malformed(&MalformedError{Reason: err.Error()})
 	}
-	return c.key.transport(op+": reading the reply", err)
+	return c.key.cut(&CutError{Op: op, Bytes: int64(n), Reason: "the connection broke off before the body's end", Err: err})
+}
+
+// endsEarly reports whether err, from decoding raw as JSON, says the
+// document stops before its end: raw is a beginning of JSON, not JSON
+// gone wrong. An empty body or one of white space only (OpenRouter's
+// keep-alive before a non-streamed reply) is such a beginning too.
+func endsEarly(raw []byte, err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) && se.Offset == int64(len(raw)) && strings.Contains(se.Error(), "unexpected end")
+}
+
+// cutJSON is the error for a JSON reply to op that ends early.
+func (c *Client) cutJSON(op string, raw []byte) error {
+	return c.key.cut(&CutError{Op: op, Bytes: int64(len(raw)), Reason: "the JSON ends before its end; the body ended too soon"})
 }
 
 // tooLargeError is a body over the client's cap.
@@ -368,10 +388,12 @@ func (e *tooLargeError) Error() string {
 	return fmt.Sprintf("reply larger than %d bytes", e.limit)
 }
 
+// readCapped reads r whole, up to limit bytes; on error it returns what
+// it read before it.
 func readCapped(r io.Reader, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, err
+		return b, err
 	}
 	if int64(len(b)) > limit {
 		return nil, &tooLargeError{limit}

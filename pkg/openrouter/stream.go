@@ -21,8 +21,10 @@ import (
 //
 // The stream is read as server-sent events: comments (OpenRouter's
 // ": OPENROUTER PROCESSING" keep-alives) are skipped, multi-line data is
-// joined, and "data: [DONE]" ends it. A stream that ends without [DONE] is
-// a *MalformedError. An error event during generation is an *APIError with
+// joined, and "data: [DONE]" ends it. A stream that ends or breaks off
+// without [DONE], or whose choices have no finish_reason by then, is a
+// *CutError (the deltas before it have been delivered, but no Response is
+// returned). An error event during generation is an *APIError with
 // Midstream set; the deltas before it have been delivered.
 //
 // An error returned by fn stops the stream and is returned, wrapped. When
@@ -62,7 +64,7 @@ func (c *Client) ChatStream(ctx context.Context, req Request, fn func(Delta) err
 		// was asked for.
 		raw, err := readCapped(resp.Body, MaxResponseBytes)
 		if err != nil {
-			return nil, c.readError(hreq, op, err)
+			return nil, c.readError(hreq, op, len(raw), err)
 		}
 		if obj, ok := decodeErrorObject(raw); ok {
 			return nil, c.key.apiError(midstream(obj))
@@ -71,7 +73,8 @@ func (c *Client) ChatStream(ctx context.Context, req Request, fn func(Delta) err
 	}
 
 	var a assembly
-	sr := sse.NewReader(resp.Body)
+	got := &counting{r: resp.Body}
+	sr := sse.NewReader(got)
 	sr.SetMaxEventBytes(MaxEventBytes)
 	for n := 1; ; n++ {
 		ev, err := sr.Next()
@@ -82,10 +85,14 @@ func (c *Client) ChatStream(ctx context.Context, req Request, fn func(Delta) err
 			if errors.Is(err, sse.ErrTooLarge) {
 				return nil, c.key.malformed(&MalformedError{Where: fmt.Sprintf("stream event %d", n), Reason: err.Error(), Usage: a.usage})
 			}
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return nil, c.key.malformed(&MalformedError{Where: fmt.Sprintf("stream event %d", n), Reason: "the stream ended without data: [DONE]", Usage: a.usage, Err: io.ErrUnexpectedEOF})
+			// The stream ended, cleanly or not, before [DONE]: whether
+			// the connection broke off or a host in between ended the
+			// body for it, the end is missing.
+			cut := &CutError{Op: op, Bytes: got.n, Events: sr.Events(), Reason: "the stream ended without data: [DONE]", Usage: a.usage}
+			if err != io.EOF && err != io.ErrUnexpectedEOF {
+				cut.Err = err
 			}
-			return nil, c.key.transport(op+": reading the stream", err)
+			return nil, c.key.cut(cut)
 		}
 		if ev.Type != "" && ev.Type != "message" {
 			continue
@@ -123,7 +130,27 @@ func (c *Client) ChatStream(ctx context.Context, req Request, fn func(Delta) err
 		err.Usage = a.usage
 		return nil, c.key.malformed(err)
 	}
+	for _, ch := range out.Choices {
+		if ch.FinishReason == "" {
+			// OpenRouter ends every choice with a finish_reason; a stream
+			// whose [DONE] comes without one lost the model's end.
+			return nil, c.key.cut(&CutError{Op: op, Bytes: got.n, Events: sr.Events(), Usage: a.usage,
+				Reason: fmt.Sprintf("choice %d has no finish_reason by data: [DONE]; the model's end is missing", ch.Index)})
+		}
+	}
 	return out, nil
+}
+
+// counting counts the bytes read through it.
+type counting struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // wireDelta is a chunk's delta as sent.

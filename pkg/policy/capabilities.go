@@ -6,22 +6,22 @@ import (
 	"workbench/pkg/canonjson"
 )
 
-// CapabilitiesPolicyID is the id of the bundled capability workbench
+// CapabilitiesPolicyID is the id of the bundled capability palette
 // policy.
 const CapabilitiesPolicyID = "workbench-capabilities-v1"
 
-// capabilitiesPolicy is the capability workbench's policy file, a string
+// capabilitiesPolicy is the capability palette's policy file, a string
 // so that it cannot change.
 //
 //go:embed capabilities-policy.json
 var capabilitiesPolicy string
 
-// CapabilitiesPolicyJSON returns the bundled capability workbench policy,
+// CapabilitiesPolicyJSON returns the bundled capability palette policy,
 // workbench-capabilities-v1.
 func CapabilitiesPolicyJSON() []byte { return []byte(capabilitiesPolicy) }
 
 // Capabilities returns an engine for workbench-capabilities-v1, the policy
-// of actions the user invokes from the capability workbench (DESIGN §8).
+// of actions the user invokes from the capability palette (DESIGN §8).
 // It differs from workbench-default-v1, which decides a skill's actions,
 // in two ways: the invoking user declares the action, so no rule asks
 // whether a skill declared it; and a write that workbench-default-v1

@@ -322,7 +322,7 @@ type Preflight struct {
 }
 
 // Preview answers what Authorize would, without granting anything: the
-// capability workbench's preflight. It runs the same rules on the same
+// capability palette's preflight. It runs the same rules on the same
 // facts.
 func (e *Engine) Preview(req Request) Preflight {
 	a, pf := e.decide(req)

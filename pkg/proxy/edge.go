@@ -292,6 +292,19 @@ func (c timeouts) exchange(doer Doer, req *http.Request, cancel context.CancelFu
 	return resp, nil
 }
 
+// abortBroken panics with http.ErrAbortHandler when code says the
+// upstream's body broke off or stalled. By then the status and part of
+// the body are on their way to the client, and the only way left to tell
+// it the body is not whole is not to end it: net/http's server, on that
+// panic, closes the connection without the chunked encoding's last chunk,
+// which every HTTP client reports as an error. Returning normally would
+// send that last chunk and make the part look like the whole.
+func abortBroken(code string) {
+	if code == CodeUpstreamBroken || code == CodeUpstreamIdle {
+		panic(http.ErrAbortHandler)
+	}
+}
+
 // brokenCode is the log code for err, what streaming a response body to
 // the client for r ended with: "" for a complete body or a client that
 // left.

@@ -267,7 +267,7 @@ func (b *stallingBody) Close() error {
 }
 
 // TestIdleTimeout: a body that stops arriving is cut after the idle
-// timeout, and the log says why.
+// timeout, broken off for the client too, and the log says why.
 func TestIdleTimeout(t *testing.T) {
 	for _, eof := range []bool{false, true} {
 		doer := &recorder{resp: func() (*http.Response, error) {
@@ -292,7 +292,9 @@ func TestIdleTimeout(t *testing.T) {
 		}{{p, MountPath + "models"}, {m, MCPMountPath + "shell"}} {
 			start := time.Now()
 			rr := httptest.NewRecorder()
-			r.h.ServeHTTP(rr, request("GET", r.path, hdr("Origin", testOrigin), ""))
+			if !serveAborting(r.h, rr, request("GET", r.path, hdr("Origin", testOrigin), "")) {
+				t.Errorf("%s: the stalled body was ended as if whole; want the response aborted", r.path)
+			}
 			if el := time.Since(start); el > 5*time.Second {
 				t.Errorf("%s: cut after %s", r.path, el)
 			}

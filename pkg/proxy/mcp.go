@@ -186,7 +186,8 @@ type MCPEvent struct {
 // The server's status and body pass through, streamed and flushed per
 // read; only Content-Type, Cache-Control, Mcp-Session-Id and
 // MCP-Protocol-Version come back, with the headers every /api/ response
-// carries (see Handler). A redirect is not followed (502). Timeouts are
+// carries (see Handler). A redirect is not followed (502). Timeouts, and
+// a body that breaks off or stalls (broken off for the client too), are
 // as for Handler.
 //
 // A GET of the mount path itself (same origin) answers
@@ -313,7 +314,9 @@ func checkMCPURL(s string, allowHTTP bool) (*url.URL, error) {
 // Names returns the configured server names, sorted.
 func (m *MCPRelay) Names() []string { return slices.Clone(m.names) }
 
-// ServeHTTP applies the rules to r and relays it or refuses it.
+// ServeHTTP applies the rules to r and relays it or refuses it. Like
+// Handler's, it logs and then panics with http.ErrAbortHandler when the
+// server's body breaks off or stalls after its status was passed on.
 func (m *MCPRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	ev := MCPEvent{Method: r.Method}
@@ -322,6 +325,7 @@ func (m *MCPRelay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ev.Duration = time.Since(start)
 		m.log(ev)
 	}
+	abortBroken(ev.Code)
 }
 
 const (

@@ -31,7 +31,7 @@ func startMCPNative(t testing.TB, log func(proxy.MCPEvent)) mcpNative {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Config.Handler = m
+	srv.Config.Handler = proxy.CloseAfterChunked(m)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return mcpNative{

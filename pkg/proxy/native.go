@@ -35,3 +35,23 @@ func NewHTTPDoer() Doer {
 		return c.Do(r)
 	})
 }
+
+// CloseAfterChunked wraps h for a net/http server so that every request
+// that came with a Transfer-Encoding is answered with "Connection: close"
+// and its connection closed after the answer. RFC 9112 §6.1 asks that of
+// a server for a request carrying both Transfer-Encoding and
+// Content-Length: whoever in front of it framed the body by the other
+// header saw a different request boundary, and what it took for the next
+// request must not be served on that connection. net/http frames such a
+// body by Transfer-Encoding (as the RFC asks) and removes Content-Length
+// before any handler runs, so the handler cannot tell the two apart; the
+// rule covers every chunked request instead. A browser's fetch sends no
+// chunked body over HTTP/1.1, so the page loses nothing.
+func CloseAfterChunked(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.TransferEncoding) > 0 {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -42,6 +42,13 @@
 //
 // The upstream's status and body are passed through, the body streamed
 // unbuffered (flushed per read, so server-sent events keep their timing).
+// A body the upstream breaks off (fewer bytes than its Content-Length, a
+// chunked body without its last chunk, a reset connection) or lets stall
+// for Config.IdleTimeout is broken off for the client too: the handler
+// panics with http.ErrAbortHandler, so the server ends the response
+// without its end and the client sees a failed read, never a short body
+// ended cleanly. A host without net/http's server must recover that panic
+// and abort its response the same way (the Worker does).
 // Only an allowlist of response headers is passed back; Set-Cookie and
 // Access-Control-* never are. A redirect from the upstream is not followed
 // and becomes a 502. An upstream that sends no response headers within
@@ -68,6 +75,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -260,7 +268,10 @@ func isLoopback(host string) bool {
 	return err == nil && a.IsLoopback()
 }
 
-// ServeHTTP applies the rules to r and forwards it or refuses it.
+// ServeHTTP applies the rules to r and forwards it or refuses it. When
+// the upstream's body breaks off or stalls after the status has been
+// passed on, it logs the event and then panics with http.ErrAbortHandler
+// (see abortBroken).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	ev := Event{Method: r.Method}
@@ -269,6 +280,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ev.Duration = time.Since(start)
 		h.log(ev)
 	}
+	abortBroken(ev.Code)
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
@@ -347,11 +359,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 	}
 	ev.Status = resp.StatusCode
 	ev.Bytes, err = passBack(w, resp, passedResponseHeaders[:], h.clock)
-	if code := brokenCode(err, r); code != "" {
-		// Status and headers are gone; all that is left is to say so in
-		// the log and end the body early.
-		ev.Code = code
-	}
+	// Status and headers are gone; all that is left is to say so in the
+	// log and, for an upstream that broke off, break off too.
+	ev.Code = brokenCode(err, r)
 }
 
 const allowed = "GET, POST, OPTIONS"
@@ -555,12 +565,37 @@ func passBack(w http.ResponseWriter, resp *http.Response, passed []string, clock
 	if !renderable(resp.Header.Get("Content-Type")) {
 		dst.Set("Content-Disposition", "attachment")
 	}
+	if n, ok := declaredLength(resp); ok {
+		dst.Set("Content-Length", strconv.FormatInt(n, 10))
+	}
 	w.WriteHeader(resp.StatusCode)
 	switch resp.StatusCode {
 	case http.StatusNoContent, http.StatusResetContent, http.StatusNotModified:
 		return 0, nil
 	}
 	return stream(w, resp.Body, clock)
+}
+
+// declaredLength is the length of resp's body as its server declared it,
+// when that is the length of the bytes passed on: a Content-Length on a
+// body without a content coding (a client that decodes a coded body
+// passes on more bytes than were declared). Passing it on lets the client
+// see a body that breaks off for what it is where the host cannot break
+// off a chunked one (workerd ends an errored chunked body as if whole;
+// see the Worker).
+//
+// It reads the header rather than resp.ContentLength, which a Doer may
+// leave at zero for "not known" (the Worker's bridge does).
+func declaredLength(resp *http.Response) (int64, bool) {
+	cl := resp.Header.Values("Content-Length")
+	if len(cl) != 1 || resp.Uncompressed || len(resp.TransferEncoding) > 0 || resp.Header.Get("Content-Encoding") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(cl[0], 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // stream copies src to w, flushing after every read so that each upstream

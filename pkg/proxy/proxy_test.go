@@ -310,8 +310,9 @@ func TestForwarded(t *testing.T) {
 		t.Errorf("upstream request is not tied to the client's context")
 	}
 	got := rr.Header()
+	// Content-Length is the upstream's, for a body passed on as it came.
 	wantResp := http.Header{"Content-Type": {"application/json"}, "X-Ratelimit-Remaining": {"9"}, "X-Content-Type-Options": {"nosniff"},
-		"Content-Security-Policy": {apiCSP}}
+		"Content-Security-Policy": {apiCSP}, "Content-Length": {"11"}}
 	if !equalHeader(got, wantResp) {
 		t.Errorf("response headers %v, want exactly %v", got, wantResp)
 	}
@@ -321,6 +322,43 @@ func TestForwarded(t *testing.T) {
 }
 
 type ctxKey struct{}
+
+// TestDeclaredLength: the upstream's Content-Length is passed on only
+// when it is the length of the bytes passed on, so that a body that
+// breaks off is short of it for the client too.
+func TestDeclaredLength(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		header       http.Header
+		te           []string
+		uncompressed bool
+		want         string
+	}{
+		{"declared", http.Header{"Content-Length": {"100"}}, nil, false, "100"},
+		{"zero", http.Header{"Content-Length": {"0"}}, nil, false, "0"},
+		{"none", http.Header{}, nil, false, ""},
+		{"chunked", http.Header{"Content-Length": {"100"}}, []string{"chunked"}, false, ""},
+		{"coded", http.Header{"Content-Length": {"100"}, "Content-Encoding": {"gzip"}}, nil, false, ""},
+		{"decoded by the client", http.Header{"Content-Length": {"100"}}, nil, true, ""},
+		{"two", http.Header{"Content-Length": {"100", "100"}}, nil, false, ""},
+		{"negative", http.Header{"Content-Length": {"-1"}}, nil, false, ""},
+		{"not a number", http.Header{"Content-Length": {"1e3"}}, nil, false, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			doer := &recorder{resp: func() (*http.Response, error) {
+				h := tt.header.Clone()
+				h.Set("Content-Type", "application/json")
+				return &http.Response{StatusCode: 200, Header: h, TransferEncoding: tt.te, Uncompressed: tt.uncompressed,
+					Body: io.NopCloser(strings.NewReader(""))}, nil
+			}}
+			rr := httptest.NewRecorder()
+			serveAborting(newTestHandler(t, doer, 0), rr, request("GET", MountPath+"key", hdr("Origin", testOrigin), ""))
+			if got := rr.Header().Get("Content-Length"); got != tt.want {
+				t.Errorf("Content-Length %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
 
 func equalHeader(a, b http.Header) bool {
 	if len(a) != len(b) {
@@ -472,10 +510,30 @@ func TestStreamBreaksOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	rr := httptest.NewRecorder()
-	h.ServeHTTP(rr, request("GET", MountPath+"models", hdr("Origin", testOrigin), ""))
+	aborted := serveAborting(h, rr, request("GET", MountPath+"models", hdr("Origin", testOrigin), ""))
 	if rr.Code != 200 || rr.Body.String() != "data: 1\n\n" || ev.Code != CodeUpstreamBroken {
 		t.Errorf("status %d body %q event %+v", rr.Code, rr.Body, ev)
 	}
+	if !aborted {
+		t.Errorf("the handler returned normally, which ends the body as if whole; want it to abort (http.ErrAbortHandler)")
+	}
+}
+
+// serveAborting serves r with h and reports whether h aborted the
+// response by panicking with http.ErrAbortHandler, after which net/http's
+// server closes the connection without ending the body. Any other panic
+// goes on.
+func serveAborting(h http.Handler, w http.ResponseWriter, r *http.Request) (aborted bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				panic(v)
+			}
+			aborted = true
+		}
+	}()
+	h.ServeHTTP(w, r)
+	return false
 }
 
 func TestClientGoneBeforeUpstreamAnswers(t *testing.T) {

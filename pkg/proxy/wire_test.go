@@ -26,7 +26,7 @@ func startNative(t testing.TB, log func(proxy.Event)) proxytest.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Config.Handler = h
+	srv.Config.Handler = proxy.CloseAfterChunked(h)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return proxytest.Target{

@@ -32,17 +32,30 @@ func choose(t *testing.T, steps ...openroutertest.Step) (replay.Choice, error, *
 
 var navigate = openroutertest.ToolCall("browser_navigate", map[string]any{"url": "https://b.test/"})
 
+// A reply cut off on the way fails the choice at once, naming the cut:
+// the model is not asked again about a reply it never got to finish.
+func TestChooseCutReply(t *testing.T) {
+	_, err, or := choose(t, openroutertest.CutOff(navigate, 40), navigate)
+	var ce *openrouter.CutError
+	if !errors.As(err, &ce) || errors.Is(err, replay.ErrRefused) {
+		t.Fatalf("error %v, want a CutError", err)
+	}
+	if n := or.Remaining("test/model"); n != 1 {
+		t.Errorf("%d steps left, want 1: no second request", n)
+	}
+}
+
 // Unreadable replies are asked again openrouter.UnreadableRetries times in
 // a row; then the choice fails with an error that says the replies were
 // unreadable.
 func TestChooseUnreadableReplies(t *testing.T) {
 	garbage := openroutertest.Malformed("garbage")
-	truncated := openroutertest.Malformed(`{"id":"gen-1","choices":[{"index":0,"message":{"role":"assis`)
+	broken := openroutertest.Malformed(`{"id":"gen-1","choices":[{"index":0,"message":{"role":"assis"tant"}}]}`)
 	oversized := openroutertest.Malformed(`"` + strings.Repeat("x", openrouter.MaxResponseBytes) + `"`)
 	for _, tt := range []struct {
 		name string
 		bad  openroutertest.Step
-	}{{"garbage", garbage}, {"truncated", truncated}, {"oversized", oversized}} {
+	}{{"garbage", garbage}, {"broken", broken}, {"oversized", oversized}} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err, or := choose(t, tt.bad, tt.bad, tt.bad, navigate)
 			var ue *openrouter.UnreadableError
@@ -58,7 +71,7 @@ func TestChooseUnreadableReplies(t *testing.T) {
 		})
 	}
 	t.Run("readable within the bound", func(t *testing.T) {
-		c, err, or := choose(t, garbage, truncated, navigate)
+		c, err, or := choose(t, garbage, broken, navigate)
 		if err != nil || c.Tool != "browser_navigate" || c.Arguments["url"] != "https://b.test/" {
 			t.Fatalf("choice %+v, %v", c, err)
 		}

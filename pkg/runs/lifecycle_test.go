@@ -176,11 +176,17 @@ func TestReplayStateFromEventsAndMissing(t *testing.T) {
 
 func TestResetReasonSpellings(t *testing.T) {
 	for data, want := range map[string]string{
-		`{"reason":"window moved"}`:  "window moved",
-		`{"message":"window moved"}`: "window moved",
-		`{"detail":"window moved"}`:  "window moved",
-		`"window moved"`:             "window moved",
-		`{}`:                         "",
+		`{"reason":"window moved"}`:            "window moved",
+		`{"message":"window moved"}`:           "window moved",
+		`{"detail":"window moved"}`:            "window moved",
+		`"window moved"`:                       "window moved",
+		`{}`:                                   "",
+		`{"code":"retention_window_exceeded"}`: "retention_window_exceeded",
+		// A whole event sent as the data, without a sequence.
+		`{"type":"stream_reset","data":{"reason":"retention_window_exceeded"}}`: "retention_window_exceeded",
+		`{"event":"stream_reset","payload":{"message":"pruned"}}`:               "pruned",
+		`{"type":"stream_reset","data":"too far behind"}`:                       "too far behind",
+		`{"type":"stream_reset","data":{"data":{"data":{"reason":"deep"}}}}`:    "",
 	} {
 		if got := reason(Event{Type: EventStreamReset, Data: json.RawMessage(data)}); got != want {
 			t.Errorf("reason(%s) = %q, want %q", data, got, want)

@@ -1,6 +1,6 @@
 // Package runs is the workbench's record of executions — demonstrations,
 // replays and capability invocations — and of the events each one emits,
-// as the capability workbench's runs surface shows them
+// as the capability palette's runs surface shows them
 // (spec/capability-workbench.txt, "Results and runs"; DESIGN §8).
 //
 // A Run is one execution with a lifecycle State. An Event belongs to one

@@ -229,21 +229,32 @@ func drain(ctx context.Context, st Stream, t *Timeline, on func(Event), res *Fol
 	}
 }
 
-// reason is a stream_reset's reason as a backend writes it: a reason,
-// message or detail member of its data, or the data itself when it is a
-// string.
+// reason is a stream_reset's reason wherever a backend writes it: a
+// reason, message, detail or code member of its data, or of the data's
+// own data or payload (a whole event sent as the data), or the data
+// itself when it is a string.
 func reason(e Event) string {
-	var d struct {
-		Reason  string `json:"reason"`
-		Message string `json:"message"`
-		Detail  string `json:"detail"`
-	}
-	if len(e.Data) > 0 && json.Unmarshal(e.Data, &d) == nil {
-		return cmp.Or(d.Reason, d.Message, d.Detail)
-	}
+	return reasonIn(e.Data, 2)
+}
+
+func reasonIn(raw json.RawMessage, depth int) string {
 	var s string
-	if json.Unmarshal(e.Data, &s) == nil {
+	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	return ""
+	var d struct {
+		Reason  string          `json:"reason"`
+		Message string          `json:"message"`
+		Detail  string          `json:"detail"`
+		Code    string          `json:"code"`
+		Data    json.RawMessage `json:"data"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &d) != nil {
+		return ""
+	}
+	if r := cmp.Or(d.Reason, d.Message, d.Detail, d.Code); r != "" || depth == 0 {
+		return r
+	}
+	return cmp.Or(reasonIn(d.Data, depth-1), reasonIn(d.Payload, depth-1))
 }

@@ -60,6 +60,11 @@ type Field struct {
 	// Target marks a field that names what an action acts on (target,
 	// path, id, file, url …). Such fields are never folded away.
 	Target bool
+	// Choices are the values the page offers for this text field, by
+	// name (Prefill sets them from the Context: the library's skills on a
+	// skill id field). The value stays the field's text: a choice is one
+	// way to fill it.
+	Choices []Choice
 
 	// Fields are an object's properties, an array's items, or a
 	// variant's chosen field (at most one).
@@ -396,6 +401,21 @@ func walk(fl *Field, fn func(*Field) bool) {
 	for _, e := range fl.Entries {
 		walk(e.Value, fn)
 	}
+}
+
+// Edited reports whether the user changed this field or one inside it:
+// typed into it, chose a variant or null, added or removed an item or a
+// property. A prefilled value or an untouched default is not an edit. A
+// UI shows a field's error once it is edited, or when the user asks for
+// the whole form to be checked: before that, an error only says the form
+// is not filled in yet.
+func (fl *Field) Edited() bool {
+	edited := false
+	walk(fl, func(c *Field) bool {
+		edited = edited || c.touched
+		return !edited
+	})
+	return edited
 }
 
 // Set gives the field at pointer the text raw. The text is parsed when

@@ -18,6 +18,16 @@ type Context struct {
 	ContentHash string // the bundle's content hash
 	RunID       string // the run on screen (never a session id)
 	SessionID   string // the session on screen (never a run id)
+	// Skills are the library's skills, offered by name on a skill id
+	// field (Field.Choices): a person picks a skill, not a UUID.
+	Skills []Choice
+}
+
+// Choice is a value the page offers for a field, with the name a person
+// knows it by: a skill of the library for a skill id field.
+type Choice struct {
+	Value string
+	Label string
 }
 
 // SelectedTarget is the page's selected target: what the user has
@@ -49,12 +59,14 @@ type Inference struct {
 }
 
 // Mapping prefills fields with one of these names (compared after norm:
-// lower case, without _ - . and spaces) from one Context member.
+// lower case, without _ - . and spaces) from one Context member, and
+// offers them the Context's Choices for it, when it has any.
 type Mapping struct {
-	Names  []string
-	Key    string
-	Source string
-	Value  func(Context) (string, bool)
+	Names   []string
+	Key     string
+	Source  string
+	Value   func(Context) (string, bool)
+	Choices func(Context) []Choice
 }
 
 // Mappings is the prefill table. It is deliberately exact: a name is
@@ -66,7 +78,10 @@ func Mappings() []Mapping {
 		return func(c Context) (string, bool) { s := get(c); return s, s != "" }
 	}
 	return []Mapping{
-		{Names: []string{"skillid", "skill", "skillslug"}, Key: "SkillID", Source: "current skill",
+		{Names: []string{"skillid", "skill"}, Key: "SkillID", Source: "current skill",
+			Value:   str(func(c Context) string { return c.SkillID }),
+			Choices: func(c Context) []Choice { return c.Skills }},
+		{Names: []string{"skillslug"}, Key: "SkillID", Source: "current skill",
 			Value: str(func(c Context) string { return c.SkillID })},
 		{Names: []string{"traceid", "trace"}, Key: "TraceID", Source: "current trace",
 			Value: str(func(c Context) string { return c.TraceID })},
@@ -101,7 +116,9 @@ func Mappings() []Mapping {
 // select when it is one of the choices, raw JSON as a string). It looks
 // at object properties, chosen variants and built nested objects, not
 // into array items (which item would it be?). It returns the fields it
-// filled. Inferred values stay editable: Set clears the mark.
+// filled. Inferred values stay editable: Set clears the mark. A text
+// field whose mapping has choices in ctx (a skill id field, the
+// library's skills) gets them as its Choices, filled or not.
 func (f *Form) Prefill(ctx Context) []*Field {
 	byName := map[string]Mapping{}
 	for _, m := range Mappings() {
@@ -115,7 +132,13 @@ func (f *Form) Prefill(ctx Context) []*Field {
 			return false
 		}
 		m, ok := byName[norm(fl.Name)]
-		if !ok || fl.touched && (fl.Raw != "" || fl.Null) || fl.Inferred != nil {
+		if !ok {
+			return true
+		}
+		if m.Choices != nil && fl.Widget == WidgetText {
+			fl.Choices = m.Choices(ctx)
+		}
+		if fl.touched && (fl.Raw != "" || fl.Null) || fl.Inferred != nil {
 			return true
 		}
 		v, ok := m.Value(ctx)

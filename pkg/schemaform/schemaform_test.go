@@ -657,6 +657,63 @@ func TestPrefill(t *testing.T) {
 	}
 }
 
+// A skill id field offers the library's skills by name, whether it was
+// prefilled or not; the value stays the id.
+func TestPrefillOffersSkillsByName(t *testing.T) {
+	f, err := schemaform.Compile(json.RawMessage(`{"type":"object","required":["skill_id"],"properties":{
+		"skill_id":{"type":"string"},"skill_slug":{"type":"string"},"note":{"type":"string"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills := []schemaform.Choice{{Value: "019e-a", Label: "Check out a cart"}, {Value: "019e-b", Label: "File a bug"}}
+	if filled := f.Prefill(schemaform.Context{Route: "/skills", Skills: skills}); len(filled) != 0 {
+		t.Errorf("nothing is on screen, yet %d fields were filled", len(filled))
+	}
+	if got := f.Field("/skill_id").Choices; !reflect.DeepEqual(got, skills) {
+		t.Errorf("skill_id offers %v", got)
+	}
+	if f.Field("/skill_slug").Choices != nil || f.Field("/note").Choices != nil {
+		t.Error("a slug or another field offers skill ids")
+	}
+	if err := f.Set("/skill_id", "019e-b"); err != nil {
+		t.Fatal(err)
+	}
+	if v, errs := f.JSON(); len(errs) > 0 || !sameJSON(t, v, `{"skill_id":"019e-b"}`) {
+		t.Errorf("value %s %v", v, errs)
+	}
+}
+
+// An error is the user's to see once they touched the field: Edited says
+// when, for a field or a group holding one.
+func TestEditedFields(t *testing.T) {
+	f, err := schemaform.Compile(json.RawMessage(`{"type":"object","required":["a","list"],"properties":{
+		"a":{"type":"string","minLength":3},"b":{"type":"string","default":"x"},
+		"list":{"type":"array","items":{"type":"object","properties":{"c":{"type":"integer"}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Prefill(schemaform.Context{SkillID: "s"})
+	if _, errs := f.Value(); len(errs) == 0 || f.Field("/a").Error == "" {
+		t.Fatalf("an empty required field has no error: %v", errs)
+	}
+	for _, p := range []string{"", "/a", "/b", "/list"} {
+		if f.Field(p).Edited() {
+			t.Errorf("%q reads as edited before anything was typed", p)
+		}
+	}
+	f.Set("/a", "no")
+	item, _ := f.AddItem("/list")
+	f.Set(item+"/c", "x")
+	for _, p := range []string{"", "/a", "/list", item, item + "/c"} {
+		if !f.Field(p).Edited() {
+			t.Errorf("%q does not read as edited", p)
+		}
+	}
+	if f.Field("/b").Edited() {
+		t.Error("an untouched default reads as edited")
+	}
+}
+
 func TestRawMode(t *testing.T) {
 	f := compileFile(t, "hard/oneof_discriminated.json")
 	f.Set("/shape/r", "2")

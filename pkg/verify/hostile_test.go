@@ -3,6 +3,7 @@ package verify_test
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,6 +52,13 @@ var hostileShapes = []hostileShape{
 	{"name", func(n int) []byte { return repeat(`{"`, "a", `":0}`, n) }},
 	// Many members whose names need escaping in a JSON pointer.
 	{"names-escaped", func(n int) []byte { return members(`{"evidence":`, `}`, n, "~/") }},
+	// Millions of empty objects, a node every three bytes: at the top,
+	// in a member the bundle does not allow, in a trace edge.
+	{"empty-objects", func(n int) []byte { return repeat(`[{}`, ",{}", "]", n) }},
+	{"empty-objects-member", func(n int) []byte { return repeat(`{"a":[{}`, ",{}", "]}", n) }},
+	{"empty-objects-edge", func(n int) []byte {
+		return repeat(`{"interaction_trace":{"edges":[{"a":[{}`, ",{}", "]}]}}", n)
+	}},
 }
 
 // repeat is prefix, then unit as many times as fits in n bytes, then
@@ -182,6 +190,40 @@ func BenchmarkVerifyHostile(b *testing.B) {
 			if peak > 0 {
 				b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 				b.ReportMetric(peak, "peak-RSS-MB")
+			}
+		})
+	}
+}
+
+// maxAllocPerByte bounds what verifying an input the verifier rejects
+// allocates, per byte of the input: the parse's 13 bytes a node, at most
+// one node per two bytes, and the copy of the source that reading many of
+// its strings makes (docs/perf/verify.md, "Memory").
+const maxAllocPerByte = 8
+
+// TestHostileMemoryInProportion: for every hostile shape, what verifying
+// it allocates stays within maxAllocPerByte times its size. Allocation is
+// counted, not resident memory, so the figure does not depend on when
+// the collector runs; the peak resident memory is at most the input plus
+// this (BenchmarkVerifyHostile measures it).
+func TestHostileMemoryInProportion(t *testing.T) {
+	v, _ := setup(t)
+	for _, s := range hostileShapes {
+		t.Run(s.name, func(t *testing.T) {
+			data := s.make(2_000_000)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := v.Bytes(data)
+			runtime.ReadMemStats(&after)
+			var ie *verify.InvalidError
+			if !errors.As(err, &ie) {
+				t.Fatalf("got %v, want an *InvalidError", err)
+			}
+			per := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(data))
+			if per > maxAllocPerByte {
+				t.Errorf("allocated %.2f bytes per byte of input, want at most %d", per, maxAllocPerByte)
+			} else {
+				t.Logf("allocated %.2f bytes per byte of input", per)
 			}
 		})
 	}

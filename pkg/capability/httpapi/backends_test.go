@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"workbench/pkg/capability/httpapi"
 	"workbench/pkg/capability/httpapi/altbackend"
 	"workbench/pkg/capability/httpapi/contracttest"
+	"workbench/pkg/capability/httpapi/opsbackend"
 	"workbench/pkg/policy"
 	"workbench/pkg/runs"
 )
@@ -40,13 +42,19 @@ type bench struct {
 	// prune makes the events of run up to upTo no longer retained, and
 	// says which sequences a replay will miss (from, to).
 	prune func(t *testing.T, run runs.RunID) (from, to int64)
-	// resetReason is a word the stream_reset's reason holds.
-	resetReason string
+	// resetReason is a word the stream_reset's reason holds, and
+	// denyReason a word of the reason a denial gives.
+	resetReason, denyReason string
+	// paths lists the method and path of every request the backend got.
+	paths func() []string
 }
 
-// backends are the two independently written backends: the conformance
-// server over the Governor, and altbackend, written from the document
-// with other member names and answer shapes.
+// backends are the three independently written backends: the
+// conformance server over the Governor; altbackend, written from the
+// document with other member names and answer shapes; and opsbackend,
+// written from the document alone by another reading (several actions
+// per capability, the invoke contract in other words, members in another
+// order, optional ones absent, a reset without a sequence).
 var backends = []struct {
 	name  string
 	start func(t *testing.T) *bench
@@ -95,6 +103,13 @@ var backends = []struct {
 				return 1, r.LastSequence - 3
 			},
 			resetReason: "retained window",
+			paths: func() []string {
+				var out []string
+				for _, r := range srv.Requests() {
+					out = append(out, r.Method+" "+r.Path)
+				}
+				return out
+			},
 		}
 	}},
 	{"altbackend", func(t *testing.T) *bench {
@@ -120,12 +135,50 @@ var backends = []struct {
 				alt.Forget(string(run), 2)
 				return 1, 2
 			},
-			resetReason: "pruned",
+			resetReason: "pruned", denyReason: "forbidden",
+			paths: func() []string {
+				var out []string
+				for _, r := range alt.Requests() {
+					out = append(out, r.Method+" "+r.Path)
+				}
+				return out
+			},
+		}
+	}},
+	{"opsbackend", func(t *testing.T) *bench {
+		ops := opsbackend.Start(t, 5*time.Millisecond)
+		c, err := httpapi.New(ops.URL, http.DefaultClient)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &bench{
+			client: c, usable: 4, degraded: "deploys",
+			read:    capability.Proposal{CapabilityID: "logs", Action: "search", Input: json.RawMessage(`{"query":"disk"}`)},
+			deny:    capability.Proposal{CapabilityID: "logs", Action: "search", Input: json.RawMessage(`{"query":"password reset"}`)},
+			invalid: capability.Proposal{CapabilityID: "incidents", Action: "open", Input: json.RawMessage(`{}`), Confirmed: true},
+			approve: capability.Proposal{CapabilityID: "incidents", Action: "purge", Input: json.RawMessage(`{"older_than_days":30}`),
+				Target: "incidents", Confirmed: true},
+			grant: func(t *testing.T, id string) {
+				if !ops.Grant(id) {
+					t.Fatalf("no approval %s", id)
+				}
+			},
+			// The backend retains the newest 4 events: a finished search
+			// (5 events) has lost its first.
+			prune:       func(t *testing.T, run runs.RunID) (int64, int64) { return 1, 1 },
+			resetReason: "retention_window_exceeded", denyReason: "credentials",
+			paths: func() []string {
+				var out []string
+				for _, r := range ops.Requests() {
+					out = append(out, r.Method+" "+r.Path)
+				}
+				return out
+			},
 		}
 	}},
 }
 
-func TestCatalogOfBothBackends(t *testing.T) {
+func TestCatalogOfEveryBackend(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			s := b.start(t)
@@ -189,7 +242,7 @@ func TestPreflightDecidesFromItsDecision(t *testing.T) {
 			}
 			if s.deny.CapabilityID != "" {
 				pv, err = s.client.Preflight(ctx, s.deny)
-				if err != nil || pv.Decision != "deny" || pv.Executable || !strings.Contains(pv.Reason, "forbidden") {
+				if err != nil || pv.Decision != "deny" || pv.Executable || !strings.Contains(pv.Reason, s.denyReason) {
 					t.Errorf("deny: %+v %v", pv, err)
 				}
 				var re *capability.RefusedError
@@ -349,6 +402,40 @@ func TestStreamResetReasonAndGap(t *testing.T) {
 			f, tt, ok := tl.Missing(seen)
 			if !ok || f != from || tt != to {
 				t.Errorf("missing %d–%d (%v), want %d–%d", f, tt, ok, from, to)
+			}
+		})
+	}
+}
+
+// The client calls only the routes the document names, and those a
+// backend declared itself: an approvals list is never guessed.
+func TestOnlyTheDocumentsRoutes(t *testing.T) {
+	named := regexp.MustCompile(`^(GET /api/capabilities(/[^/]+)?|POST /api/capabilities/[^/]+/(preflight|invoke)|GET /api/runs(\?.*)?|GET /api/runs/[^/]+/events\?.*)$`)
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			s := b.start(t)
+			ctx := context.Background()
+			l, err := s.client.Catalog(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, approvalsErr := s.client.Approvals(ctx)
+			rc, err := s.client.Invoke(ctx, s.read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			followToEnd(t, s.client, rc.RunID)
+			s.client.Preflight(ctx, s.approve)
+			s.client.Runs(ctx, "")
+			declared := len(l.Capabilities) > 0 && approvalsErr == nil
+			for _, p := range s.paths() {
+				if named.MatchString(p) || declared && strings.Contains(p, "/api/approvals") {
+					continue
+				}
+				t.Errorf("the client called %s", p)
+			}
+			if !declared && !httpapi.NoApprovalsList(approvalsErr) {
+				t.Errorf("approvals of a backend that declares none: %v", approvalsErr)
 			}
 		})
 	}

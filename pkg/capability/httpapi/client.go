@@ -1,4 +1,4 @@
-// Package httpapi is the capability workbench's client of the HTTP
+// Package httpapi is the capability palette's client of the HTTP
 // contract in the capability workbench document: a backend that serves
 // the catalog, descriptors, preflight, the governed invoke and the run
 // events over HTTP. Client implements capability.Backend, so the UI talks
@@ -9,19 +9,22 @@
 //	GET  /api/capabilities                         catalog
 //	GET  /api/capabilities/{capability_id}         descriptor
 //	POST /api/capabilities/{capability_id}/preflight  {action, inputs, target}
-//	POST /api/capabilities/{capability_id}/invoke     202 running | 202 approval_required | 200 {status, result}
+//	POST /api/capabilities/{capability_id}/invoke     {action, inputs, target[, approval_id, run_id, session_id]}
+//	                                               202 running | 202 approval_required | 200 {status, result}
 //	GET  /api/runs[?session_id=]                   runs (sorted newest first by the client)
 //	GET  /api/runs/{run_id}/events?after=&limit=   a page of events
 //	GET  /api/runs/{run_id}/events?after=          with Accept: text/event-stream, live follow
-//	GET  /api/approvals, POST /api/approvals/{id}/grant|deny   the approvals surface, when offered
+//
+// and, only when the catalog or a descriptor declares them
+// (DecodeApprovalRoutes), the routes of the backend's approvals surface.
 //
 // Answers are read as schemas/capability-*.schema.json publish them and
 // in the reasonable variants another author writes from the document
-// (wire.go): each catalog entry on its own, availability as a word or an
-// object, synchronous {status, result} envelopes, runs and events with
-// other member names. An approval is resumed with the document alone, by
-// re-submitting the exact proposal with its approval id; the approvals
-// surface is used when the backend offers one.
+// (wire.go): each catalog entry on its own, several actions per
+// capability, availability as a word or an object, synchronous {status,
+// result} envelopes, runs and events with other member names. An
+// approval is resumed with the document alone, by re-submitting the exact
+// proposal with its approval id.
 //
 // Guarantees:
 //   - The client never sends an identity: no Authorization, no actor or
@@ -33,6 +36,10 @@
 //     the client never retries them, under another identity or at all, and
 //     never substitutes one run id for another.
 //   - Executions go only to the invoke route; descriptor routes are read.
+//     Requests carry only the members the document names: preflight the
+//     action (its name), the inputs and the target; invoke those and, to
+//     resume, the approval, run and session ids. No route the document
+//     does not name is called unless the backend declared it.
 //   - A follow whose connection ends before a terminal or stream_reset
 //     event fails with an error wrapping runs.ErrDropped, so runs.Follow
 //     resumes after the last sequence; a stream_reset is passed on as an
@@ -66,7 +73,7 @@ const (
 )
 
 // InvokeRoute is the governed invoke route, the only one executions go
-// to; a catalog must declare it.
+// to, whatever a catalog declares.
 const InvokeRoute = PathCapabilities + "/{capability_id}/invoke"
 
 // MaxBodyBytes bounds one JSON answer; MaxStreamBytes one follow stream.
@@ -84,6 +91,17 @@ type CatalogBody struct {
 	// Invoke is the normative governed-invoke contract: the only route
 	// executions go to.
 	Invoke InvokeContract `json:"invoke"`
+	// Approvals declares the backend's approvals surface, which the
+	// document does not name; without it the client lists no approvals.
+	Approvals *ApprovalsContract `json:"approvals,omitempty"`
+}
+
+// ApprovalsContract declares the routes of an approvals surface: the
+// list, and granting and denying one ({approval_id} in the route).
+type ApprovalsContract struct {
+	List  string `json:"list"`
+	Grant string `json:"grant,omitempty"`
+	Deny  string `json:"deny,omitempty"`
 }
 
 // SourceFailure is a source that could not list its capabilities.
@@ -98,21 +116,22 @@ type InvokeContract struct {
 	Route  string `json:"route"`
 }
 
-// PreflightRequest is the body of POST …/preflight: only the action, its
-// inputs and the selected target. There is no identity in it.
+// PreflightRequest is the body of POST …/preflight: only the action (its
+// name), its inputs and the selected target. There is no identity in it.
 type PreflightRequest struct {
 	Action string          `json:"action"`
 	Inputs json.RawMessage `json:"inputs"`
 	Target string          `json:"target,omitempty"`
 }
 
-// InvokeRequest is the body of POST …/invoke. ApprovalID, RunID and
-// SessionID are set only when resuming an approved action.
+// InvokeRequest is the body of POST …/invoke: the members of a preflight
+// and, set only when resuming an approved action, the approval, run and
+// session ids. The user's confirmation is the client's to ask for before
+// it sends: the document names no member for it.
 type InvokeRequest struct {
 	Action     string          `json:"action"`
 	Inputs     json.RawMessage `json:"inputs"`
 	Target     string          `json:"target,omitempty"`
-	Confirmed  bool            `json:"confirmed,omitempty"`
 	ApprovalID string          `json:"approval_id,omitempty"`
 	RunID      runs.RunID      `json:"run_id,omitempty"`
 	SessionID  runs.SessionID  `json:"session_id,omitempty"`
@@ -186,8 +205,9 @@ type Client struct {
 	base string
 	hc   fetch.Doer
 
-	mu    sync.Mutex
-	descs map[string]capability.Capability // the descriptors last read, for previews that name no side effect
+	mu        sync.Mutex
+	descs     map[string]capability.Capability // the descriptors last read: action names, and side effects for previews that name none
+	approvals ApprovalRoutes                   // the approvals surface the backend declared, if any
 }
 
 var _ capability.Backend = (*Client)(nil)
@@ -284,7 +304,8 @@ func statusError(op string, status int, data []byte) error {
 
 // Catalog reads GET /api/capabilities. Each entry is decoded on its own
 // (DecodeCatalog): one the client cannot use is in Listing.Unusable with
-// the reason, and hides nothing else.
+// the reason, and hides nothing else. An approvals surface the catalog
+// declares is remembered.
 func (c *Client) Catalog(ctx context.Context) (capability.Listing, error) {
 	data, _, err := c.raw(ctx, "catalog", http.MethodGet, PathCapabilities, nil)
 	if err != nil {
@@ -295,7 +316,17 @@ func (c *Client) Catalog(ctx context.Context) (capability.Listing, error) {
 		return capability.Listing{}, fmt.Errorf("catalog: %w", err)
 	}
 	c.remember(l.Capabilities...)
+	c.declared(data)
 	return l, nil
+}
+
+// declared remembers the approvals surface an answer declares.
+func (c *Client) declared(data []byte) {
+	if r, ok := DecodeApprovalRoutes(data); ok {
+		c.mu.Lock()
+		c.approvals = r
+		c.mu.Unlock()
+	}
 }
 
 func (c *Client) remember(caps ...capability.Capability) {
@@ -335,19 +366,39 @@ func (c *Client) Describe(ctx context.Context, id string) (capability.Capability
 		return capability.Capability{}, fmt.Errorf("%s: the backend answered the descriptor of %q", op, cp.ID)
 	}
 	c.remember(cp)
+	c.declared(raw)
 	return cp, nil
+}
+
+// action is the capability as seen through the proposal's action, and
+// that action's name, which the requests send as action. A capability
+// the client has not read yet is described first: the client does not
+// guess an action's name.
+func (c *Client) action(ctx context.Context, p capability.Proposal) (capability.Capability, error) {
+	cp := c.known(p.CapabilityID)
+	if cp.ID == "" {
+		var err error
+		if cp, err = c.Describe(ctx, p.CapabilityID); err != nil {
+			return cp, err
+		}
+	}
+	return cp.Act(p.Action)
 }
 
 // Preflight posts the action, its inputs and the target to
 // POST …/preflight. The answer's decision decides (DecodePreview).
 func (c *Client) Preflight(ctx context.Context, p capability.Proposal) (capability.Preview, error) {
 	op := "preflight of " + p.CapabilityID
-	body := PreflightRequest{Action: p.CapabilityID, Inputs: inputs(p.Input), Target: p.Target}
+	cp, err := c.action(ctx, p)
+	if err != nil {
+		return capability.Preview{}, fmt.Errorf("%s: %w", op, err)
+	}
+	body := PreflightRequest{Action: cp.Name, Inputs: inputs(p.Input), Target: p.Target}
 	data, _, err := c.raw(ctx, op, http.MethodPost, capPath(p.CapabilityID, "preflight"), body)
 	if err != nil {
 		return capability.Preview{}, err
 	}
-	pv, err := DecodePreview(data, c.known(p.CapabilityID), nil)
+	pv, err := DecodePreview(data, cp, nil)
 	if err != nil {
 		return capability.Preview{}, fmt.Errorf("%s: %w", op, err)
 	}
@@ -370,8 +421,12 @@ func inputs(in json.RawMessage) json.RawMessage {
 // pending approval it describes.
 func (c *Client) Invoke(ctx context.Context, p capability.Proposal) (capability.Receipt, error) {
 	op := "invoke " + p.CapabilityID
-	body := InvokeRequest{Action: p.CapabilityID, Inputs: inputs(p.Input), Target: p.Target,
-		Confirmed: p.Confirmed, ApprovalID: p.ApprovalID, RunID: p.RunID, SessionID: p.SessionID}
+	cp, err := c.action(ctx, p)
+	if err != nil {
+		return capability.Receipt{}, fmt.Errorf("%s: %w", op, err)
+	}
+	body := InvokeRequest{Action: cp.Name, Inputs: inputs(p.Input), Target: p.Target,
+		ApprovalID: p.ApprovalID, RunID: p.RunID, SessionID: p.SessionID}
 	data, status, err := c.raw(ctx, op, http.MethodPost, capPath(p.CapabilityID, "invoke"), body,
 		http.StatusOK, http.StatusCreated, http.StatusAccepted)
 	var se *StatusError
@@ -414,12 +469,22 @@ func refusal(p capability.Proposal, se *StatusError) (capability.Receipt, error)
 	return capability.Receipt{}, &capability.RefusedError{Code: code, CapabilityID: p.CapabilityID, Reason: se.Detail.Message, Problems: se.Detail.Problems}
 }
 
-// Approvals reads GET /api/approvals, which the document does not name:
-// a backend that offers no approvals list answers 404, an
-// *UnavailableError (NoApprovalsList tells it apart), and approvals are
-// then resumed by re-submission alone.
+// ErrNoApprovalsList is the answer of Approvals, Grant and Deny when the
+// backend declared no such route (in its catalog or a descriptor): the
+// document names none, and the client does not guess one. Pending
+// approvals are then resumed by re-submission alone.
+var ErrNoApprovalsList = errors.New("the backend declares no approvals list: a pending action is resumed from its form, and the backend's answer says whether it was granted")
+
+// Approvals reads the approvals list the backend declared; without one it
+// calls nothing and returns ErrNoApprovalsList.
 func (c *Client) Approvals(ctx context.Context) ([]capability.Approval, error) {
-	data, _, err := c.raw(ctx, "approvals", http.MethodGet, PathApprovals, nil)
+	c.mu.Lock()
+	path := c.approvals.List
+	c.mu.Unlock()
+	if path == "" {
+		return nil, ErrNoApprovalsList
+	}
+	data, _, err := c.raw(ctx, "approvals", http.MethodGet, path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -431,25 +496,37 @@ func (c *Client) Approvals(ctx context.Context) ([]capability.Approval, error) {
 }
 
 // NoApprovalsList reports whether err says the backend offers no
-// approvals list (404): pending approvals are then resumed by
-// re-submitting the exact proposal, and the backend's answer says
-// whether it was granted.
+// approvals list: it declared none (ErrNoApprovalsList), or the declared
+// route answers 404. Pending approvals are then resumed by re-submitting
+// the exact proposal, and the backend's answer says whether it was
+// granted.
 func NoApprovalsList(err error) bool {
 	var ue *UnavailableError
-	return errors.As(err, &ue) && ue.Status == http.StatusNotFound
+	return errors.Is(err, ErrNoApprovalsList) || errors.As(err, &ue) && ue.Status == http.StatusNotFound
 }
 
-// Grant posts to /api/approvals/{id}/grant.
+// Grant posts to the grant route the backend declared.
 func (c *Client) Grant(ctx context.Context, id string) (capability.Approval, error) {
-	var a capability.Approval
-	err := c.do(ctx, "grant "+id, http.MethodPost, PathApprovals+"/"+url.PathEscape(id)+"/grant", struct{}{}, &a)
-	return a, err
+	c.mu.Lock()
+	tmpl := c.approvals.Grant
+	c.mu.Unlock()
+	return c.decide(ctx, "grant "+id, tmpl, id)
 }
 
-// Deny posts to /api/approvals/{id}/deny.
+// Deny posts to the deny route the backend declared.
 func (c *Client) Deny(ctx context.Context, id string) (capability.Approval, error) {
+	c.mu.Lock()
+	tmpl := c.approvals.Deny
+	c.mu.Unlock()
+	return c.decide(ctx, "deny "+id, tmpl, id)
+}
+
+func (c *Client) decide(ctx context.Context, op, tmpl, id string) (capability.Approval, error) {
+	if tmpl == "" {
+		return capability.Approval{}, fmt.Errorf("%s: %w", op, ErrNoApprovalsList)
+	}
 	var a capability.Approval
-	err := c.do(ctx, "deny "+id, http.MethodPost, PathApprovals+"/"+url.PathEscape(id)+"/deny", struct{}{}, &a)
+	err := c.do(ctx, op, http.MethodPost, strings.ReplaceAll(tmpl, "{approval_id}", url.PathEscape(id)), struct{}{}, &a)
 	return a, err
 }
 

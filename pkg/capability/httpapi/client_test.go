@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -51,6 +52,12 @@ func start(t *testing.T, engine *policy.Engine) *setup {
 	// listens on Go's in-process network, which only net/http reaches.
 	c, err := httpapi.New(srv.URL, http.DefaultClient)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Read the catalog once, as the palette does before anything else:
+	// the client learns the actions' names and the approvals surface the
+	// backend declares from it.
+	if _, err := c.Catalog(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return &setup{srv: srv, client: c, gov: gov}
@@ -149,6 +156,9 @@ func TestInvokeAndFollowToTheEnd(t *testing.T) {
 	}
 }
 
+// Refusals of the governed invoke. (Confirmation is not among them: the
+// client asks for it before it submits, and the document names no member
+// that would carry it.)
 func TestRefusalsOverHTTP(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -156,7 +166,6 @@ func TestRefusalsOverHTTP(t *testing.T) {
 		p      capability.Proposal
 		code   string
 	}{
-		{"unconfirmed", nil, capability.Proposal{CapabilityID: "simulator:browser_click", Input: json.RawMessage(`{"name":"x"}`)}, capability.RefusedConfirmationRequired},
 		{"invalid", nil, capability.Proposal{CapabilityID: "simulator:file_read", Input: json.RawMessage(`{}`)}, capability.RefusedInvalid},
 		{"denied", policy.Default(), capability.Proposal{CapabilityID: "simulator:file_delete", Input: json.RawMessage(`{"path":"a"}`), Confirmed: true}, capability.RefusedDenied},
 	}
@@ -275,6 +284,7 @@ func TestEachFailureOnItsOwn(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", route, status), func(t *testing.T) {
 				s := start(t, nil)
 				s.srv.Fail(route, status)
+				before := count(s.srv.Requests(), route)
 				err := do(s)
 				var ue *httpapi.UnavailableError
 				var se *httpapi.StatusError
@@ -288,7 +298,7 @@ func TestEachFailureOnItsOwn(t *testing.T) {
 						t.Fatalf("got %v, want HTTP %d", err, status)
 					}
 				}
-				if n := count(s.srv.Requests(), route); n != 1 {
+				if n := count(s.srv.Requests(), route) - before; n != 1 {
 					t.Errorf("%s was asked %d times; a failure is not retried", route, n)
 				}
 				// The other routes still answer.
@@ -354,6 +364,43 @@ func TestFollowFaults(t *testing.T) {
 			t.Errorf("follows %v", follows)
 		}
 	})
+	// A follow that ends cleanly before a terminal event, whole or inside
+	// an event, as a host in between that cannot break a stream off
+	// passes one on: the end is missing, so it is a dropped connection,
+	// resumed after the last whole event; the half event is never
+	// delivered.
+	for _, half := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ended before a terminal event (inside an event: %v)", half), func(t *testing.T) {
+			s := start(t, nil)
+			run := finished(t, s)
+			s.srv.EndNextFollow(2, half)
+			st, err := s.client.Follow(ctx, run, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seqs []int64
+			for {
+				e, err := st.Next(ctx)
+				if err != nil {
+					if !errors.Is(err, runs.ErrDropped) || !strings.Contains(err.Error(), "ended before a terminal event") {
+						t.Errorf("after %v: %v; want an error wrapping runs.ErrDropped saying the terminal event is missing", seqs, err)
+					}
+					break
+				}
+				seqs = append(seqs, e.Sequence)
+			}
+			st.Close()
+			if len(seqs) != 2 {
+				t.Errorf("events %v before the end, want the 2 sent whole", seqs)
+			}
+			s.srv.EndNextFollow(2, half)
+			tl := runs.NewTimeline(0)
+			res, err := runs.Follow(ctx, s.client, run, tl, nil)
+			if err != nil || res.Outcome != runs.OutcomeEnded || res.Resumed != 1 || tl.Len() != 5 {
+				t.Errorf("%+v %v, %d held; want ended after one resume with 5 events", res, err, tl.Len())
+			}
+		})
+	}
 	t.Run("stream_reset", func(t *testing.T) {
 		s := start(t, nil)
 		run := finished(t, s)
@@ -388,19 +435,122 @@ func TestNewRefusesBadOrigins(t *testing.T) {
 	}
 }
 
-// A backend that declares another execution route is not used: the
-// client executes only through the governed invoke route.
-func TestCatalogRefusesAnotherInvokeContract(t *testing.T) {
+// A backend that declares another execution route is listed all the
+// same, with a note saying so, and executes only through the document's
+// governed invoke route: the client sends nothing to the route it
+// declared. A contract described in other words is read without a note.
+func TestInvokeContractIsTheDocuments(t *testing.T) {
+	for _, tt := range []struct {
+		name, invoke, note string
+	}{
+		{"another route", `"invoke":{"method":"POST","route":"/api/tools/{name}"}`, "POST /api/tools/{name}"},
+		{"another method", `"invoke":"GET /api/capabilities/:id/invoke"`, "GET /api/capabilities/:id/invoke"},
+		{"other words", `"governed_invoke":{"method":"POST","path_template":"/api/capabilities/{capability_id}/invoke"}`, ""},
+		{"none", `"other":1`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var paths []string
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				paths = append(paths, r.Method+" "+r.URL.Path)
+				w.Header().Set("Content-Type", "application/json")
+				switch r.URL.Path {
+				case "/api/capabilities":
+					fmt.Fprint(w, `{"capabilities":[{"id":"notes.search","name":"search","schema":{"type":"object"},"effect":"read"}],`+tt.invoke+`}`)
+				default:
+					w.WriteHeader(http.StatusAccepted)
+					fmt.Fprint(w, `{"status":"running","run_id":"r1"}`)
+				}
+			}))
+			defer ts.Close()
+			c, err := httpapi.New(ts.URL, http.DefaultClient)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := c.Catalog(context.Background())
+			if err != nil || len(l.Capabilities) != 1 {
+				t.Fatalf("the catalog was not listed: %+v %v", l, err)
+			}
+			if note := strings.Join(l.Notes, "\n"); tt.note == "" && note != "" || tt.note != "" && (!strings.Contains(note, tt.note) || !strings.Contains(note, httpapi.InvokeRoute)) {
+				t.Errorf("notes %q, want one naming %q", l.Notes, tt.note)
+			}
+			if _, err := c.Invoke(context.Background(), capability.Proposal{CapabilityID: "notes.search", Input: json.RawMessage(`{}`)}); err != nil {
+				t.Fatal(err)
+			}
+			if got := paths[len(paths)-1]; got != "POST /api/capabilities/notes.search/invoke" {
+				t.Errorf("invoked through %s", got)
+			}
+		})
+	}
+}
+
+// Requests carry the members the document names, and the action's own
+// name; no approvals route is called unless the backend declared one.
+func TestRequestsCarryTheDocumentsMembers(t *testing.T) {
+	var bodies []map[string]json.RawMessage
+	var paths []string
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.Method+" "+r.URL.Path)
+		var b map[string]json.RawMessage
+		json.NewDecoder(r.Body).Decode(&b)
+		if b != nil {
+			bodies = append(bodies, b)
+		}
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"capabilities":[],"failures":[],"invoke":{"method":"POST","route":"/api/tools/{name}"}}`)
+		switch {
+		case r.URL.Path == "/api/capabilities":
+			fmt.Fprint(w, `{"capabilities":[{"capability_id":"logs","actions":[{"action":"search","schema":{"type":"object"},"side_effect":"read"},`+
+				`{"action":"purge","schema":{"type":"object"},"side_effect":"destructive"}]}]}`)
+		case strings.HasSuffix(r.URL.Path, "/preflight"):
+			fmt.Fprint(w, `{"decision":"allow"}`)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+			fmt.Fprint(w, `{"status":"running","run_id":"r1"}`)
+		}
 	}))
 	defer ts.Close()
 	c, err := httpapi.New(ts.URL, http.DefaultClient)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Catalog(context.Background()); err == nil || !strings.Contains(err.Error(), httpapi.InvokeRoute) {
-		t.Errorf("got %v", err)
+	ctx := context.Background()
+	l, err := c.Catalog(ctx)
+	if err != nil || len(l.Capabilities) != 1 || len(l.Capabilities[0].Actions) != 2 {
+		t.Fatalf("%+v %v", l, err)
+	}
+	p := capability.Proposal{CapabilityID: "logs", Action: "purge", Input: json.RawMessage(`{"days":3}`), Target: "t", Confirmed: true}
+	pv, err := c.Preflight(ctx, p)
+	if err != nil || pv.SideEffect != policy.EffectDestructive || !pv.NeedsConfirmation {
+		t.Errorf("preview of purge: %+v %v", pv, err)
+	}
+	if _, err := c.Invoke(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Invoke(ctx, capability.Pending{Proposal: p, Receipt: capability.Receipt{ApprovalID: "a1", RunID: "r1", SessionID: "s1"}}.Resume()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"action inputs target", "action inputs target", "action approval_id inputs run_id session_id target"}
+	for i, b := range bodies {
+		var keys []string
+		for k := range b {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if got := strings.Join(keys, " "); i >= len(want) || got != want[i] || string(b["action"]) != `"purge"` {
+			t.Errorf("request %d carries %s, action %s", i, got, b["action"])
+		}
+	}
+	if _, err := c.Approvals(ctx); !httpapi.NoApprovalsList(err) {
+		t.Errorf("approvals without a declared list: %v", err)
+	}
+	if _, err := c.Grant(ctx, "a1"); !errors.Is(err, httpapi.ErrNoApprovalsList) {
+		t.Errorf("grant without a declared route: %v", err)
+	}
+	if _, err := c.Invoke(ctx, capability.Proposal{CapabilityID: "logs", Action: "tail"}); err == nil || !strings.Contains(err.Error(), `no action "tail"`) {
+		t.Errorf("an action the capability does not have: %v", err)
+	}
+	for _, p := range paths {
+		if strings.Contains(p, "approvals") {
+			t.Errorf("the client called %s, which the backend never declared", p)
+		}
 	}
 }

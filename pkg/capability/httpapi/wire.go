@@ -144,18 +144,21 @@ func word(s string) string {
 
 // DecodeCatalog reads the answer of GET /api/capabilities. Each entry is
 // decoded on its own (DecodeCapability): an entry the client cannot use
-// is in Listing.Unusable with the reason, and the others are listed. The
-// catalog-level invoke contract, when declared, must name POST
-// /api/capabilities/{capability_id}/invoke (any placeholder spelling);
-// one naming another route is an error, because the client executes
-// nowhere else. A catalog that declares none is read with a note.
+// is in Listing.Unusable with the reason, and the others are listed.
+//
+// The routes are the document's own: the client invokes only through
+// POST /api/capabilities/{capability_id}/invoke, whatever the catalog
+// says. Its invoke contract is read under whatever names it has
+// (checkInvoke); one that contradicts the document — another route or
+// method — is in Listing.Notes, so the user sees what the client will not
+// do, and the catalog is listed all the same.
 func DecodeCatalog(data []byte, n *Notes) (capability.Listing, error) {
 	var l capability.Listing
 	var entries []json.RawMessage
 	top, isObj := asObj(data)
 	switch {
 	case isObj:
-		raw, k := top.pick("capabilities", "items", "data", "results")
+		raw, k := top.pick("capabilities", "catalog", "items", "data", "results", "entries")
 		if raw == nil {
 			return l, fmt.Errorf("the catalog has no capabilities member")
 		}
@@ -165,8 +168,8 @@ func DecodeCatalog(data []byte, n *Notes) (capability.Listing, error) {
 		if err := json.Unmarshal(raw, &entries); err != nil {
 			return l, fmt.Errorf("the catalog's %s is not an array: %w", k, err)
 		}
-		if err := checkInvoke(top, n); err != nil {
-			return l, err
+		if note := checkInvoke(top, n); note != "" {
+			l.Notes = append(l.Notes, note)
 		}
 		l.Failures = failures(top, n)
 	default:
@@ -203,33 +206,50 @@ func entryID(raw json.RawMessage) string {
 // placeholder matches the spellings of the capability id in a route.
 var placeholders = []string{"{capability_id}", "{capabilityId}", "{id}", ":capability_id", ":capabilityId", ":id", "<capability_id>"}
 
-func checkInvoke(top obj, n *Notes) error {
-	raw, k := top.pick("invoke", "invoke_contract", "governed_invoke", "execution")
+// route reads a route declaration: a string "POST /path" or "/path", or
+// an object naming the method and the path under any of the names
+// authors give them. where names it in notes; ok is false when raw is
+// neither.
+func route(raw json.RawMessage, n *Notes, where string) (method, path string, ok bool) {
+	if s, isText := text(raw); isText {
+		f := strings.Fields(s)
+		switch len(f) {
+		case 1:
+			path = f[0]
+		case 2:
+			method, path = f[0], f[1]
+		}
+		n.addf("%s: a string, read as {method, route}", where)
+		return method, path, true
+	}
+	o, isObj := asObj(raw)
+	if !isObj {
+		return "", "", false
+	}
+	method = o.str(n, where, "method", "http_method", "verb")
+	path = o.str(n, where, "route", "path", "path_template", "route_template", "url", "url_template", "href", "template", "uri", "endpoint")
+	return method, path, true
+}
+
+// checkInvoke reads the catalog's invoke contract, under whatever names
+// it has, and says (for Listing.Notes) where it contradicts the
+// document's route; "" when it agrees, or declares none, or cannot be
+// read (noted for the conformance check).
+func checkInvoke(top obj, n *Notes) string {
+	raw, k := top.pick("invoke", "invoke_contract", "governed_invoke", "invocation", "execution")
 	if raw == nil {
 		n.addf("catalog: no invoke contract declared; the client uses POST %s", InvokeRoute)
-		return nil
+		return ""
 	}
 	if k != "invoke" {
 		n.addf("catalog: %s read as invoke", k)
 	}
-	var method, route string
-	if s, ok := text(raw); ok {
-		// "POST /api/capabilities/{capability_id}/invoke", or the route alone.
-		f := strings.Fields(s)
-		switch len(f) {
-		case 1:
-			route = f[0]
-		case 2:
-			method, route = f[0], f[1]
-		}
-		n.addf("catalog: invoke is a string, read as {method, route}")
-	} else if o, ok := asObj(raw); ok {
-		method = o.str(n, "catalog.invoke", "method", "verb")
-		route = o.str(n, "catalog.invoke", "route", "path", "url", "href", "template")
-	} else {
-		return fmt.Errorf("the catalog's invoke contract is neither an object nor a string")
+	method, path, ok := route(raw, n, "catalog.invoke")
+	if !ok || path == "" {
+		n.addf("catalog: the invoke contract names no route the client can read; the client uses POST %s", InvokeRoute)
+		return ""
 	}
-	norm := strings.TrimRight(route, "/")
+	norm := strings.TrimRight(path, "/")
 	for _, p := range placeholders {
 		if p != "{capability_id}" && strings.Contains(norm, p) {
 			norm = strings.ReplaceAll(norm, p, "{capability_id}")
@@ -237,10 +257,77 @@ func checkInvoke(top obj, n *Notes) error {
 		}
 	}
 	if norm != InvokeRoute || (method != "" && !strings.EqualFold(method, "POST")) {
-		return fmt.Errorf("the backend declares the invoke contract %s %q; this client executes only through POST %s",
-			method, route, InvokeRoute)
+		note := fmt.Sprintf("The backend declares its invoke contract as %s; the document's is POST %s, and that is the only route this client invokes through.",
+			strings.TrimSpace(method+" "+path), InvokeRoute)
+		n.addf("catalog.invoke: %s", note)
+		return note
 	}
-	return nil
+	return ""
+}
+
+// ApprovalRoutes are the routes of a backend's approvals surface, which
+// the document does not name: the client calls them only when the
+// catalog or a descriptor declares them (DecodeApprovalRoutes), never
+// guessed. Grant and Deny hold the placeholder {approval_id}; either may
+// be empty when the backend declares no such route.
+type ApprovalRoutes struct {
+	List, Grant, Deny string
+}
+
+// DecodeApprovalRoutes reads the approvals surface a catalog or a
+// descriptor declares: a member approvals (or approvals_list, or
+// links.approvals) that is a route ("GET /api/approvals", "/api/approvals")
+// or an object {list|route|path|href, grant, deny}. ok is false when it
+// declares none the client can read.
+func DecodeApprovalRoutes(data []byte) (ApprovalRoutes, bool) {
+	var r ApprovalRoutes
+	top, ok := asObj(data)
+	if !ok {
+		return r, false
+	}
+	raw, _ := top.pick("approvals", "approvals_list", "approval_routes")
+	if raw == nil {
+		if links, ok := asObj(top["links"]); ok {
+			raw, _ = links.pick("approvals")
+		}
+	}
+	if raw == nil {
+		return r, false
+	}
+	if _, isList := asList(raw); isList {
+		// A list of approvals, not a route to them.
+		return r, false
+	}
+	one := func(raw json.RawMessage, method string) string {
+		m, p, ok := route(raw, nil, "")
+		if !ok || !strings.HasPrefix(p, "/") || (m != "" && !strings.EqualFold(m, method)) {
+			return ""
+		}
+		return p
+	}
+	if o, ok := asObj(raw); ok {
+		if v, _ := o.pick("list", "route", "path", "href", "url"); v != nil {
+			r.List = one(v, "GET")
+		}
+		if v, _ := o.pick("grant", "approve"); v != nil {
+			r.Grant = one(v, "POST")
+		}
+		if v, _ := o.pick("deny", "reject"); v != nil {
+			r.Deny = one(v, "POST")
+		}
+	} else {
+		r.List = one(raw, "GET")
+	}
+	for _, p := range []string{"{id}", ":id", ":approval_id", "{approvalId}"} {
+		r.Grant = strings.ReplaceAll(r.Grant, p, "{approval_id}")
+		r.Deny = strings.ReplaceAll(r.Deny, p, "{approval_id}")
+	}
+	return r, r.List != ""
+}
+
+func asList(raw json.RawMessage) ([]json.RawMessage, bool) {
+	var l []json.RawMessage
+	return l, json.Unmarshal(raw, &l) == nil
 }
 
 func failures(top obj, n *Notes) []*capability.SourceError {
@@ -289,9 +376,15 @@ func failures(top obj, n *Notes) []*capability.SourceError {
 
 // DecodeCapability reads one catalog entry or descriptor. where names it
 // in notes ("capabilities[3]", "descriptor"). It fails — the entry is
-// unusable — when the entry is not an object, has no id, has an input
-// schema that is not a JSON Schema (an object or a boolean), or lists
-// several actions (this client runs one action per capability).
+// unusable — when the entry is not an object, has no id, or has an input
+// schema that is not a JSON Schema (an object or a boolean), or an action
+// the client cannot use (no name, a name twice, such a schema).
+//
+// An entry that lists several actions is one capability with those
+// actions (capability.Capability.Actions): each has its name, its input
+// schema, its side effect and render hint (the entry's, when the action
+// declares none). An entry without actions is its own action, named by
+// its name (or action) member, else by its id.
 func DecodeCapability(raw json.RawMessage, n *Notes, where string) (capability.Capability, error) {
 	var c capability.Capability
 	o, ok := asObj(raw)
@@ -303,57 +396,69 @@ func DecodeCapability(raw json.RawMessage, n *Notes, where string) (capability.C
 		return c, fmt.Errorf("no capability_id (nor id)")
 	}
 	where += " (" + c.ID + ")"
-	src, name, _ := capability.SplitID(c.ID)
-	// One action per capability: an entry with an actions list of one is
-	// read as that action.
-	action := o
+	src, _, _ := capability.SplitID(c.ID)
+	c.Title = cmp.Or(o.str(n, where, "title", "label", "display_name", "name"), c.ID)
+	c.Description = o.str(n, where, "description", "summary")
+	c.Source = cmp.Or(o.str(n, where, "source", "provider", "namespace", "server"), src, "backend")
+
+	var actions []obj
 	if raw, _ := o.pick("actions"); raw != nil {
-		var list []json.RawMessage
-		if json.Unmarshal(raw, &list) != nil {
+		list, ok := asList(raw)
+		if !ok {
 			return c, fmt.Errorf("actions is not an array")
 		}
-		switch len(list) {
-		case 0:
-		case 1:
-			a, ok := asObj(list[0])
+		for i, it := range list {
+			a, ok := asObj(it)
 			if !ok {
-				return c, fmt.Errorf("actions[0] is not an object")
+				return c, fmt.Errorf("actions[%d] is not an object", i)
 			}
+			actions = append(actions, a)
+		}
+	}
+	if len(actions) == 0 {
+		// The entry is its one action.
+		a, err := decodeAction(o, o, n, where, "")
+		if err != nil {
+			return c, err
+		}
+		a.Name = cmp.Or(o.str(nil, where, "name", "action", "tool", "tool_name"), c.ID)
+		c.Name, c.InputSchema, c.Effect, c.RenderHint = a.Name, a.InputSchema, a.Effect, a.RenderHint
+	} else {
+		seen := map[string]bool{}
+		for i, a := range actions {
+			at := fmt.Sprintf("actions[%d]", i)
+			act, err := decodeAction(a, o, n, where+"."+at, at+": ")
+			if err != nil {
+				return c, err
+			}
+			act.Name = a.str(n, where+"."+at, "name", "action", "id", "tool", "action_name")
+			if act.Name == "" {
+				return c, fmt.Errorf("%s has no name", at)
+			}
+			if seen[act.Name] {
+				return c, fmt.Errorf("%s: the action %q is listed twice", at, act.Name)
+			}
+			seen[act.Name] = true
+			act.Title = a.str(nil, "", "title", "label")
+			act.Description = a.str(nil, "", "description", "summary")
+			c.Actions = append(c.Actions, act)
+		}
+		if len(c.Actions) == 1 {
 			n.addf("%s: its one action read as the capability's", where)
-			action = a
-		default:
-			return c, fmt.Errorf("lists %d actions; this client runs one action per capability entry", len(list))
+			c.Description = cmp.Or(c.Description, c.Actions[0].Description)
+			c.Actions[0].Description = ""
+		}
+		first := c.Actions[0]
+		c.Name, c.InputSchema, c.Effect, c.RenderHint = first.Name, first.InputSchema, first.Effect, first.RenderHint
+		if len(c.Actions) == 1 {
+			c.Actions = nil
 		}
 	}
-	c.Title = cmp.Or(o.str(n, where, "title", "label", "display_name", "name"), c.ID)
-	c.Description = cmp.Or(o.str(n, where, "description", "summary"), action.str(nil, "", "description", "summary"))
-	c.Source = cmp.Or(o.str(n, where, "source", "provider", "namespace", "server"), src, "backend")
-	c.Name = cmp.Or(o.str(nil, where, "name"), action.str(n, where, "name", "tool", "action", "tool_name"), name, c.ID)
-
-	schema, k := action.pick("input_schema", "inputSchema", "schema", "parameters", "input", "args_schema")
-	switch t := bytes.TrimSpace(schema); {
-	case schema == nil:
-		n.addf("%s: no input_schema; read as an object with no members", where)
-		c.InputSchema = json.RawMessage(`{"type":"object"}`)
-	case t[0] == '{' || string(t) == "true" || string(t) == "false":
-		if k != "input_schema" {
-			n.addf("%s: %s read as input_schema", where, k)
-		}
-		if _, ok := asObj(schema); !ok && t[0] == '{' {
-			return c, fmt.Errorf("%s is not valid JSON", k)
-		}
-		c.InputSchema = append(json.RawMessage(nil), t...)
-	default:
-		return c, fmt.Errorf("%s is not a JSON Schema (an object or a boolean)", k)
-	}
-
-	c.Effect = effect(o, action, n, where)
 	c.Availability, c.Reasons, c.Missing = availability(o, n, where)
 	if display(o) {
 		c.Availability = capability.Unavailable
 		c.Reasons = append(c.Reasons, "display-only (a legacy REST twin): never executed from here")
 	}
-	c.RenderHint = renderHint(o, action, n, where)
 	c.PolicyCapability = o.str(n, where, "policy_capability", "capability")
 	if a, ok := o["annotations"]; ok {
 		var an body.Annotations
@@ -365,6 +470,33 @@ func DecodeCapability(raw json.RawMessage, n *Notes, where string) (capability.C
 		json.Unmarshal(t, &c.Trusted)
 	}
 	return c, nil
+}
+
+// decodeAction reads an action's input schema, side effect and render
+// hint from a (the entry itself, for an entry that is its one action),
+// falling back to the entry's for the side effect and render hint. what
+// prefixes its errors.
+func decodeAction(a, entry obj, n *Notes, where, what string) (capability.Action, error) {
+	var act capability.Action
+	schema, k := a.pick("input_schema", "inputSchema", "schema", "json_schema", "parameters", "input", "args_schema")
+	switch t := bytes.TrimSpace(schema); {
+	case schema == nil:
+		n.addf("%s: no input_schema; read as an object with no members", where)
+		act.InputSchema = json.RawMessage(`{"type":"object"}`)
+	case t[0] == '{' || string(t) == "true" || string(t) == "false":
+		if k != "input_schema" {
+			n.addf("%s: %s read as input_schema", where, k)
+		}
+		if _, ok := asObj(schema); !ok && t[0] == '{' {
+			return act, fmt.Errorf("%s%s is not valid JSON", what, k)
+		}
+		act.InputSchema = append(json.RawMessage(nil), t...)
+	default:
+		return act, fmt.Errorf("%s%s is not a JSON Schema (an object or a boolean)", what, k)
+	}
+	act.Effect = effect(entry, a, n, where)
+	act.RenderHint = renderHint(entry, a, n, where)
+	return act, nil
 }
 
 func display(o obj) bool {
@@ -491,10 +623,12 @@ func first(o obj, names ...string) json.RawMessage {
 	return v
 }
 
+// renderHint reads the action's render hint, else the entry's.
 func renderHint(o, action obj, n *Notes, where string) string {
-	raw, k := o.pick("render_hint", "renderHint", "render", "hint", "result_renderer", "renderer")
+	names := []string{"render_hint", "renderHint", "render", "hint", "result_renderer", "renderer"}
+	raw, k := action.pick(names...)
 	if raw == nil {
-		raw, k = action.pick("render_hint", "renderHint", "render", "hint")
+		raw, k = o.pick(names...)
 	}
 	if raw == nil {
 		return capability.HintJSON

@@ -36,7 +36,12 @@ func TestDecodeCapabilityVariants(t *testing.T) {
 		{"boolean schema", `{"id":"x","input_schema":true}`, capability.Available, policy.EffectUnknown, "", ""},
 		{"prose schema", `{"id":"x","schema":"a query string"}`, "", "", "", "not a JSON Schema"},
 		{"no id", `{"title":"x"}`, "", "", "", "no capability_id"},
-		{"two actions", `{"id":"x","actions":[{},{}]}`, "", "", "", "2 actions"},
+		{"two actions", `{"id":"x","actions":[{"action":"a","effect":"read"},{"name":"b","side_effect":"destructive"}]}`,
+			capability.Available, policy.EffectRead, "", ""},
+		{"an action without a name", `{"id":"x","actions":[{"action":"a"},{"schema":{}}]}`, "", "", "", "actions[1] has no name"},
+		{"an action twice", `{"id":"x","actions":[{"action":"a"},{"action":"a"}]}`, "", "", "", `the action "a" is listed twice`},
+		{"an action with a prose schema", `{"id":"x","actions":[{"action":"a","input_schema":"text"}]}`, "", "", "", "actions[0]: input_schema is not a JSON Schema"},
+		{"actions not a list", `{"id":"x","actions":{"a":{}}}`, "", "", "", "actions is not an array"},
 		{"not an object", `["x"]`, "", "", "", "not a JSON object"},
 	}
 	for _, tt := range tests {
@@ -64,24 +69,29 @@ func TestDecodeCapabilityVariants(t *testing.T) {
 	}
 }
 
+// The invoke contract is read under any names; one that contradicts the
+// document is a note beside a catalog that is listed all the same.
 func TestDecodeCatalogInvokeContract(t *testing.T) {
 	tests := []struct {
-		invoke string
-		ok     bool
+		invoke      string
+		contradicts bool
 	}{
-		{`"invoke":{"method":"POST","route":"/api/capabilities/{capability_id}/invoke"}`, true},
-		{`"invoke":{"method":"post","path":"/api/capabilities/{id}/invoke/"}`, true},
-		{`"invoke_contract":"POST /api/capabilities/:capability_id/invoke"`, true},
-		{`"invoke":"/api/capabilities/{capability_id}/invoke"`, true},
-		{`"other":1`, true}, // none declared: the document's route
-		{`"invoke":{"method":"POST","route":"/api/tools/{name}"}`, false},
-		{`"invoke":{"method":"GET","route":"/api/capabilities/{capability_id}/invoke"}`, false},
+		{`"invoke":{"method":"POST","route":"/api/capabilities/{capability_id}/invoke"}`, false},
+		{`"invoke":{"method":"post","path":"/api/capabilities/{id}/invoke/"}`, false},
+		{`"invoke_contract":"POST /api/capabilities/:capability_id/invoke"`, false},
+		{`"invoke":"/api/capabilities/{capability_id}/invoke"`, false},
+		{`"governed_invoke":{"method":"POST","path_template":"/api/capabilities/{capability_id}/invoke"}`, false},
+		{`"governed_invoke":{"http_method":"POST","url_template":"/api/capabilities/{capabilityId}/invoke"}`, false},
+		{`"invoke":{"description":"the governed boundary"}`, false}, // unreadable: noted for the check only
+		{`"other":1`, false}, // none declared: the document's route
+		{`"invoke":{"method":"POST","route":"/api/tools/{name}"}`, true},
+		{`"invoke":{"method":"GET","route":"/api/capabilities/{capability_id}/invoke"}`, true},
 	}
 	for _, tt := range tests {
 		var n Notes
-		_, err := DecodeCatalog([]byte(`{"capabilities":[],`+tt.invoke+`}`), &n)
-		if (err == nil) != tt.ok {
-			t.Errorf("%s: %v", tt.invoke, err)
+		l, err := DecodeCatalog([]byte(`{"capabilities":[{"id":"a"}],`+tt.invoke+`}`), &n)
+		if err != nil || len(l.Capabilities) != 1 || (len(l.Notes) > 0) != tt.contradicts {
+			t.Errorf("%s: %d listed, notes %q, %v", tt.invoke, len(l.Capabilities), l.Notes, err)
 		}
 	}
 	var n Notes
@@ -192,6 +202,68 @@ func TestDecodeRunsSortsAndReadsVariants(t *testing.T) {
 	for i, w := range want {
 		if string(list[i].ID) != w.id || list[i].State != w.st {
 			t.Errorf("runs[%d] = %s %s, want %s %s", i, list[i].ID, list[i].State, w.id, w.st)
+		}
+	}
+}
+
+// Several actions: each with its own schema, side effect and render hint,
+// the entry's where an action declares none.
+func TestDecodeActions(t *testing.T) {
+	c, err := DecodeCapability(json.RawMessage(`{"actions":[
+		{"action":"search","render_hint":"table","side_effect":"read","input_schema":{"type":"object","required":["q"]}},
+		{"action":"purge","effect":"destructive","description":"Delete old ones."},
+		{"action":"tail"}],
+		"render":{"hint":"json"},"effect":"read_only","title":"Logs","capability_id":"logs"}`), nil, "entry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ID != "logs" || c.Title != "Logs" || c.Name != "search" || c.RenderHint != "table" || len(c.Actions) != 3 {
+		t.Fatalf("%+v", c)
+	}
+	want := []struct {
+		name   string
+		effect policy.Effect
+		hint   string
+	}{{"search", policy.EffectRead, "table"}, {"purge", policy.EffectDestructive, "json"}, {"tail", policy.EffectRead, "json"}}
+	for i, w := range want {
+		a := c.Actions[i]
+		if a.Name != w.name || a.Effect != w.effect || a.RenderHint != w.hint || !json.Valid(a.InputSchema) {
+			t.Errorf("actions[%d] = %+v, want %+v", i, a, w)
+		}
+	}
+	if p, _ := c.Act("purge"); p.Description != "Delete old ones." || p.Effect != policy.EffectDestructive {
+		t.Errorf("purge: %+v", p)
+	}
+	// An entry without actions is its own action, named by its name, else
+	// by its id.
+	for entry, name := range map[string]string{`{"id":"notes.search"}`: "notes.search", `{"capability_id":"a:b","name":"b"}`: "b"} {
+		if c, err := DecodeCapability(json.RawMessage(entry), nil, "entry"); err != nil || c.Name != name || len(c.Actions) != 0 {
+			t.Errorf("%s: name %q, %d actions, %v", entry, c.Name, len(c.Actions), err)
+		}
+	}
+}
+
+// An approvals surface is the backend's to declare: nothing is guessed.
+func TestDecodeApprovalRoutes(t *testing.T) {
+	tests := []struct {
+		body string
+		want ApprovalRoutes
+		ok   bool
+	}{
+		{`{"approvals":{"list":"GET /api/approvals","grant":"POST /api/approvals/{approval_id}/grant","deny":"POST /api/approvals/{approval_id}/deny"}}`,
+			ApprovalRoutes{"/api/approvals", "/api/approvals/{approval_id}/grant", "/api/approvals/{approval_id}/deny"}, true},
+		{`{"approvals":"/ops/approvals"}`, ApprovalRoutes{List: "/ops/approvals"}, true},
+		{`{"links":{"approvals":{"href":"/ops/approvals","grant":"/ops/approvals/:id/grant"}}}`,
+			ApprovalRoutes{List: "/ops/approvals", Grant: "/ops/approvals/{approval_id}/grant"}, true},
+		{`{"approvals":"POST /api/approvals"}`, ApprovalRoutes{}, false},      // not a list's method
+		{`{"approvals":"https://elsewhere.test/a"}`, ApprovalRoutes{}, false}, // not a route of this origin
+		{`{"approvals":[{"id":"a1"}]}`, ApprovalRoutes{}, false},              // approvals, not a route
+		{`{"capabilities":[]}`, ApprovalRoutes{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := DecodeApprovalRoutes([]byte(tt.body))
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("%s: %+v %v, want %+v %v", tt.body, got, ok, tt.want, tt.ok)
 		}
 	}
 }

@@ -22,7 +22,7 @@ type Script struct {
 
 // Step is one scripted reply. Build it with Answer, Refuse, ToolCall,
 // ToolCalls, ToolCallRaw, Error, RateLimit, MidstreamError, Malformed,
-// Hang or Func.
+// Hang or Func; CutOff breaks any of them off.
 type Step struct {
 	kind    stepKind
 	text    string
@@ -33,6 +33,7 @@ type Step struct {
 	raw     string
 	fn      func(*ChatRequest) Step
 	summary string
+	cut     int // CutOff: bytes of the body sent before the break; 0 for a whole reply
 }
 
 type stepKind int
@@ -149,4 +150,19 @@ func Hang() Step {
 // not t.Fatal.
 func Func(fn func(*ChatRequest) Step) Step {
 	return Step{kind: stepFunc, fn: fn, summary: "Func(…)"}
+}
+
+// CutOff is s broken off on the wire: the reply is written as s writes
+// it — status, headers and, for a non-streamed reply, the Content-Length
+// of its whole body — but after keep bytes of the body the connection
+// is closed, without the rest and, for a stream, without the chunked
+// encoding's last chunk: a connection to OpenRouter failing part way.
+// keep must be at least 1 and less than the body's length.
+func CutOff(s Step, keep int) Step {
+	if keep < 1 {
+		panic(fmt.Sprintf("openroutertest: CutOff(%s, %d): keep at least one byte", s, keep))
+	}
+	s.cut = keep
+	s.summary = fmt.Sprintf("CutOff(%s, %d)", s.summary, keep)
+	return s
 }

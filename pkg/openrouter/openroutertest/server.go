@@ -12,7 +12,8 @@
 // ".../api/v1").
 //
 // Each model has a Script of Steps; every request naming the model
-// consumes its next step, so a test is deterministic. Before consuming
+// consumes its next step, so a test is deterministic. A step can also be
+// broken off on the wire (CutOff), as a connection that fails part way. Before consuming
 // one, the server checks the request as OpenRouter would: a bearer key
 // (401 with OpenRouter's error body otherwise), a known model (400 "… is
 // not a valid model ID"), well-formed messages in which every tool result
@@ -389,7 +390,36 @@ func (s *Server) serveChat(w *statusWriter, hr *http.Request, body []byte) {
 		return
 	}
 	r := &reply{srv: s, script: sc, req: req, body: body, step: step, gen: gen, created: time.Now().Unix()}
+	if step.cut > 0 {
+		r.write(&cutWriter{statusWriter: w, keep: step.cut})
+		s.problem("model %s: step %d: %s: the body is no longer than %d bytes, so nothing was cut", req.Model, n+1, step, step.cut)
+		return
+	}
 	r.write(w)
+}
+
+// cutWriter passes on the first keep bytes of a body and then breaks the
+// connection off (net/http closes it, unfinished, on ErrAbortHandler).
+type cutWriter struct {
+	*statusWriter
+	keep, n int
+}
+
+func (w *cutWriter) Write(b []byte) (int, error) {
+	if w.n+len(b) < w.keep {
+		w.n += len(b)
+		return w.statusWriter.Write(b)
+	}
+	w.statusWriter.Write(b[:w.keep-w.n])
+	w.Flush()
+	panic(http.ErrAbortHandler)
+}
+
+// writer is what a reply writes to: the request's statusWriter, or a
+// cutWriter around it.
+type writer interface {
+	http.ResponseWriter
+	http.Flusher
 }
 
 // writeError writes OpenRouter's error body with the status as its code.
@@ -408,6 +438,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	// What net/http would declare for a body written whole; said here so
+	// that a reply CutOff breaks off still declares its whole length.
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
@@ -598,7 +631,7 @@ func (r *reply) charge() {
 	r.srv.mu.Unlock()
 }
 
-func (r *reply) write(w *statusWriter) {
+func (r *reply) write(w writer) {
 	st := r.step
 	switch st.kind {
 	case stepError:
@@ -688,7 +721,7 @@ func pieces(s string, n int) []string {
 }
 
 // stream writes the completion as OpenRouter streams it.
-func (r *reply) stream(w *statusWriter) {
+func (r *reply) stream(w writer) {
 	st := r.step
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

@@ -506,3 +506,41 @@ func TestPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestCutOff: a CutOff step is its reply in the same wire format, broken
+// off after the bytes kept: a whole completion still declares its whole
+// Content-Length, a stream lacks its last chunk; either way the client's
+// read of the body fails after exactly those bytes.
+func TestCutOff(t *testing.T) {
+	srv := New(t, WithScript(Script{Model: "x/y", Steps: []Step{
+		CutOff(Answer("a reply that will not arrive whole"), 40),
+		CutOff(Answer("a streamed reply that will not arrive whole"), 100),
+	}}))
+	for i, body := range []string{userOnly, `{"model":"x/y","stream":true,"messages":[{"role":"user","content":"hi"}]}`} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+srv.Key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		keep := []int{40, 100}[i]
+		if resp.StatusCode != 200 || err == nil || len(b) != keep {
+			t.Errorf("reply %d: %d, %d bytes, read error %v; want 200 and the read failing after %d bytes", i+1, resp.StatusCode, len(b), err, keep)
+		}
+		switch i {
+		case 0:
+			if resp.ContentLength <= int64(keep) || resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("whole reply: Content-Length %d, Content-Type %q; want the whole body's length declared", resp.ContentLength, resp.Header.Get("Content-Type"))
+			}
+		case 1:
+			if resp.ContentLength != -1 || !strings.HasPrefix(string(b), Processing) {
+				t.Errorf("stream: Content-Length %d, body %.60q; want chunked, starting as a stream does", resp.ContentLength, b)
+			}
+		}
+	}
+	if got := srv.Requests(); len(got) != 2 || got[0].Step == nil || !strings.HasPrefix(got[0].Step.String(), "CutOff(Answer(") {
+		t.Errorf("recorded %+v", got)
+	}
+}

@@ -50,10 +50,60 @@ func checkNotAPage(t *testing.T, resp *Response) {
 	}
 }
 
+// endsWhole reports whether layer ends a response body that its handler
+// aborted as if it were whole. workerd does, for a chunked body: the
+// Worker errors the body stream, and workerd still sends the chunked
+// encoding's last chunk (measured under wrangler dev, and with workerd
+// alone). A body whose length the upstream declared is passed on with
+// its Content-Length, and a short one breaks off on every layer.
+func endsWhole(l Layer, declared bool) bool { return l == Workerd && !declared }
+
+// checkCut fails t unless resp, a reply the server behind the host broke
+// off (fault) after CutFirst, reaches the client as its layer can pass it
+// on: broken off, its body read to the end ending in an error, so that a
+// browser sees a failed fetch rather than a short reply it would take for
+// the whole — or, where the layer cannot break a body off (endsWhole),
+// with exactly the bytes sent before the break.
+func checkCut(t *testing.T, l Layer, fault string, resp *http.Response) {
+	t.Helper()
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d, want the server's 200 passed on before its body broke off", resp.StatusCode)
+	}
+	b, err := io.ReadAll(resp.Body)
+	switch {
+	case err == nil && endsWhole(l, fault == FaultShortBody):
+		if string(b) != CutFirst {
+			t.Errorf("body %.200q, want what the server sent before the break, %q", b, CutFirst)
+		}
+		t.Logf("%s ends the broken-off body as if whole after %d bytes (Content-Length %q)", l, len(b), resp.Header.Get("Content-Length"))
+		return
+	case err == nil:
+		t.Errorf("the body ended cleanly after %d bytes (%.80q): a reply broken off upstream reached the client as if complete", len(b), b)
+		return
+	case endsWhole(l, fault == FaultShortBody):
+		t.Errorf("the body broke off after %d bytes (%v); %s was measured to end it as if whole: update endsWhole", len(b), err, l)
+	}
+	if !strings.HasPrefix(CutFirst, string(b)) {
+		t.Errorf("body %.200q, want a prefix of what the server sent, %q", b, CutFirst)
+	}
+	t.Logf("the body broke off after %d bytes (Content-Length %q): %v", len(b), resp.Header.Get("Content-Length"), err)
+}
+
+// cutFaults are the replies that break off after their headers.
+var cutFaults = []string{FaultShortBody, FaultUnfinishedChunks, FaultReset}
+
 // RunEdge checks how the proxy passes back an upstream gone wrong: a page
 // (sandboxed, a download), a connection closed without an answer (a 502
-// that quotes neither the URL nor its query).
+// that quotes neither the URL nor its query), and a reply that breaks off
+// after its headers (broken off for the client too, never ended cleanly).
 func RunEdge(t *testing.T, tg Target) {
+	for _, fault := range cutFaults {
+		t.Run("cut-"+fault, func(t *testing.T) {
+			defer tg.settle(t)
+			checkCut(t, tg.Layer, fault, tg.roundTrip(t, "GET", mp+fault, map[string]string{"Origin": tg.Origin, "Authorization": Key}, ""))
+		})
+	}
 	t.Run("html-from-upstream", func(t *testing.T) {
 		resp := tg.do(t, "GET", mp+"html", map[string]string{"Origin": tg.Origin, "Authorization": Key}, "")
 		if resp.Status != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
@@ -79,9 +129,17 @@ func RunEdge(t *testing.T, tg Target) {
 // RunMCPEdge is RunEdge for the relay, plus a redirect from a server that
 // receives Authorization: not followed, so the token goes nowhere else.
 func RunMCPEdge(t *testing.T, tg MCPTarget) {
+	hdr := map[string]string{"Origin": tg.Origin, "Content-Type": "application/json",
+		"Accept": "application/json, text/event-stream", "Authorization": Key}
+	rpc := func(method string) string { return `{"jsonrpc":"2.0","id":1,"method":"` + method + `"}` }
 	post := func(t *testing.T, name, method string) *Response {
-		return tg.do(t, "POST", mcpMount+name, map[string]string{"Origin": tg.Origin, "Content-Type": "application/json",
-			"Accept": "application/json, text/event-stream", "Authorization": Key}, `{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`)
+		return tg.do(t, "POST", mcpMount+name, hdr, rpc(method))
+	}
+	for _, fault := range cutFaults {
+		t.Run("cut-"+fault, func(t *testing.T) {
+			defer tg.proxyTarget().settle(t)
+			checkCut(t, tg.Layer, fault, tg.proxyTarget().roundTrip(t, "POST", mcpMount+MCPRecorder, hdr, rpc("test/"+fault)))
+		})
 	}
 	t.Run("html-from-server", func(t *testing.T) {
 		resp := post(t, MCPRecorder, "test/html")
@@ -122,15 +180,18 @@ func RunTimeouts(t *testing.T, tg Target, c Timeouts) {
 		checkWithin(t, el, c.Header)
 	})
 	t.Run("stalled-body", func(t *testing.T) {
+		defer tg.settle(t)
 		start := time.Now()
-		resp := tg.roundTrip(t, "GET", mp+"stall", hdr, "")
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body) // an abrupt end is as good as a clean one
-		el := time.Since(start)
-		if resp.StatusCode != 200 || string(b) != StallFirst {
-			t.Errorf("got %d %q, want 200 and the one event before the stall", resp.StatusCode, b)
-		}
-		checkWithin(t, el, c.Idle)
+		checkStalled(t, tg.Layer, tg.roundTrip(t, "GET", mp+"stall", hdr, ""))
+		checkWithin(t, time.Since(start), c.Idle)
+	})
+	t.Run("silent-body", func(t *testing.T) {
+		defer tg.settle(t)
+		start := time.Now()
+		checkSilent(t, tg.Layer, func() (*http.Response, error) {
+			return tg.send(t, "GET", mp+"silent", hdr, "")
+		})
+		checkWithin(t, time.Since(start), c.Idle)
 	})
 	t.Run("trickled-body", func(t *testing.T) {
 		defer tg.settle(t)
@@ -160,13 +221,18 @@ func RunMCPTimeouts(t *testing.T, tg MCPTarget, c Timeouts) {
 		checkWithin(t, time.Since(start), c.Header)
 	})
 	t.Run("stalled-body", func(t *testing.T) {
+		defer tg.proxyTarget().settle(t)
 		start := time.Now()
-		resp := post(t, "test/stall")
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || string(b) != StallFirst {
-			t.Errorf("got %d %q, want 200 and the one event before the stall", resp.StatusCode, b)
-		}
+		checkStalled(t, tg.Layer, post(t, "test/stall"))
+		checkWithin(t, time.Since(start), c.Idle)
+	})
+	t.Run("silent-body", func(t *testing.T) {
+		defer tg.proxyTarget().settle(t)
+		start := time.Now()
+		checkSilent(t, tg.Layer, func() (*http.Response, error) {
+			return tg.proxyTarget().send(t, "POST", mcpMount+MCPRecorder, map[string]string{"Origin": tg.Origin,
+				"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}, `{"jsonrpc":"2.0","id":1,"method":"test/silent"}`)
+		})
 		checkWithin(t, time.Since(start), c.Idle)
 	})
 	t.Run("trickled-body", func(t *testing.T) {
@@ -178,6 +244,61 @@ func RunMCPTimeouts(t *testing.T, tg MCPTarget, c Timeouts) {
 			t.Errorf("a trickled body reached the MCP server")
 		}
 	})
+}
+
+// checkStalled fails t unless resp, a stream whose server stalls after
+// StallFirst, brings StallFirst and then breaks off (on a layer that can
+// break a chunked body off; see endsWhole): a stream cut for silence must
+// not end as if the server had finished it.
+func checkStalled(t *testing.T, l Layer, resp *http.Response) {
+	t.Helper()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(b) != StallFirst {
+		t.Errorf("got %d %q, want 200 and the one event before the stall", resp.StatusCode, b)
+	}
+	switch {
+	case err == nil && endsWhole(l, false):
+		t.Logf("%s ends the stalled stream as if whole", l)
+	case err == nil:
+		t.Errorf("the stalled stream ended cleanly; want it broken off")
+	case endsWhole(l, false):
+		t.Errorf("the stalled stream broke off (%v); %s was measured to end it as if whole: update endsWhole", err, l)
+	default:
+		t.Logf("the stalled stream broke off: %v", err)
+	}
+}
+
+// checkSilent fails t unless the request send makes, to a server that
+// sends its headers and then nothing, fails for the client: natively no
+// response at all (the handler aborts before a byte of it was sent); in
+// the Worker, whose bridge has not handed the runtime the response yet, a
+// 502 upstream_idle. A 200 with an empty body ended cleanly would read
+// as a complete empty reply.
+func checkSilent(t *testing.T, l Layer, send func() (*http.Response, error)) {
+	t.Helper()
+	resp, err := send()
+	if err != nil {
+		if l == Workerd {
+			t.Errorf("no response (%v); want the Worker's 502 upstream_idle", err)
+			return
+		}
+		t.Logf("no response: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	switch {
+	case l == Workerd:
+		if resp.StatusCode != 502 || !strings.Contains(string(b), `"upstream_idle"`) || err != nil {
+			t.Errorf("got %d %.200q (%v), want 502 upstream_idle", resp.StatusCode, b, err)
+		}
+		checkAPIHeaders(t, resp.Header)
+	case err == nil:
+		t.Errorf("got %d with %d bytes (%.80q), ended cleanly; want no response", resp.StatusCode, len(b), b)
+	default:
+		t.Errorf("got %d, then the body broke off after %d bytes (%v); want no response", resp.StatusCode, len(b), err)
+	}
 }
 
 func checkWithin(t *testing.T, el, timeout time.Duration) {

@@ -104,8 +104,14 @@ func (u *MCPUpstream) serve(w http.ResponseWriter, r *http.Request, body []byte)
 		case "test/stall":
 			u.stall(w, r)
 			return
+		case "test/silent":
+			u.silent(w, r)
+			return
 		case "test/slow-headers":
 			u.hold(r)
+			return
+		case "test/" + FaultShortBody, "test/" + FaultUnfinishedChunks, "test/" + FaultReset:
+			cut(w, strings.TrimPrefix(req.Method, "test/"), "Mcp-Session-Id: "+MCPSession)
 			return
 		}
 		if err != nil || len(req.ID) == 0 {

@@ -155,6 +155,7 @@ func MCPAttacks() []Attack {
 			Native: refused(400, "body_invalid"), Workerd: refused(400, "body_invalid")},
 		Attack{Name: "delete-with-body", Method: "DELETE", Target: rec, Headers: []string{"Origin: {origin}", "Mcp-Session-Id: " + MCPSession}, Body: BodySentinel,
 			Native: refused(400, "body_invalid"), Workerd: refused(400, "body_invalid")},
+		clAndTEPipelined(rec, post, mcpBody, mcpRecPath, &Attack{Method: "POST", Target: rec, Headers: post, Body: mcpBody}, mcpRecPath),
 	)
 	return list
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -55,8 +56,12 @@ type Received struct {
 // that a proxy that follows it is seen), /api/v1/html (a page with a
 // script), /api/v1/hangup (the connection closed without an answer),
 // /api/v1/slow-headers (no answer until the request ends) and
-// /api/v1/stall (one event, then nothing). Those that wait give up after
-// Hold or when Close is called.
+// /api/v1/stall (one event, then nothing), /api/v1/silent (headers, then
+// nothing), and replies that break off
+// after their headers: /api/v1/short-body (a Content-Length it does not
+// keep), /api/v1/unfinished-chunks (a chunked body without its last
+// chunk) and /api/v1/reset (a connection reset mid-body). Those that wait
+// give up after Hold or when Close is called.
 // Streamed completions go in lockstep with the client: after flushing each
 // event the upstream waits for Release, so a proxy that buffers the stream
 // is caught without any timing threshold.
@@ -156,8 +161,63 @@ func (rec *recording) stall(w http.ResponseWriter, r *http.Request) {
 	rec.hold(r)
 }
 
+// silent sends the headers of an event stream and then nothing until
+// hold ends.
+func (rec *recording) silent(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	w.(http.Flusher).Flush()
+	rec.hold(r)
+}
+
 // StallFirst is the one event a stalling upstream sends.
 const StallFirst = "data: {\"before\":\"the stall\"}\n\n"
+
+// CutFirst is what an upstream whose reply breaks off sends of its body
+// before the break: the start of a JSON document, 54 bytes.
+const CutFirst = `{"id":"gen-cut","choices":[{"message":{"content":"half`
+
+// cutPromised is the Content-Length the short-body reply declares.
+const cutPromised = 100
+
+// Faults of a reply that breaks off after its headers, the paths (or MCP
+// methods) that produce them.
+const (
+	FaultShortBody        = "short-body"        // Content-Length 100, CutFirst, then the connection closed
+	FaultUnfinishedChunks = "unfinished-chunks" // chunked, CutFirst as one chunk, closed without the last chunk
+	FaultReset            = "reset"             // chunked, CutFirst, then the connection reset (RST)
+)
+
+// cut answers with a reply that breaks off after CutFirst as fault says,
+// written on the raw connection so that nothing in net/http completes it.
+// extra are header lines (without CRLF) the reply carries besides its
+// Content-Type.
+func cut(w http.ResponseWriter, fault string, extra ...string) {
+	c, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	head := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+	for _, h := range extra {
+		head += h + "\r\n"
+	}
+	switch fault {
+	case FaultShortBody:
+		fmt.Fprintf(brw, "%sContent-Length: %d\r\nConnection: close\r\n\r\n%s", head, cutPromised, CutFirst)
+	default:
+		fmt.Fprintf(brw, "%sTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n%x\r\n%s\r\n", head, len(CutFirst), CutFirst)
+	}
+	brw.Flush()
+	if fault == FaultReset {
+		if tc, ok := c.(*net.TCPConn); ok {
+			// Give the peer time to read the chunk, then make Close send
+			// RST instead of FIN.
+			time.Sleep(100 * time.Millisecond)
+			tc.SetLinger(0)
+		}
+	}
+}
 
 // redirect answers with a redirect of the given status to the server's
 // own /stolen, where a request that followed it would be recorded.
@@ -275,6 +335,10 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request, body []byte) {
 		u.hold(r)
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/stall":
 		u.stall(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/silent":
+		u.silent(w, r)
+	case r.Method == http.MethodGet && (r.URL.Path == "/api/v1/"+FaultShortBody || r.URL.Path == "/api/v1/"+FaultUnfinishedChunks || r.URL.Path == "/api/v1/"+FaultReset):
+		cut(w, strings.TrimPrefix(r.URL.Path, "/api/v1/"))
 	case r.Method == http.MethodPost && r.URL.Path == "/api/v1/chat/completions":
 		var req struct {
 			Stream bool `json:"stream"`

@@ -18,11 +18,13 @@
 //   - notes.search answers synchronously: 200 {status: "ok", result,
 //     run_id}. notes.create answers 202 {status: "accepted", runId} and
 //     its run emits events over time. notes.purge answers 202
-//     {status: "pending_approval", approval: {id}, run: {id}}; there is
-//     no approvals list (GET /api/approvals is 404): the approval is
-//     granted elsewhere (Grant, or POST /admin/approvals/{id}/grant) and
+//     {status: "pending_approval", approval: {id}, run: {id}}; the
+//     catalog declares no approvals list: the approval is granted
+//     elsewhere (Grant, or POST /admin/approvals/{id}/grant) and
 //     discovered by re-submitting the exact proposal with its approval
 //     id.
+//   - An entry declares no actions: it is its own action, and the action
+//     a request names is the capability's id.
 //   - Refusals are {error: "message", code}.
 //   - GET /api/runs is {data: [{id, status, created_at, …}]}, oldest
 //     first. Event pages are {items: [{id, seq, event, ts, payload}],
@@ -255,7 +257,6 @@ type proposal struct {
 	Action     string          `json:"action"`
 	Inputs     json.RawMessage `json:"inputs"`
 	Target     string          `json:"target"`
-	Confirmed  bool            `json:"confirmed"`
 	ApprovalID string          `json:"approval_id"`
 	RunID      string          `json:"run_id"`
 	SessionID  string          `json:"session_id"`
@@ -323,10 +324,6 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 		return
 	case "unavailable":
 		refuse(w, http.StatusConflict, "unavailable", why)
-		return
-	}
-	if m, _ := s.entry(p.Action); m["effect"] != "read_only" && !p.Confirmed {
-		refuse(w, http.StatusConflict, "confirmation_required", "confirm the "+fmt.Sprint(m["effect"])+" action first")
 		return
 	}
 	switch p.Action {

@@ -1,14 +1,16 @@
-// Package conformance walks a live capability backend through the
-// capability workbench's HTTP contract and says, point by point, what
-// conforms to the published schemas (schemas.CapabilityIDs), what the
-// client (package capability/httpapi) tolerates although it departs from
-// them, and what the client refuses. It is the engine of `workbench
+// Package conformance walks a live capability backend through the HTTP
+// contract of the capability workbench document and says, point by
+// point, what conforms to the published schemas (schemas.CapabilityIDs),
+// what the client (package capability/httpapi) tolerates although it
+// departs from them, and what the client refuses. It is the engine of `workbench
 // capabilities check`, for backend authors.
 //
 // The walk reads the catalog, every descriptor, one preflight, the runs
-// list and the approvals list (which is optional). It invokes nothing
-// unless Options.Invoke is set, and then only a read-only capability
-// whose preflight allows it; that run is followed to its end.
+// list and, when the catalog declares one, the approvals list (the
+// document names none). It invokes nothing unless Options.Invoke is set,
+// and then only a read-only action whose preflight allows it; that run is
+// followed to its end. A catalog entry the client cannot use is reported
+// as unusable and does not fail the check: the client lists the others.
 package conformance
 
 import (
@@ -38,6 +40,9 @@ const (
 	Tolerated = "tolerated" // not as published, but the client reads it
 	Refused   = "refused"   // the client cannot use it
 	Skipped   = "skipped"   // not checked, and why
+	// Unusable is a catalog entry the client cannot use: it says why and
+	// lists the other entries, so the check does not fail on it.
+	Unusable = "unusable"
 )
 
 // Point is one thing checked.
@@ -81,19 +86,22 @@ type Options struct {
 	// follow of its run. Off, nothing is invoked.
 	Invoke bool
 	// Capability is the capability to preflight (and, with Invoke,
-	// invoke), and Inputs its inputs; empty: the first available
-	// read-only capability, with {}.
+	// invoke), Action the action of it (empty: its first read-only
+	// action, else its first), and Inputs its inputs; empty: the first
+	// available capability with a read-only action, with {}.
 	Capability string
+	Action     string
 	Inputs     json.RawMessage
 	// Timeout bounds the follow of the invoked run (0: 30 s).
 	Timeout time.Duration
 }
 
 type checker struct {
-	base string
-	hc   *http.Client
-	v    *schemas.Validator
-	r    *Report
+	base      string
+	hc        *http.Client
+	v         *schemas.Validator
+	r         *Report
+	approvals httpapi.ApprovalRoutes // the approvals surface the catalog declares
 }
 
 func (c *checker) add(verdict, what, detail string, args ...any) {
@@ -151,7 +159,7 @@ func (c *checker) schema(what, schemaID string, data []byte, decodeErr error, no
 	for _, n := range notes.List() {
 		// One point per kind of departure, not one per entry or event.
 		n = entryIndex.ReplaceAllString(n, "[…]")
-		n = entryName.ReplaceAllString(n, "$1:")
+		n = entryName.ReplaceAllString(n, "$1$2:")
 		if !seen[n] {
 			seen[n] = true
 			c.add(Tolerated, what, "%s", n)
@@ -162,7 +170,7 @@ func (c *checker) schema(what, schemaID string, data []byte, decodeErr error, no
 
 var (
 	entryIndex = regexp.MustCompile(`\[\d+\]`)
-	entryName  = regexp.MustCompile(`^(\S+) \([^)]*\):`)
+	entryName  = regexp.MustCompile(`^(\S+) \([^)]*\)(\S*):`)
 )
 
 func cmpErr(a, b error) error {
@@ -208,41 +216,74 @@ func Check(ctx context.Context, origin string, hc *http.Client, o Options) (Repo
 	for _, cp := range caps {
 		c.descriptor(ctx, cp.ID)
 	}
-	target := pick(caps, o.Capability)
-	if target == nil {
-		c.add(Skipped, "preflight", "no available read-only capability to preflight (name one with --capability)")
+	target, err := pick(caps, o.Capability, o.Action)
+	if err != nil {
+		c.add(Skipped, "preflight", "%v", err)
+	} else if target == nil {
+		c.add(Skipped, "preflight", "no available capability with a read-only action to preflight (name one with --capability)")
 	} else {
 		in := o.Inputs
 		if len(in) == 0 {
 			in = json.RawMessage(`{}`)
 		}
-		p := capability.Proposal{CapabilityID: target.ID, Input: in}
+		p := capability.Proposal{CapabilityID: target.ID, Action: target.Name, Input: in}
 		pv, ok := c.preflight(ctx, *target, p)
 		switch {
 		case !o.Invoke:
 			c.add(Skipped, "invoke", "nothing is invoked without --invoke")
 		case target.Effect != policy.EffectRead:
-			c.add(Skipped, "invoke", "%s is not read-only (%s): only read-only capabilities are invoked", target.ID, target.Effect)
+			c.add(Skipped, "invoke", "%s is not read-only (%s): only read-only capabilities are invoked", name(*target), target.Effect)
 		case !ok || pv.Decision != skill.DecisionAllow || !pv.Executable:
 			c.add(Skipped, "invoke", "the preflight of %s does not allow it (decision %q: %s)", target.ID, pv.Decision, pv.Reason)
 		default:
-			c.invoke(ctx, client, p, o.Timeout)
+			c.invoke(ctx, client, name(*target), p, o.Timeout)
 		}
 	}
 	c.runs(ctx)
-	c.approvals(ctx)
+	c.approvalsList(ctx)
 	return *r, nil
 }
 
-// pick is the capability to preflight: the one named, or the first
-// available read-only one.
-func pick(caps []capability.Capability, id string) *capability.Capability {
-	for i, cp := range caps {
-		if id != "" && cp.ID == id || id == "" && cp.Effect == policy.EffectRead && cp.Availability == capability.Available {
-			return &caps[i]
+// pick is the capability to preflight, as seen through the action to
+// preflight: the one named, or the first available one with a read-only
+// action; the action named, or its first read-only action, else its
+// first.
+func pick(caps []capability.Capability, id, action string) (*capability.Capability, error) {
+	for _, cp := range caps {
+		if id != "" && cp.ID != id || id == "" && cp.Availability != capability.Available {
+			continue
 		}
+		name := action
+		if name == "" {
+			for _, a := range cp.ActionList() {
+				if a.Effect == policy.EffectRead {
+					name = a.Name
+					break
+				}
+			}
+			if name == "" && id == "" {
+				continue
+			}
+		}
+		seen, err := cp.Act(name)
+		if err != nil {
+			return nil, err
+		}
+		return &seen, nil
 	}
-	return nil
+	if id != "" {
+		return nil, fmt.Errorf("the catalog lists no usable capability %q", id)
+	}
+	return nil, nil
+}
+
+// name names a capability's action in the report: the capability id, and
+// the action when it has several.
+func name(c capability.Capability) string {
+	if len(c.Actions) > 1 {
+		return c.ID + " (action " + c.Name + ")"
+	}
+	return c.ID
 }
 
 func (c *checker) catalog(ctx context.Context) []capability.Capability {
@@ -261,9 +302,14 @@ func (c *checker) catalog(ctx context.Context) []capability.Capability {
 		c.add(Conforms, what, "source %s reported as failed: %v", f.Source, f.Err)
 	}
 	for _, u := range l.Unusable {
-		c.add(Refused, fmt.Sprintf("catalog entry %d", u.Index)+idOf(u.ID), "%s", u.Reason)
+		c.add(Unusable, fmt.Sprintf("catalog entry %d", u.Index)+idOf(u.ID), "%s", u.Reason)
 	}
-	c.add(Conforms, what, "%d usable capabilities", len(l.Capabilities))
+	actions := 0
+	for _, cp := range l.Capabilities {
+		actions += len(cp.ActionList())
+	}
+	c.add(Conforms, what, "%d usable capabilities, %d actions", len(l.Capabilities), actions)
+	c.approvals, _ = httpapi.DecodeApprovalRoutes(data)
 	return l.Capabilities
 }
 
@@ -310,8 +356,8 @@ func (c *checker) descriptor(ctx context.Context, id string) {
 }
 
 func (c *checker) preflight(ctx context.Context, cp capability.Capability, p capability.Proposal) (capability.Preview, bool) {
-	what := "preflight of " + cp.ID
-	body := httpapi.PreflightRequest{Action: p.CapabilityID, Inputs: p.Input}
+	what := "preflight of " + name(cp)
+	body := httpapi.PreflightRequest{Action: cp.Name, Inputs: p.Input}
 	status, data, err := c.send(ctx, http.MethodPost, httpapi.PathCapabilities+"/"+url.PathEscape(cp.ID)+"/preflight", body)
 	if err != nil || status != http.StatusOK {
 		c.add(Refused, what, "%s", failure(status, data, err))
@@ -326,9 +372,9 @@ func (c *checker) preflight(ctx context.Context, cp capability.Capability, p cap
 	return pv, true
 }
 
-func (c *checker) invoke(ctx context.Context, client *httpapi.Client, p capability.Proposal, timeout time.Duration) {
-	what := "invoke " + p.CapabilityID
-	body := httpapi.InvokeRequest{Action: p.CapabilityID, Inputs: p.Input}
+func (c *checker) invoke(ctx context.Context, client *httpapi.Client, action string, p capability.Proposal, timeout time.Duration) {
+	what := "invoke " + action
+	body := httpapi.InvokeRequest{Action: p.Action, Inputs: p.Input}
 	status, data, err := c.send(ctx, http.MethodPost, httpapi.PathCapabilities+"/"+url.PathEscape(p.CapabilityID)+"/invoke", body)
 	if err != nil || status < 200 || status > 299 {
 		c.add(Refused, what, "%s", failure(status, data, err))
@@ -398,13 +444,16 @@ func (c *checker) runs(ctx context.Context) {
 	}
 }
 
-func (c *checker) approvals(ctx context.Context) {
-	const what = "approvals: GET " + httpapi.PathApprovals
-	status, data, err := c.send(ctx, http.MethodGet, httpapi.PathApprovals, nil)
-	switch {
-	case err == nil && status == http.StatusNotFound:
-		c.add(Conforms, what, "not offered (optional): pending approvals are resumed by re-submission")
+// approvalsList checks the approvals list the catalog declares; the
+// document names none, so a catalog that declares none is not asked.
+func (c *checker) approvalsList(ctx context.Context) {
+	if c.approvals.List == "" {
+		c.add(Conforms, "approvals", "none declared (optional): pending approvals are resumed by re-submission, and no approvals route is called")
 		return
+	}
+	what := "approvals: GET " + c.approvals.List
+	status, data, err := c.send(ctx, http.MethodGet, c.approvals.List, nil)
+	switch {
 	case err != nil || status != http.StatusOK:
 		c.add(Refused, what, "%s", failure(status, data, err))
 		return

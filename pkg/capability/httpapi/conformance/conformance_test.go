@@ -12,6 +12,7 @@ import (
 
 	"workbench/pkg/capability/httpapi/altbackend"
 	"workbench/pkg/capability/httpapi/conformance"
+	"workbench/pkg/capability/httpapi/opsbackend"
 )
 
 func invokes(alt *altbackend.Server) []string {
@@ -56,13 +57,16 @@ func TestCheckInvokesOnlyWhenAskedAndOnlyReads(t *testing.T) {
 	}
 }
 
-// A catalog the client refuses is a refused point and a failed check;
-// the walk goes on to the routes it can still check.
+// A catalog the client cannot read is a refused point and a failed
+// check; the walk goes on to the routes it can still check. An invoke
+// contract that names another route is tolerated, with what the client
+// does instead.
 func TestCheckReportsARefusedCatalog(t *testing.T) {
+	catalog := `{"capabilities":"all of them"}`
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/capabilities":
-			fmt.Fprint(w, `{"capabilities":[],"invoke":{"method":"POST","route":"/api/tools/{name}"}}`)
+			fmt.Fprint(w, catalog)
 		case "/api/runs":
 			fmt.Fprint(w, `{"runs":[]}`)
 		default:
@@ -74,13 +78,68 @@ func TestCheckReportsARefusedCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.OK() || rep.Count(conformance.Refused) != 1 || !strings.Contains(rep.Points[0].Detail, "/api/tools/{name}") {
+	if rep.OK() || rep.Count(conformance.Refused) != 1 || !strings.Contains(rep.Points[0].Detail, "not an array") {
 		t.Errorf("report %+v", rep)
 	}
 	if rep.Count(conformance.Conforms) == 0 {
 		t.Error("the routes after the catalog were not checked")
 	}
+
+	catalog = `{"capabilities":[],"invoke":{"method":"POST","route":"/api/tools/{name}"}}`
+	rep, err = conformance.Check(context.Background(), ts.URL, nil, conformance.Options{})
+	if err != nil || !rep.OK() {
+		t.Fatalf("another invoke route: %+v %v", rep, err)
+	}
+	found := false
+	for _, p := range rep.Points {
+		found = found || p.Verdict == conformance.Tolerated && strings.Contains(p.Detail, "/api/tools/{name}") && strings.Contains(p.Detail, "only route this client invokes through")
+	}
+	if !found {
+		t.Errorf("the other invoke route is not reported: %+v", rep)
+	}
 	if _, err := conformance.Check(context.Background(), "ftp://x", nil, conformance.Options{}); err == nil {
 		t.Error("a non-http origin was checked")
+	}
+}
+
+// Against the backend written with several actions per capability: the
+// check passes, preflights and invokes the named read-only action, and
+// calls no approvals route (it declares none).
+func TestCheckPassesAgainstTheOpsBackend(t *testing.T) {
+	ops := opsbackend.Start(t, time.Millisecond)
+	rep, err := conformance.Check(context.Background(), ops.URL, nil, conformance.Options{
+		Invoke: true, Capability: "logs", Inputs: json.RawMessage(`{"query":"disk"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Count(conformance.Unusable) != 0 {
+		t.Errorf("report %+v", rep)
+	}
+	var text []string
+	for _, p := range rep.Points {
+		text = append(text, p.Verdict+" "+p.What+" "+p.Detail)
+	}
+	all := strings.Join(text, "\n")
+	for _, want := range []string{"4 usable capabilities, 7 actions", "preflight of logs (action search)", "invoke logs", "follow of run", "none declared"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the report lacks %q:\n%s", want, all)
+		}
+	}
+	for _, r := range ops.Requests() {
+		if strings.Contains(r.Path, "approvals") {
+			t.Errorf("the check called %s %s", r.Method, r.Path)
+		}
+	}
+}
+
+// A malformed entry is unusable: reported, and the check still passes.
+func TestUnusableEntriesDoNotFailTheCheck(t *testing.T) {
+	alt := altbackend.Start(t, time.Millisecond)
+	rep, err := conformance.Check(context.Background(), alt.URL, nil, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Count(conformance.Unusable) != 2 || rep.Count(conformance.Refused) != 0 {
+		t.Errorf("report %+v", rep)
 	}
 }

@@ -65,6 +65,8 @@ type Server struct {
 	fail      map[Route]int
 	resetNext int // stream_reset after this many events of the next follow; -1 off
 	dropNext  int // abort the next follow after this many events; -1 off
+	endNext   int // end the next follow cleanly after this many events; -1 off
+	endHalf   bool
 	duplicate bool
 	follows   int
 	seen      []Request
@@ -73,7 +75,7 @@ type Server struct {
 // Start serves b on 127.0.0.1.
 func Start(t testing.TB, b capability.Backend) *Server {
 	t.Helper()
-	s := &Server{Backend: b, fail: map[Route]int{}, resetNext: -1, dropNext: -1}
+	s := &Server{Backend: b, fail: map[Route]int{}, resetNext: -1, dropNext: -1, endNext: -1}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/capabilities", s.route(RouteCatalog, s.catalog))
 	mux.HandleFunc("GET /api/capabilities/{id}", s.route(RouteDescribe, s.describe))
@@ -117,6 +119,16 @@ func (s *Server) DropNextFollow(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropNext = n
+}
+
+// EndNextFollow makes the next follow end cleanly after n events, with
+// no terminal event: as a host in between that cannot break a stream off
+// passes on one broken off behind it (workerd ends it as if whole). With
+// half, the stream ends inside the next event, half of it written.
+func (s *Server) EndNextFollow(n int, half bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.endNext, s.endHalf = n, half
 }
 
 // Duplicate makes every event be sent twice, in pages and in follows.
@@ -202,7 +214,9 @@ func (s *Server) catalog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := httpapi.CatalogBody{Capabilities: l.Capabilities, Failures: []httpapi.SourceFailure{},
-		Invoke: httpapi.InvokeContract{Method: http.MethodPost, Route: httpapi.InvokeRoute}}
+		Invoke: httpapi.InvokeContract{Method: http.MethodPost, Route: httpapi.InvokeRoute},
+		Approvals: &httpapi.ApprovalsContract{List: "GET " + httpapi.PathApprovals,
+			Grant: "POST " + httpapi.PathApprovals + "/{approval_id}/grant", Deny: "POST " + httpapi.PathApprovals + "/{approval_id}/deny"}}
 	if b.Capabilities == nil {
 		b.Capabilities = []capability.Capability{}
 	}
@@ -235,11 +249,8 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "bad_request", "preflight takes only action, inputs and target: "+err.Error())
 		return
 	}
-	if req.Action != r.PathValue("id") {
-		fail(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("action %q is not the capability of the route", req.Action))
-		return
-	}
-	pv, err := s.Backend.Preflight(r.Context(), capability.Proposal{CapabilityID: req.Action, Input: req.Inputs, Target: req.Target})
+	pv, err := s.Backend.Preflight(r.Context(), capability.Proposal{CapabilityID: r.PathValue("id"), Action: req.Action,
+		Input: req.Inputs, Target: req.Target})
 	if err != nil {
 		backendError(w, err)
 		return
@@ -250,15 +261,14 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	var req httpapi.InvokeRequest
 	if err := strict(r, &req); err != nil {
-		fail(w, http.StatusBadRequest, "bad_request", "invoke takes action, inputs, target, confirmed and a resume's ids: "+err.Error())
+		fail(w, http.StatusBadRequest, "bad_request", "invoke takes action, inputs, target and a resume's ids: "+err.Error())
 		return
 	}
-	if req.Action != r.PathValue("id") {
-		fail(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("action %q is not the capability of the route", req.Action))
-		return
-	}
-	rc, err := s.Backend.Invoke(r.Context(), capability.Proposal{CapabilityID: req.Action, Input: req.Inputs,
-		Target: req.Target, Confirmed: req.Confirmed, ApprovalID: req.ApprovalID, RunID: req.RunID, SessionID: req.SessionID})
+	// The document makes confirmation the client's step before it
+	// submits, and names no member for it: a submission is a confirmed
+	// one.
+	rc, err := s.Backend.Invoke(r.Context(), capability.Proposal{CapabilityID: r.PathValue("id"), Action: req.Action,
+		Input: req.Inputs, Target: req.Target, Confirmed: true, ApprovalID: req.ApprovalID, RunID: req.RunID, SessionID: req.SessionID})
 	if err != nil {
 		backendError(w, err)
 		return
@@ -375,8 +385,8 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 	defer st.Close()
 	s.mu.Lock()
 	s.follows++
-	reset, drop, dup := s.resetNext, s.dropNext, s.duplicate
-	s.resetNext, s.dropNext = -1, -1
+	reset, drop, dup, end, half := s.resetNext, s.dropNext, s.duplicate, s.endNext, s.endHalf
+	s.resetNext, s.dropNext, s.endNext = -1, -1, -1
 	s.mu.Unlock()
 
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -406,6 +416,12 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		data, _ := json.Marshal(e)
+		if n == end {
+			if half {
+				io.WriteString(w, "id: "+string(e.ID)+"\ndata: "+string(data[:len(data)/2]))
+			}
+			return
+		}
 		times := 1
 		if dup {
 			times = 2
