@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -27,6 +28,11 @@ type importPage struct {
 	results  []importResult
 	blocked  bool // another tab blocks the database upgrade
 	sign     signingState
+
+	// link is the ?from= link to import (importlink.go); pin the signer
+	// the trust dialog asks about.
+	link linkState
+	pin  pinning
 }
 
 // importResult is one file's line: a library.Result, or why the file
@@ -41,6 +47,9 @@ type importResult struct {
 	resolving bool
 	// resolved says which choice stored it, once one did.
 	resolved library.Choice
+	// linked, for a bundle imported by link, is the link and the
+	// registry's entry of it.
+	linked *workbench.LinkImport
 }
 
 func (p *importPage) OnNav(ctx app.Context) {
@@ -50,6 +59,7 @@ func (p *importPage) OnNav(ctx app.Context) {
 	// Errors surface per file.
 	ctx.Async(p.env.warmVerifier)
 	p.reloadSigning(ctx)
+	p.readLink(ctx)
 }
 
 func (p *importPage) onDragOver(ctx app.Context, e app.Event) {
@@ -125,15 +135,21 @@ func (p *importPage) importOne(ctx app.Context, f pickedFile) importResult {
 	}
 	res, err := (&workbench.Workbench{Verifier: v, Store: st}).Import(ctx, f.name, data)
 	p.env.dropStore(err)
-	if res.Report != nil {
-		checkSignature(ctx, st, res.Report)
-		p.env.keepVerdict(res.Report.ContentHash, verdictCheck{verdict: res.Report.Verdict})
-	}
+	p.checked(ctx, st, res)
 	r := importResult{res: res, err: err}
 	if err == nil && res.Status == library.Collided {
 		r.data = data
 	}
 	return r
+}
+
+// checked checks an imported bundle's signature against the trusted
+// signers and keeps its re-derived verdict for /skills.
+func (p *importPage) checked(ctx context.Context, st store.Store, res library.Result) {
+	if res.Report != nil {
+		checkSignature(ctx, st, res.Report)
+		p.env.keepVerdict(res.Report.ContentHash, checkOf(res.Report))
+	}
 }
 
 // onResolve stores the i-th file, which collided with a stored copy, as
@@ -169,6 +185,9 @@ func (p *importPage) onResolve(i int, choice library.Choice) app.EventHandler {
 					return
 				}
 				r.res, r.data, r.err, r.resolved = res, nil, nil, choice
+				if r.linked != nil {
+					r.linked.Result = res
+				}
 			})
 		})
 	}
@@ -227,6 +246,7 @@ func (p *importPage) Render() app.UI {
 	return frame("/import",
 		app.H1().Text("Import skill bundles"),
 		app.P().Text("Bundles are data, never code: each file is parsed strictly, checked against the bundle schema, its proof re-derived from its own evidence, and only then stored in this browser. Nothing in a bundle is fetched or run."),
+		p.renderLink(),
 		app.Div().ID("dropzone").Class(zone).
 			OnDragOver(p.onDragOver).OnDragEnter(p.onDragOver).OnDragLeave(p.onDragLeave).OnDrop(p.onDrop).
 			Body(
@@ -252,16 +272,17 @@ func (p *importPage) Render() app.UI {
 						if p.results[i].res.Status == library.Collided && p.results[i].data != nil {
 							return p.renderCollision(i)
 						}
-						return renderImportResult(p.results[i])
+						return p.renderImportResult(p.results[i])
 					}),
 				),
 			)
 		}),
 		p.renderSigning(),
+		renderTrustDialog(p.pin, p.onPinName, p.onPinCancel, p.onPinConfirm),
 	)
 }
 
-func renderImportResult(r importResult) app.UI {
+func (p *importPage) renderImportResult(r importResult) app.UI {
 	name := app.Strong().Class("import-name").Text(r.res.Name)
 	if r.err != nil {
 		msg := "Not imported: "
@@ -313,6 +334,8 @@ func renderImportResult(r importResult) app.UI {
 			app.P().Body(app.Text("A bundle with content hash "), app.Code().Text(res.Report.ContentHash),
 				app.Text(" is already stored; nothing was added.")),
 			app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(res.Report)),
+			app.P().Class("import-signer").Body(app.Text("Signer: "), signerFact(res.Report, p.onTrustOpen)),
+			renderLinked(r.linked),
 		)
 	}
 	rep := res.Report
@@ -350,6 +373,8 @@ func renderImportResult(r importResult) app.UI {
 			app.Text(" · claimed: "), verdictBadge(rep.Claimed.OverallVerdict),
 		),
 		app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(rep)),
+		app.P().Class("import-signer").Body(app.Text("Signer: "), signerFact(rep, p.onTrustOpen)),
+		renderLinked(r.linked),
 		app.P().Class("muted").Body(app.Text("content hash as stored "), app.Code().Class("import-stored-hash").Text(hash)),
 		over,
 		warnings(rep),

@@ -45,9 +45,13 @@ site-placeholder: ## a placeholder page in build/site until the site is built
 # login`, or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID in the
 # environment. No test can run a real deployment here; TestDeployFromClone
 # runs `wrangler deploy --dry-run` in a copy without build/.
+# Then the registry's index gets the tables migrations/ makes, once per
+# deployment and again after an upgrade that adds one (wrangler applies
+# each migration once; docs/registry.md, "Deploying").
 DEPLOY_VARS = $(foreach v,ALLOWED_ORIGIN MCP_SERVERS MCP_FORWARD_AUTHORIZATION MCP_ALLOW_HTTP,$(if $($(v)),--var '$(v):$($(v))'))
-deploy: node-deps ## wrangler deploy of the Worker and the site (ALLOWED_ORIGIN=, MCP_SERVERS=, …)
+deploy: node-deps ## wrangler deploy of the Worker and the site (ALLOWED_ORIGIN=, MCP_SERVERS=, …), then the registry's migrations
 	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy $(DEPLOY_VARS)
+	WRANGLER_SEND_METRICS=false $(WRANGLER) d1 migrations apply REGISTRY_DB --remote
 
 # The same site as a Cloudflare Pages project in advanced mode (the Go
 # Worker as _worker.js, cmd/pagesite) in build/pages: its wrangler.toml
@@ -82,12 +86,13 @@ pages-project: node-deps ## create the Pages project once
 # upstream: the attack suite over HTTP, header stripping, SSE streaming,
 # log capture, SPA fallback, `wrangler deploy --dry-run` and the wasm size;
 # the same for the MCP relay, plus MCP sessions with real MCP servers and
-# an operator-held header; the same-origin default; a dry-run deployment
-# from a copy of the repository without build/; and the Pages project
-# under `wrangler pages dev` beside its limiter (proxy/pages_test.go).
+# an operator-held header; the same-origin default; the skill registry in
+# local R2 and D1 (proxy/registry_test.go); a dry-run deployment from a
+# copy of the repository without build/; and the Pages project under
+# `wrangler pages dev` beside its limiter (proxy/pages_test.go).
 WORKER_TEST_ENV := WORKBENCH_WRANGLER=$(abspath $(WRANGLER)) WORKBENCH_WORKER_WASM=$(abspath $(WORKER_WASM))
 
-test-worker: node-deps worker site-placeholder ## the Worker under wrangler dev: attack tables, relay, deploy dry run, Pages
+test-worker: node-deps worker site-placeholder ## the Worker under wrangler dev: attack tables, relay, registry, deploy dry run, Pages
 	$(WORKER_TEST_ENV) $(GO) test -count=1 -timeout 30m ./proxy
 
 bench-worker: node-deps worker site-placeholder ## the Worker's added latency under wrangler dev

@@ -65,6 +65,10 @@ import (
 // request of this program CPU (docs/registry.md, "Two Worker programs").
 const registryMountPath = "/api/registry/"
 
+// noRegistry is why this program alone (a Pages deployment) answers no
+// registry request.
+const noRegistry = "this deployment has no registry: it serves the proxy and the relay only (docs/registry.md)"
+
 func main() {
 	workers.Serve(http.HandlerFunc(serve))
 }
@@ -92,12 +96,22 @@ func serve(bw http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(r.URL.Path, proxy.MCPMountPath):
 		serveMCP(w, r, clock, func(e proxy.MCPEvent) { w.code = e.Code; logMCPEvent(e) })
 		return
+	case r.URL.Path == registryMountPath && r.Method == http.MethodGet:
+		// The registry's status (registry.Status, written out likewise):
+		// asked by the Registry page before it lists.
+		h := w.Header()
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Access-Control-Allow-Origin", "*")
+		proxy.SecureAPIHeaders(h)
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte(`{"available":false,"reason":"` + noRegistry + `"}` + "\n"))
+		return
 	case strings.HasPrefix(r.URL.Path, registryMountPath):
 		// The registry is a Worker program of its own (proxy/registry),
 		// which the Worker's entry (proxy/index.mjs) sends these paths
 		// to; a deployment of this program alone (Pages) has none.
-		proxy.WriteError(w, &proxy.Error{Status: http.StatusNotImplemented, Code: "registry_unavailable",
-			Message: "this deployment has no registry: it serves the proxy and the relay only (docs/registry.md)"})
+		proxy.WriteError(w, &proxy.Error{Status: http.StatusNotImplemented, Code: "registry_unavailable", Message: noRegistry})
 		return
 	default:
 		proxy.WriteError(w, &proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound,

@@ -83,17 +83,19 @@ func CapabilityIDs() []string {
 }
 
 // The skill registry's HTTP API (docs/registry.md): the entry it keeps of a
-// published bundle, a listing page, a withdrawal and an error answer.
+// published bundle, a listing page, a withdrawal, an error answer and the
+// status every deployment answers.
 const (
 	RegistryEntry      = "https://opensentience.org/spec/workbench-registry-entry/v0.1"
 	RegistryPage       = "https://opensentience.org/spec/workbench-registry-page/v0.1"
 	RegistryWithdrawal = "https://opensentience.org/spec/workbench-registry-withdrawal/v0.1"
 	RegistryError      = "https://opensentience.org/spec/workbench-registry-error/v0.1"
+	RegistryStatus     = "https://opensentience.org/spec/workbench-registry-status/v0.1"
 )
 
 // RegistryIDs returns the $id of every schema of the registry's API.
 func RegistryIDs() []string {
-	return []string{RegistryEntry, RegistryPage, RegistryWithdrawal, RegistryError}
+	return []string{RegistryEntry, RegistryPage, RegistryWithdrawal, RegistryError, RegistryStatus}
 }
 
 // IDs returns the $id of every schema, the bundle's first.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -67,6 +66,12 @@ func (c *Client) Withdraw(ctx context.Context, w Withdrawal) (Entry, error) {
 	}
 	var e Entry
 	return e, c.post(ctx, WithdrawalsPath, body, &e)
+}
+
+// Status asks whether the deployment at c's origin has a registry.
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	var s Status
+	return s, c.get(ctx, MountPath, &s)
 }
 
 // Entry returns the index entry of the bundle hash.
@@ -195,10 +200,4 @@ func answerError(resp *http.Response) error {
 			Message: fmt.Sprintf("%s, and not a registry's error", http.StatusText(resp.StatusCode))}
 	}
 	return &APIError{Status: resp.StatusCode, Code: body.Error.Code, Message: body.Error.Message, Problems: body.Error.Problems}
-}
-
-// IsCode reports whether err is a registry's answer with code.
-func IsCode(err error, code string) bool {
-	var ae *APIError
-	return errors.As(err, &ae) && ae.Code == code
 }

@@ -40,7 +40,9 @@ import (
 
 // The registry's API under the workbench's origin (docs/registry.md).
 const (
-	// MountPath is where the registry's handler is mounted.
+	// MountPath is where the registry's handler is mounted. A GET of
+	// MountPath itself is answered with a Status by every deployment,
+	// one without a registry included.
 	MountPath = "/api/registry/"
 	// BundlesPath takes a POST of a bundle (publish); BundlesPath + "/"
 	// + a content hash serves that bundle's bytes.
@@ -53,7 +55,7 @@ const (
 )
 
 // MaxBundleBytes caps a published bundle. A taught skill's bundle is tens
-// of kilobytes; 2 MiB holds a trace of several hundred edges, and keeps a
+// of kilobytes; 2 MiB holds a trace of about 1,500 edges, and keeps a
 // publish within the Worker's memory and CPU (docs/perf/registry.md).
 const MaxBundleBytes = 2 << 20
 
@@ -84,6 +86,14 @@ type Entry struct {
 	// WithdrawnAt is when its signer withdrew it; nil while it is not
 	// withdrawn. A withdrawn bundle's bytes stay served.
 	WithdrawnAt *string `json:"withdrawn_at"`
+}
+
+// Status is the answer to GET MountPath: whether this deployment has a
+// registry and, when it has none, why. It is answered 200 either way, so
+// that a page can ask before it lists.
+type Status struct {
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // Withdrawn reports whether the entry's signer withdrew it.
@@ -122,9 +132,6 @@ type Link struct {
 
 // String is the link's URL.
 func (l Link) String() string { return l.Registry + BundlesPath + "/" + l.ContentHash }
-
-// EntryURL is the URL of the link's index entry.
-func (l Link) EntryURL() string { return l.Registry + SkillsPath + "/" + l.ContentHash }
 
 // ErrNotALink says a URL is not a registry bundle link.
 var ErrNotALink = errors.New("not a registry bundle link")

@@ -101,6 +101,9 @@ type LinkImport struct {
 	Entry registry.Entry
 	// Result is the import flow's result for the bytes, as for a file.
 	Result library.Result
+	// Data is the bundle's bytes, for ResolveImport when Result is a
+	// collision; nil otherwise.
+	Data []byte
 }
 
 // ImportLink imports the bundle a registry link names (registry.ParseLink)
@@ -146,5 +149,9 @@ func (w *Workbench) ImportLink(ctx context.Context, link string, allowed []strin
 		return LinkImport{Link: l, Entry: e}, &MismatchError{Link: l, Got: got}
 	}
 	res, err := w.Import(ctx, skill.ExportFilename(e.Slug, e.Version), data)
-	return LinkImport{Link: l, Entry: e, Result: res}, err
+	li := LinkImport{Link: l, Entry: e, Result: res}
+	if err == nil && res.Status == library.Collided {
+		li.Data = data
+	}
+	return li, err
 }

@@ -1,9 +1,8 @@
 // Package registrytest makes the bundles and withdrawals the registry's
 // tests send — one a registry takes, and one of each kind it must refuse —
 // from the spec's fixture files, with keys derived from fixed seeds. The
-// native tests of package registry and its handler, the Worker's tests
-// under wrangler dev and the end-to-end tests all use the same cases. It
-// is imported only by tests.
+// native tests of package registry and its handler and the Worker's tests
+// under wrangler dev use the same cases. It is imported only by tests.
 package registrytest
 
 import (
@@ -12,6 +11,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -65,6 +65,34 @@ func Sign(t testing.TB, k signature.Signer, data []byte) []byte {
 func Publishable(t testing.TB) []byte {
 	t.Helper()
 	return Sign(t, Key(1), Fixture(t, fixtures.RedactedTranscriptPIIFile))
+}
+
+// Grown is the transcript_pii-redacted fixture grown to n edges (its
+// edges repeated), sealed with the proof v re-derives: unsigned bytes a
+// registry takes once signed, about 1.3 KB an edge, for measuring
+// publishes of sizes up to MaxBundleBytes (1,500 edges is just under).
+func Grown(t testing.TB, v *verify.Verifier, n int) []byte {
+	t.Helper()
+	bundle, _, err := skill.Decode(Fixture(t, fixtures.RedactedTranscriptPIIFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := bundle.Trace.Edges
+	bundle.Trace.Edges = nil
+	for i := range n {
+		e := orig[i%len(orig)]
+		e.Index, e.EdgeID = i, fmt.Sprintf("%s-%d", e.EdgeID[:8], i)
+		e.Provenance.Timestamp = bundle.Trace.StartedAt
+		bundle.Trace.Edges = append(bundle.Trace.Edges, e)
+	}
+	if err := v.SealWithProof(bundle); err != nil {
+		t.Fatal(err)
+	}
+	data, err := bundle.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // Verifier is the workbench's verifier with its clock stopped at a fixed

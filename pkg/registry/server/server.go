@@ -22,8 +22,9 @@
 //     holds are served.
 //   - Writes are counted per client address and per signing key by
 //     Config.Limit before they touch storage.
-//   - Without storage (Config.Unavailable) every request is answered 501
-//     registry_unavailable, saying why.
+//   - GET registry.MountPath is answered 200 with a registry.Status, with
+//     storage or without. Without storage (Config.Unavailable) every
+//     other request is answered 501 registry_unavailable, saying why.
 package server
 
 import (
@@ -103,7 +104,7 @@ type Config struct {
 // value.
 type Event struct {
 	Method   string
-	Route    string // "publish", "withdraw", "list", "entry", "bundle", or "" when refused before routing
+	Route    string // "status", "publish", "withdraw", "list", "entry", "bundle", or "" when refused before routing
 	Status   int
 	Code     string // the error code; "" on success
 	Duration time.Duration
@@ -201,9 +202,6 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) (int,
 			return 0, &apiError{status: pe.Status, code: pe.Code, message: pe.Message}
 		}
 	}
-	if h.cfg.Unavailable != "" {
-		return 0, errorf(http.StatusNotImplemented, registry.CodeUnavailable, "this deployment has no registry: %s", h.cfg.Unavailable)
-	}
 	if r.URL.RawPath != "" || strings.Contains(r.URL.Path, "//") {
 		return 0, errorf(http.StatusBadRequest, proxy.CodePath, "percent-encoding and empty segments are not allowed in a registry path")
 	}
@@ -211,13 +209,6 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) (int,
 	if !ok {
 		return 0, errorf(http.StatusNotFound, proxy.CodeNotFound, "not under %s", registry.MountPath)
 	}
-	if r.Method == http.MethodOptions {
-		w.Header().Set("Allow", "GET, POST, OPTIONS")
-		proxy.SecureAPIHeaders(w.Header())
-		w.WriteHeader(http.StatusNoContent)
-		return http.StatusNoContent, nil
-	}
-	collection, item, hasItem := strings.Cut(rest, "/")
 	route := func(name string, methods ...string) *apiError {
 		ev.Route = name
 		for _, m := range methods {
@@ -228,6 +219,26 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) (int,
 		w.Header().Set("Allow", strings.Join(append(methods, "OPTIONS"), ", "))
 		return errorf(http.StatusMethodNotAllowed, proxy.CodeMethod, "%s takes %s", r.URL.Path, strings.Join(methods, " or "))
 	}
+	if rest == "" && r.Method != http.MethodOptions {
+		if e := route("status", http.MethodGet); e != nil {
+			return 0, e
+		}
+		st := registry.Status{Available: h.cfg.Unavailable == ""}
+		if !st.Available {
+			st.Reason = "this deployment has no registry: " + h.cfg.Unavailable
+		}
+		return writeJSON(w, http.StatusOK, "no-cache", st)
+	}
+	if h.cfg.Unavailable != "" {
+		return 0, errorf(http.StatusNotImplemented, registry.CodeUnavailable, "this deployment has no registry: %s", h.cfg.Unavailable)
+	}
+	if r.Method == http.MethodOptions {
+		w.Header().Set("Allow", "GET, POST, OPTIONS")
+		proxy.SecureAPIHeaders(w.Header())
+		w.WriteHeader(http.StatusNoContent)
+		return http.StatusNoContent, nil
+	}
+	collection, item, hasItem := strings.Cut(rest, "/")
 	if hasItem && !registry.ValidHash(item) {
 		return 0, errorf(http.StatusBadRequest, proxy.CodePath, "%q is not a content hash (sha256: and 64 lowercase hex digits)", clip(item))
 	}

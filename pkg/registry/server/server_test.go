@@ -179,7 +179,31 @@ func TestUnavailable(t *testing.T) {
 			t.Errorf("%s: %d %s", target, rec.Code, rec.Body)
 		}
 	}
+	req := httptest.NewRequest("GET", "http://127.0.0.1:8787"+registry.MountPath, nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var st registry.Status
+	if err := json.Unmarshal(rec.Body.Bytes(), &st); rec.Code != 200 || err != nil || st.Available || !strings.Contains(st.Reason, "REGISTRY_DB") {
+		t.Errorf("the status without storage: %d %s", rec.Code, rec.Body)
+	}
 	if _, err := server.New(server.Config{}); err == nil {
 		t.Error("a handler with no storage and no reason was made")
+	}
+}
+
+// With storage, the status says the registry is there without touching
+// the storage; it takes GET only.
+func TestStatus(t *testing.T) {
+	h := handler(t, nil, true)
+	a := send(h, "GET", registry.MountPath, nil)
+	var st registry.Status
+	if err := json.Unmarshal(a.body, &st); a.status != 200 || err != nil || !st.Available || st.Reason != "" {
+		t.Errorf("the status: %d %s", a.status, a.body)
+	}
+	if a.header.Get("Access-Control-Allow-Origin") != "*" || a.header.Get("Content-Security-Policy") == "" {
+		t.Errorf("the status's headers: %v", a.header)
+	}
+	if a := send(h, "POST", registry.MountPath, []byte("{}"), "Content-Type", "application/json"); a.status != 405 {
+		t.Errorf("a POST of the status: %d %s", a.status, a.body)
 	}
 }
