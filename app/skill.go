@@ -57,6 +57,7 @@ type skillPage struct {
 	history  *historyTab
 
 	exp     exportState
+	pub     publishState // the export dialog's Publish (publish.go)
 	del     deletion
 	saveMsg string // a new version was stored (from Manifest or Compare)
 }
