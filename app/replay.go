@@ -115,7 +115,7 @@ func (p *replayPage) publishContext() {
 	if p.bundle != nil {
 		c.TraceID, c.ContentHash = p.bundle.Trace.TraceID, p.bundle.ContentHash
 	}
-	p.env.setPageContext(c)
+	p.env.setPageContext(p.own(), c)
 }
 
 func (p *replayPage) onField(i int) app.EventHandler {

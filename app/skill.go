@@ -117,7 +117,7 @@ func (p *skillPage) publishContext() {
 			c.EdgeID = p.bundle.Trace.Edges[e].EdgeID
 		}
 	}
-	p.env.setPageContext(c)
+	p.env.setPageContext(p.own(), c)
 }
 
 // loaded is everything the page reads when it opens.

@@ -420,7 +420,7 @@ func (p *teachPage) publishContext() {
 	if r := p.run; r != nil && r.result != nil {
 		c.TraceID = r.result.Trace.TraceID
 	}
-	p.env.setPageContext(c)
+	p.env.setPageContext(p.own(), c)
 }
 
 // modelErrorSummary says in a sentence what a failed model call means; the
