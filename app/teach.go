@@ -411,7 +411,7 @@ func (p *teachPage) onAgain(ctx app.Context, e app.Event) {
 	p.readSession(ctx)
 }
 
-// publishContext tells the capability workbench (Ctrl/Cmd+K) the trace of
+// publishContext tells the capability palette (Ctrl/Cmd+K) the trace of
 // the current demonstration once there is one (the recording ended), for
 // it to prefill forms with; nothing before, or after Start again. The
 // shell forgets it on the next navigation.
