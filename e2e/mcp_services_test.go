@@ -186,6 +186,9 @@ func TestMCPDelegaticUnreachable(t *testing.T) {
 	}
 	s.axeClean(t, "replay without an authorizer")
 	s.click("#local-policy-accept")
+	// The answer removes the refusal above the form, which moves the Run
+	// button: click it where it is once the page has settled.
+	s.waitJS(`!document.querySelector("#replay-auth-error")`)
 	s.runReplay()
 	if got := s.text("#replay-authorizer"); !strings.Contains(got, "local:"+skill.DefaultPolicyID) || !strings.Contains(got, "not reachable") {
 		t.Errorf("authorizer %q: want the local engine and why", got)
