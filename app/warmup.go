@@ -133,7 +133,11 @@ func (e *env) idleWarmup(p warmPolicy) {
 		}
 		counts := win.Get("performance").Get("eventCounts")
 		for _, ev := range [...]string{"keydown", "pointerdown"} {
-			seen.inputs += counts.Call("get", ev).Int()
+			// A count the browser does not keep is undefined, which Int
+			// would panic on.
+			if n := counts.Call("get", ev); n.Truthy() {
+				seen.inputs += n.Int()
+			}
 		}
 		if seen.inputs != inputs {
 			inputs, lastInput = seen.inputs, time.Now()
