@@ -61,6 +61,9 @@ func (p *skillPage) onExportClose(ctx app.Context, e app.Event) {
 func (p *skillPage) onExportProfile(profile string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		p.exp.profile, p.exp.err, p.exp.file = profile, nil, nil
+		if !p.pub.running {
+			p.pub = publishState{}
+		}
 	}
 }
 
@@ -169,6 +172,7 @@ func (p *skillPage) renderExport() app.UI {
 		app.If(s.running, func() app.UI {
 			return app.P().Class("status status-pending").Text("Redacting, re-sealing and verifying the copy…")
 		}),
+		p.renderPublish(),
 		app.If(s.err != nil, func() app.UI {
 			return app.Div().Class("status status-error").ID("export-error").Role("alert").Body(
 				app.P().Text(exportErrorSummary(s.err)),

@@ -13,6 +13,7 @@ var navLinks = [...]struct{ path, label string }{
 	{"/teach", "Teach"},
 	{"/skills", "Skills"},
 	{"/import", "Import"},
+	{"/registry", "Registry"},
 }
 
 // openPaletteAction is the action the navigation bar's launcher posts;

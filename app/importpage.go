@@ -27,6 +27,11 @@ type importPage struct {
 	results  []importResult
 	blocked  bool // another tab blocks the database upgrade
 	sign     signingState
+
+	// link is the ?from= link to import (importlink.go); pin the signer
+	// the trust dialog asks about.
+	link linkState
+	pin  pinning
 }
 
 // importResult is one file's line: a library.Result, or why the file
@@ -41,6 +46,9 @@ type importResult struct {
 	resolving bool
 	// resolved says which choice stored it, once one did.
 	resolved library.Choice
+	// linked, for a bundle imported by link, is the link and the
+	// registry's entry of it.
+	linked *workbench.LinkImport
 }
 
 func (p *importPage) OnNav(ctx app.Context) {
@@ -50,6 +58,7 @@ func (p *importPage) OnNav(ctx app.Context) {
 	// Errors surface per file.
 	ctx.Async(p.env.warmVerifier)
 	p.reloadSigning(ctx)
+	p.readLink(ctx)
 }
 
 func (p *importPage) onDragOver(ctx app.Context, e app.Event) {
@@ -117,21 +126,25 @@ func (p *importPage) importOne(ctx app.Context, f pickedFile) importResult {
 	}
 	// Opened here first, to say when another tab blocks it; the flow
 	// then imports into the library it finds open.
-	st, err := p.env.store(ctx, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
-	if err != nil {
+	if _, err := p.env.store(ctx, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) }); err != nil {
 		return importResult{res: library.Result{Name: f.name}, err: err}
 	}
 	res, err := p.env.flows.Import(ctx, f.name, data)
 	p.env.dropStore(err)
-	if res.Report != nil {
-		checkSignature(ctx, st, res.Report)
-		p.env.keepVerdict(res.Report.ContentHash, verdictCheck{verdict: res.Report.Verdict})
-	}
+	p.keepVerdict(res)
 	r := importResult{res: res, err: err}
 	if err == nil && res.Status == library.Collided {
 		r.data = data
 	}
 	return r
+}
+
+// keepVerdict keeps an imported bundle's re-derived verdict and signature
+// (the flow checked it against the trusted signers) for /skills.
+func (p *importPage) keepVerdict(res library.Result) {
+	if res.Report != nil {
+		p.env.keepVerdict(res.Report.ContentHash, checkOf(res.Report))
+	}
 }
 
 // onResolve stores the i-th file, which collided with a stored copy, as
@@ -144,15 +157,8 @@ func (p *importPage) onResolve(i int, choice library.Choice) app.EventHandler {
 		p.results[i].resolving = true
 		name, data := p.results[i].res.Name, p.results[i].data
 		ctx.Async(func() {
-			var res library.Result
-			st, err := p.env.store(ctx, nil)
-			if err == nil {
-				res, err = p.env.flows.ResolveImport(ctx, name, data, choice)
-				p.env.dropStore(err)
-			}
-			if err == nil && res.Report != nil {
-				checkSignature(ctx, st, res.Report)
-			}
+			res, err := p.env.flows.ResolveImport(ctx, name, data, choice)
+			p.env.dropStore(err)
 			ctx.Dispatch(func(app.Context) {
 				r := &p.results[i]
 				r.resolving = false
@@ -163,6 +169,9 @@ func (p *importPage) onResolve(i int, choice library.Choice) app.EventHandler {
 					return
 				}
 				r.res, r.data, r.err, r.resolved = res, nil, nil, choice
+				if r.linked != nil {
+					r.linked.Result = res
+				}
 			})
 		})
 	}
@@ -221,6 +230,7 @@ func (p *importPage) Render() app.UI {
 	return frame("/import",
 		app.H1().Text("Import skill bundles"),
 		app.P().Text("Bundles are data, never code: each file is parsed strictly, checked against the bundle schema, its proof re-derived from its own evidence, and only then stored in this browser. Nothing in a bundle is fetched or run."),
+		p.renderLink(),
 		app.Div().ID("dropzone").Class(zone).
 			OnDragOver(p.onDragOver).OnDragEnter(p.onDragOver).OnDragLeave(p.onDragLeave).OnDrop(p.onDrop).
 			Body(
@@ -246,16 +256,17 @@ func (p *importPage) Render() app.UI {
 						if p.results[i].res.Status == library.Collided && p.results[i].data != nil {
 							return p.renderCollision(i)
 						}
-						return renderImportResult(p.results[i])
+						return p.renderImportResult(p.results[i])
 					}),
 				),
 			)
 		}),
 		p.renderSigning(),
+		renderTrustDialog(p.pin, p.onPinName, p.onPinCancel, p.onPinConfirm),
 	)
 }
 
-func renderImportResult(r importResult) app.UI {
+func (p *importPage) renderImportResult(r importResult) app.UI {
 	name := app.Strong().Class("import-name").Text(r.res.Name)
 	if r.err != nil {
 		msg := "Not imported: "
@@ -307,6 +318,8 @@ func renderImportResult(r importResult) app.UI {
 			app.P().Body(app.Text("A bundle with content hash "), app.Code().Text(res.Report.ContentHash),
 				app.Text(" is already stored; nothing was added.")),
 			app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(res.Report)),
+			app.P().Class("import-signer").Body(app.Text("Signer: "), signerFact(res.Report, p.onTrustOpen)),
+			renderLinked(r.linked),
 		)
 	}
 	rep := res.Report
@@ -344,6 +357,8 @@ func renderImportResult(r importResult) app.UI {
 			app.Text(" · claimed: "), verdictBadge(rep.Claimed.OverallVerdict),
 		),
 		app.P().Class("import-signed").Body(app.Text("Signed: "), signedFact(rep)),
+		app.P().Class("import-signer").Body(app.Text("Signer: "), signerFact(rep, p.onTrustOpen)),
+		renderLinked(r.linked),
 		app.P().Class("muted").Body(app.Text("content hash as stored "), app.Code().Class("import-stored-hash").Text(hash)),
 		over,
 		warnings(rep),

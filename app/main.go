@@ -32,6 +32,7 @@ var pages = []page{
 	{path: "/skills", new: func(e *env) app.Composer { return &skillsPage{env: e} }},
 	{path: "/teach", new: func(e *env) app.Composer { return &teachPage{env: e} }},
 	{path: "/import", new: func(e *env) app.Composer { return &importPage{env: e} }},
+	{path: "/registry", new: func(e *env) app.Composer { return &registryPage{env: e} }},
 	{pattern: "^/skills/[0-9a-f-]{36}$", new: func(e *env) app.Composer { return &skillPage{env: e} }},
 	{pattern: "^/skills/[0-9a-f-]{36}/replay$", new: func(e *env) app.Composer { return &replayPage{env: e} }},
 }

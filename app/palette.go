@@ -98,6 +98,12 @@ func (p *palette) OnMount(ctx app.Context) {
 			p.show(ctx)
 		}
 	})
+	// The page published what it knows: an open form follows it.
+	ctx.Handle(pageContextAction, func(ctx app.Context, a app.Action) {
+		if p.open {
+			p.refresh++
+		}
+	})
 }
 
 func (p *palette) OnDismount() {

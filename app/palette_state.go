@@ -16,6 +16,8 @@ import (
 	"workbench/pkg/schemaform"
 	"workbench/pkg/services"
 	"workbench/pkg/store"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
 // paletteShared is the capability palette's state that outlives one
@@ -41,11 +43,19 @@ type paletteShared struct {
 // with. The route is added by the palette itself. A page calls it from
 // OnNav and again when its selection changes; the next form the palette
 // opens uses it.
-func (e *env) setPageContext(c schemaform.Context) {
+//
+// An open palette hears of it (pageContextAction) and brings its form up
+// to date, so a form opened before the page had read its skill does not
+// keep the previous page's values.
+func (e *env) setPageContext(ctx app.Context, c schemaform.Context) {
 	e.palette.mu.Lock()
-	defer e.palette.mu.Unlock()
 	e.palette.page = c
+	e.palette.mu.Unlock()
+	ctx.NewAction(pageContextAction)
 }
+
+// pageContextAction is posted when a page publishes its context.
+const pageContextAction = "palette/page-context"
 
 // pageContext returns what the current page published, with route as
 // Route.

@@ -106,7 +106,7 @@ func (p *replayPage) OnNav(ctx app.Context) {
 	})
 }
 
-// publishContext tells the capability workbench (Ctrl/Cmd+K) what the
+// publishContext tells the capability palette (Ctrl/Cmd+K) what the
 // page replays, for it to prefill forms with: the skill, and once the
 // bundle is read the interaction trace being replayed and the bundle's
 // content hash. The shell forgets it on the next navigation.
@@ -115,7 +115,7 @@ func (p *replayPage) publishContext() {
 	if p.bundle != nil {
 		c.TraceID, c.ContentHash = p.bundle.Trace.TraceID, p.bundle.ContentHash
 	}
-	p.env.setPageContext(c)
+	p.env.setPageContext(p.own(), c)
 }
 
 func (p *replayPage) onField(i int) app.EventHandler {

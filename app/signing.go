@@ -22,6 +22,10 @@ type keyring interface {
 	TrustedSigners(ctx context.Context) (*signature.PinSet, error)
 	TrustSigner(ctx context.Context, p signature.Pin) error
 	DistrustSigner(ctx context.Context, keyID string) error
+	// The skill registries the person added by hand (registries.go).
+	Registries(ctx context.Context) ([]string, error)
+	AddRegistry(ctx context.Context, origin string) error
+	RemoveRegistry(ctx context.Context, origin string) error
 }
 
 // errNoKeyring: the library is not the browser's (the native build's
@@ -31,6 +35,10 @@ var errNoKeyring = errors.New("signing keys and trusted signers are kept only by
 // errNoSigningKey: the export dialog was asked to sign before the browser
 // had a signing key.
 var errNoSigningKey = errors.New("this browser has no signing key yet: create one under Signing on the Import page")
+
+// errKeyMismatch: a key to trust whose fingerprint is not its public
+// key's.
+var errKeyMismatch = errors.New("the fingerprint shown is not the public key's: nothing was trusted")
 
 func keyringOf(st store.Store) (keyring, error) {
 	kr, ok := st.(keyring)
@@ -51,18 +59,6 @@ func (e *env) trustedSigners(ctx context.Context) (*signature.PinSet, error) {
 		return nil, err
 	}
 	return kr.TrustedSigners(ctx)
-}
-
-// checkSignature checks r's signature against the library's trusted
-// signers. Without them (no keyring, or they cannot be read) the signature
-// is checked with no pin set: never trusted, and still invalid when it
-// does not verify.
-func checkSignature(ctx context.Context, st store.Store, r *verify.Report) {
-	var pins *signature.PinSet
-	if kr, err := keyringOf(st); err == nil {
-		pins, _ = kr.TrustedSigners(ctx) // unreadable: checked as with no pin set
-	}
-	r.CheckSignature(pins)
 }
 
 // signedFact is the skill page's and import page's line about a report's

@@ -57,6 +57,7 @@ type skillPage struct {
 	history  *historyTab
 
 	exp     exportState
+	pub     publishState // the export dialog's Publish (publish.go)
 	del     deletion
 	saveMsg string // a new version was stored (from Manifest or Compare)
 }
@@ -116,7 +117,7 @@ func (p *skillPage) publishContext() {
 			c.EdgeID = p.bundle.Trace.Edges[e].EdgeID
 		}
 	}
-	p.env.setPageContext(c)
+	p.env.setPageContext(p.own(), c)
 }
 
 // loaded is everything the page reads when it opens.

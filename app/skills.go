@@ -12,7 +12,9 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"workbench/pkg/signature"
 	"workbench/pkg/store"
+	"workbench/pkg/verify"
 )
 
 // skillsPage is the local skill library (/skills): the stored skills, newest
@@ -31,6 +33,8 @@ type skillsPage struct {
 
 	loaded   bool
 	loadErr  error
+	pins     *signature.PinSet       // the trusted signers, which say which rows' signers are trusted
+	pin      pinning                 // the signer the trust dialog asks about
 	list     store.SkillList         // the rows shown, and how many match and are stored
 	table    string                  // the table of list (tableHTML)
 	verified map[string]verdictCheck // by bundle content hash
@@ -58,10 +62,34 @@ type skillsPage struct {
 // searches all of it.
 const pageSize = 100
 
-// verdictCheck is the re-verification of one stored bundle.
+// verdictCheck is the re-verification of one stored bundle: its verdict
+// and its signature, as the bundle alone says them (checkOf). Whether the
+// signer is trusted is the pin set's, asked when the row is shown.
 type verdictCheck struct {
 	verdict string
 	err     error
+	sig     sigCheck
+}
+
+// sigCheck is a bundle's signature checked with no pin set: what it is,
+// and for one that verifies, its key.
+type sigCheck struct {
+	state            string // verify.Signature*: none, present_unverified (verifies, or a string), invalid
+	keyID, publicKey string // when it verifies
+}
+
+// checkOf is what a report says of its bundle, for the verdict cache.
+func checkOf(r *verify.Report) verdictCheck {
+	c := verdictCheck{verdict: r.Verdict, sig: sigCheck{state: r.Signature}}
+	switch r.Signature {
+	case verify.SignatureTrusted, verify.SignatureUnknownKey, verify.SignatureUnverified:
+		if pub, ok := r.SignerPublicKey(); ok && r.SignatureKeyID != "" {
+			c.sig = sigCheck{state: verify.SignatureUnverified, keyID: r.SignatureKeyID, publicKey: pub}
+		} else {
+			c.sig.state = verify.SignatureUnverified
+		}
+	}
+	return c
 }
 
 func (p *skillsPage) OnNav(ctx app.Context) {
@@ -104,9 +132,13 @@ func (p *skillsPage) load(ctx app.Context) {
 	ctx.Async(func() {
 		st, err := p.env.store(ctx, nil)
 		var list store.SkillList
+		var pins *signature.PinSet
 		if err == nil {
 			list, err = st.ListSkills(ctx, q)
 			p.env.dropStore(err)
+		}
+		if kr, kerr := keyringOf(st); err == nil && kerr == nil {
+			pins, _ = kr.TrustedSigners(ctx) // unreadable: no signer reads as trusted
 		}
 		known := make(map[string]verdictCheck, len(list.Skills))
 		for _, sk := range list.Skills {
@@ -125,7 +157,7 @@ func (p *skillsPage) load(ctx app.Context) {
 			if err != nil {
 				return
 			}
-			p.list = list
+			p.list, p.pins = list, pins
 			maps.Copy(p.verified, known)
 			p.table = p.tableHTML()
 			// After this update is in the DOM, so that whenPainted waits
@@ -175,7 +207,7 @@ func (p *skillsPage) verifyShown(ctx app.Context, st store.Store) {
 			ctx.Dispatch(func(app.Context) {
 				maps.Copy(p.verified, b)
 				for hash, c := range b {
-					showVerified(hash, c)
+					showVerified(hash, c, p.pins)
 				}
 			})
 		}
@@ -192,7 +224,7 @@ func (p *skillsPage) verifyShown(ctx app.Context, st store.Store) {
 				} else if rep, err := v.Bytes(b.Data); err != nil {
 					c.err = err
 				} else {
-					c.verdict = rep.Verdict
+					c = checkOf(rep)
 					p.env.keepVerdict(hash, c)
 				}
 			}
@@ -285,10 +317,15 @@ func (p *skillsPage) onSort(ctx app.Context, e app.Event) {
 	p.load(ctx)
 }
 
-// onTableClick handles the table's Delete buttons: the table is one piece
-// of HTML (tableHTML), so its clicks are caught here and the button found
-// from the event's target.
+// onTableClick handles the table's Delete and Trust buttons: the table
+// is one piece of HTML (tableHTML), so its clicks are caught here and the
+// button found from the event's target.
 func (p *skillsPage) onTableClick(ctx app.Context, e app.Event) {
+	if t := e.Get("target").Call("closest", "button.signer-trust"); t.Truthy() {
+		p.pin = newPinning(t.Get("dataset").Get("keyId").String(), t.Get("dataset").Get("key").String())
+		ctx.Defer(func(app.Context) { showTrustDialog() })
+		return
+	}
 	btn := e.Get("target").Call("closest", "button.skill-delete")
 	if !btn.Truthy() {
 		return
@@ -370,6 +407,7 @@ func (p *skillsPage) Render() app.UI {
 		}),
 		p.renderList(),
 		renderDeleteDialog(p.del, p.onCancelDelete, p.onConfirmDelete),
+		renderTrustDialog(p.pin, p.onPinName, p.onPinCancel, p.onPinConfirm),
 		app.Section().Class("panel").Aria("labelledby", "clear-heading").Body(
 			app.H2().ID("clear-heading").Text("Local data"),
 			app.Button().Type("button").ID("clear-all").Class("danger").Text("Clear all local data…").OnClick(p.onAskClear),
@@ -453,7 +491,7 @@ func (p *skillsPage) tableHTML() string {
 	var b strings.Builder
 	b.WriteString(`<table id="skills-table" class="list"><thead><tr>` +
 		`<th scope="col">Skill</th><th scope="col">Description</th><th scope="col">Replays</th>` +
-		`<th scope="col">Last fidelity</th><th scope="col">Re-verified</th><th scope="col">Claimed</th>` +
+		`<th scope="col">Last fidelity</th><th scope="col">Re-verified</th><th scope="col">Claimed</th><th scope="col">Signer</th>` +
 		`</tr></thead><tbody>`)
 	esc := html.EscapeString
 	for _, s := range p.list.Skills {
@@ -486,6 +524,10 @@ func (p *skillsPage) tableHTML() string {
 		b.WriteString(verifiedHTML(c, ok))
 		b.WriteString(`</td><td class="skill-claimed">`)
 		b.WriteString(badgeHTML(s.Verdict))
+		b.WriteString(`</td><td class="skill-signer" data-bundle="`)
+		b.WriteString(esc(s.BundleHash))
+		b.WriteString(`">`)
+		b.WriteString(signerHTML(c, ok, p.pins))
 		b.WriteString(`</td></tr>`)
 	}
 	b.WriteString(`</tbody></table>`)
@@ -511,16 +553,80 @@ func badgeHTML(v string) string {
 		html.EscapeString(text) + `</span>`
 }
 
-// showVerified writes a re-derived verdict into the cells of its bundle
-// in the table shown. A cell no longer shown is no matter: a table built
-// later includes the verdicts known by then.
-func showVerified(hash string, c verdictCheck) {
-	doc := app.Window().Get("document")
-	sel := `#skills-table td.skill-verified[data-bundle="` + app.Window().Get("CSS").Call("escape", hash).String() + `"]`
-	cells := doc.Call("querySelectorAll", sel)
-	for i := range cells.Length() {
-		cells.Index(i).Set("innerHTML", verifiedHTML(c, true))
+// signerHTML is the content of a signer cell: who signed the bundle as
+// the person's trusted signers have it — "trusted" and the pin's name
+// only for a pinned key; otherwise the key's fingerprint, "not in your
+// trusted signers" and the button that pins it.
+func signerHTML(c verdictCheck, known bool, pins *signature.PinSet) string {
+	esc := html.EscapeString
+	switch {
+	case !known:
+		return `<span class="muted">verifying…</span>`
+	case c.err != nil:
+		return `<span class="muted">not read</span>`
+	case c.sig.state == verify.SignatureInvalid:
+		return `<strong class="signer signer-invalid status-error">signature invalid</strong>`
+	case c.sig.keyID == "" && c.sig.state == verify.SignatureUnverified:
+		return `<span class="signer signer-none">no signature object</span>`
+	case c.sig.keyID == "":
+		return `<span class="signer signer-none">unsigned</span>`
 	}
+	if pub, err := signature.DecodeKey(c.sig.publicKey); err == nil && pins != nil {
+		if pin, ok := pins.Lookup(pub); ok {
+			return `<span class="signer signer-trusted">trusted — ` + esc(pin.Name) + `</span>`
+		}
+	}
+	return `<code class="hash signer-key">` + esc(c.sig.keyID) + `</code> <span class="signer signer-unknown">not in your trusted signers</span> ` +
+		`<button type="button" class="link-button signer-trust" data-key-id="` + esc(c.sig.keyID) + `" data-key="` + esc(c.sig.publicKey) + `">Trust this signer…</button>`
+}
+
+// showVerified writes a re-derived verdict and the signer into the cells
+// of its bundle in the table shown. A cell no longer shown is no matter: a
+// table built later includes the verdicts known by then.
+func showVerified(hash string, c verdictCheck, pins *signature.PinSet) {
+	doc := app.Window().Get("document")
+	h := app.Window().Get("CSS").Call("escape", hash).String()
+	for _, cell := range []struct{ class, html string }{
+		{"skill-verified", verifiedHTML(c, true)},
+		{"skill-signer", signerHTML(c, true, pins)},
+	} {
+		cells := doc.Call("querySelectorAll", `#skills-table td.`+cell.class+`[data-bundle="`+h+`"]`)
+		for i := range cells.Length() {
+			cells.Index(i).Set("innerHTML", cell.html)
+		}
+	}
+}
+
+func (p *skillsPage) onPinName(ctx app.Context, e app.Event) {
+	p.pin.name = ctx.JSSrc().Get("value").String()
+}
+
+func (p *skillsPage) onPinCancel(ctx app.Context, e app.Event) {
+	p.pin = pinning{}
+	closeTrustDialog()
+}
+
+// onPinConfirm pins the key and lists the rows again, so that every row
+// of its signer reads "trusted".
+func (p *skillsPage) onPinConfirm(ctx app.Context, e app.Event) {
+	if p.pin.busy || p.pin.keyID == "" {
+		return
+	}
+	ctx = p.own()
+	p.pin.busy, p.pin.err = true, nil
+	pin := p.pin
+	ctx.Async(func() {
+		err := p.env.trust(ctx, pin)
+		ctx.Dispatch(func(ctx app.Context) {
+			if err != nil {
+				p.pin.busy, p.pin.err = false, err
+				return
+			}
+			p.pin = pinning{}
+			closeTrustDialog()
+			p.load(ctx)
+		})
+	})
 }
 
 func errText(err error) string {

@@ -282,80 +282,62 @@ func (p *teachPage) onStart(ctx app.Context, e app.Event) {
 	// Connecting to an MCP body and to delegatic-mcp waits on the
 	// network, so it happens off the event handler.
 	p.starting, p.bodyErr = true, nil
-	flows := p.env.flows
-	bodyCtx := withMCPSettings(ui, p.mcp)
-	ui.Async(func() {
-		// The flow opens the body and chooses the authorizer by the rule
-		// a replay follows (spec OQ-2), with the tab's standing answer.
-		rig, err := flows.OpenTeach(bodyCtx, plan, false)
-		ui.Dispatch(func(app.Context) {
-			p.starting = false
-			var ae *workbench.AuthorizerUnavailableError
-			switch {
-			case errors.As(err, &ae):
-				// The local engine only on the tab's explicit yes.
-				p.authErr = ae.Err
-				return
-			case err != nil:
-				p.bodyErr = err
-				return
-			}
-			p.authErr = nil
-			p.begin(ui, flows, plan, f.modelID, model, rig)
-		})
-	})
+	p.begin(ui, plan, f.modelID, model)
 }
 
-// begin runs the demonstration on the rig's body under its authority.
-func (p *teachPage) begin(ui app.Context, flows *workbench.Flows, plan *teach.Plan, modelID string, model *openrouter.Client, rig *workbench.TeachRig) {
+// begin runs the teach flow off the event loop: it opens the body and
+// chooses the authorizer by the rule a replay follows (spec OQ-2, with
+// the tab's standing answer), then the run shows each step and what the
+// body shows after it.
+func (p *teachPage) begin(ui app.Context, plan *teach.Plan, modelID string, model *openrouter.Client) {
 	f := &p.form
-	bd, auth := rig.Body, rig.Authority
-	runCtx, cancel := context.WithCancel(context.Background())
+	runCtx, cancel := context.WithCancel(withMCPSettings(context.Background(), p.mcp))
 	r := &teachRun{stage: stageRunning, plan: plan, modelID: modelID, stop: make(chan struct{}), cancel: cancel,
-		reached: map[pulse.Phase]bool{}, authName: auth.Name, fallback: auth.Fallback}
-	if auth.Fallback {
-		r.authErr = auth.Unavailable
-	}
-	p.run = r
+		reached: map[pulse.Phase]bool{}}
 	opts := workbench.TeachOptions{
 		Model: model, ModelID: modelID,
-		DestructiveMode: f.destructive, Stop: r.stop,
-		Progress: func(pr workbench.TeachProgress) {
-			// On the demonstration's goroutine: look at the body after
-			// each action, then hand both to the page.
-			var view teach.View
-			var viewErr error
-			observed := pr.Phase == workbench.TeachPhaseAct || pr.Phase == workbench.TeachPhaseStopped
-			if observed {
-				view, viewErr = teach.Observe(runCtx, bd)
-			}
-			if pr.Edge != nil {
-				e := *pr.Edge
-				pr.Edge = &e
-			}
+		DestructiveMode: f.destructive, Stop: r.stop, Observe: true,
+		Started: func(s workbench.TeachStart) {
+			ui.Dispatch(func(app.Context) {
+				p.starting, p.authErr = false, nil
+				r.authName, r.fallback = s.Authority, s.Fallback
+				if s.Fallback {
+					r.authErr = s.Unavailable
+				}
+				if s.View != nil {
+					r.view, r.viewErr = *s.View, s.ViewErr
+				}
+				p.run = r
+			})
+		},
+		Progress: func(st workbench.TeachStep) {
 			ui.Dispatch(func(ctx app.Context) {
 				followTimeline(ctx)
-				r.progress(pr)
-				if observed {
-					r.view, r.viewErr = view, viewErr
+				r.progress(st.TeachProgress)
+				if st.View != nil {
+					r.view, r.viewErr = *st.View, st.ViewErr
 				}
 			})
 		},
 	}
 	ui.Async(func() {
-		// The first look at the body: an MCP body answers over the
-		// network, so not on the event loop.
-		view, viewErr := teach.Observe(runCtx, bd)
+		// The flow demonstrates and drafts; drafting happens here, off
+		// the event loop, too.
+		taught, err := p.env.flows.Teach(runCtx, plan, opts)
 		ui.Dispatch(func(app.Context) {
-			if len(r.steps) == 0 {
-				r.view, r.viewErr = view, viewErr
+			if p.run != r {
+				// It never started: the body or the authorizer refused.
+				cancel()
+				p.starting = false
+				var ae *workbench.AuthorizerUnavailableError
+				if errors.As(err, &ae) {
+					// The local engine only on the tab's explicit yes.
+					p.authErr = ae.Err
+				} else {
+					p.bodyErr = err
+				}
+				return
 			}
-		})
-		// The flow demonstrates and drafts (workbench.Teach); drafting
-		// happens here, off the event loop, too.
-		taught, err := flows.Teach(runCtx, plan, rig, opts)
-		rig.Close()
-		ui.Dispatch(func(app.Context) {
 			p.finished(r, taught, err)
 		})
 	})
@@ -429,7 +411,7 @@ func (p *teachPage) onAgain(ctx app.Context, e app.Event) {
 	p.readSession(ctx)
 }
 
-// publishContext tells the capability workbench (Ctrl/Cmd+K) the trace of
+// publishContext tells the capability palette (Ctrl/Cmd+K) the trace of
 // the current demonstration once there is one (the recording ended), for
 // it to prefill forms with; nothing before, or after Start again. The
 // shell forgets it on the next navigation.
@@ -438,7 +420,7 @@ func (p *teachPage) publishContext() {
 	if r := p.run; r != nil && r.result != nil {
 		c.TraceID = r.result.Trace.TraceID
 	}
-	p.env.setPageContext(c)
+	p.env.setPageContext(p.own(), c)
 }
 
 // modelErrorSummary says in a sentence what a failed model call means; the

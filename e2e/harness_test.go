@@ -49,6 +49,8 @@ type options struct {
 	serve    []string      // extra `workbench serve` flags
 	timeout  time.Duration // the whole session's; 6 minutes by default (tests run side by side)
 	wrangler bool          // serve the site with the Worker under wrangler dev, not workbench serve
+	registry bool          // under wrangler dev, with the registry's D1 migrations applied
+	base     string        // the origin of another session to share, instead of starting a server
 	bodies   bool          // workbench serve starts its own browser and host bodies, as make run does
 }
 
@@ -62,6 +64,20 @@ func withBodies() option {
 // (workerd), as a Cloudflare deployment does, instead of `workbench serve`.
 func withWrangler() option {
 	return func(o *options) { o.wrangler = true }
+}
+
+// withRegistry is withWrangler with the registry's index made: the D1
+// migrations applied before the dev server starts, as an operator applies
+// them after deploying.
+func withRegistry() option {
+	return func(o *options) { o.wrangler, o.registry = true, true }
+}
+
+// withServerOf makes the session a second browser profile on other's
+// server: a browser context of its own (empty storage, no key), the same
+// origin, no server of its own.
+func withServerOf(other *session) option {
+	return func(o *options) { o.base = other.base }
 }
 
 type option func(*options)
@@ -103,9 +119,12 @@ func newSession(t testing.TB, opts ...option) *session {
 		f(&o)
 	}
 	s := &session{t: t, OR: openroutertest.New(t, o.or...)}
-	if o.wrangler {
-		s.base = startWrangler(t, s.OR.URL+openroutertest.APIPath)
-	} else {
+	switch {
+	case o.base != "":
+		s.base = o.base
+	case o.wrangler:
+		s.base = startWrangler(t, s.OR.URL+openroutertest.APIPath, o.registry)
+	default:
 		flags := o.serve
 		if !o.bodies {
 			flags = append([]string{"--no-bodies"}, flags...)

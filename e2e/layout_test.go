@@ -174,6 +174,11 @@ func TestLayoutEveryRouteEverySize(t *testing.T) {
 		s.open(path)
 		s.checkLayout(t, path, axe)
 	}
+	// workbench serve keeps no registry: the page says so, and lists
+	// the registries a person may add.
+	s.open("/registry")
+	s.waitVisible("#registry-none")
+	s.checkLayout(t, "/registry without a registry", axe)
 
 	s.open("/skills")
 	s.waitJS(`document.querySelectorAll("#skills-table .skill-row").length === 3 &&

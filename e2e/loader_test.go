@@ -151,6 +151,7 @@ func TestLoaderProgress(t *testing.T) {
 		{"/teach", "Teach a skill", "Pick a task"},
 		{"/skills", "Skills", "The skills stored in this browser."},
 		{"/import", "Import skill bundles", "Bundles are data, never code"},
+		{"/registry", "Registry", "Skills published to this workbench's registry"},
 		{"/skills/0190a1b2-0000-7000-8000-000000000000", "", ""},
 		{"/skills/0190a1b2-0000-7000-8000-000000000000/replay", "", ""},
 		{"/no/such/page", "", ""},
@@ -168,7 +169,7 @@ func TestLoaderProgress(t *testing.T) {
 		if got["heading"] != tc.heading || !strings.Contains(got["main"], tc.text) {
 			t.Errorf("%s as served: heading %q and main %q, want the heading %q and %q", tc.path, got["heading"], got["main"], tc.heading, tc.text)
 		}
-		if got["shell"] != "yes" || got["nav"] != "/ /teach /skills /import" {
+		if got["shell"] != "yes" || got["nav"] != "/ /teach /skills /import /registry" {
 			t.Errorf("%s as served: loading line %s, navigation %q", tc.path, got["shell"], got["nav"])
 		}
 	}

@@ -109,7 +109,8 @@ func TestPaletteContextPrefills(t *testing.T) {
 	s.waitPresent("#replay-skill-name")
 	s.openPalette(chromedp.ModifierCtrl)
 	s.waitText(inferred("/trace_id"), "current trace")
-	s.waitJS(`document.querySelector(` + jsQuote(field("/edge_index")) + `).value === ""`)
+	// The form may be opened again meanwhile: its field is briefly absent.
+	s.waitJS(`(document.querySelector(` + jsQuote(field("/edge_index")) + `)||{}).value === ""`)
 	if got := eval[string](s, `document.querySelector(`+jsQuote(field("/trace_id"))+`).value`); got != fixture.Trace.TraceID {
 		t.Errorf("replay page: /trace_id holds %q, want %q", got, fixture.Trace.TraceID)
 	}

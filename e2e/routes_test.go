@@ -7,7 +7,7 @@ import (
 
 const footer = "Workbench v0.1.0 · [&] Protocol v0.1.0 · PULSE v0.1.1"
 
-// Every route loads in the frame — nav with the four links, the footer —
+// Every route loads in the frame — nav with the five links, the footer —
 // including deep links the host serves through its single-page fallback,
 // and paths that are no route at all.
 func TestRoutesLoad(t *testing.T) {
@@ -20,6 +20,7 @@ func TestRoutesLoad(t *testing.T) {
 		{"/teach", "Teach a skill", "/teach"},
 		{"/skills", "Skills", "/skills"},
 		{"/import", "Import skill bundles", "/import"},
+		{"/registry", "Registry", "/registry"},
 		{"/skills/0190a1b2-0000-7000-8000-000000000000", "No such skill", "/skills"},
 		{"/skills/0190a1b2-0000-7000-8000-000000000000/replay", "No such skill", "/skills"},
 		{"/no/such/page", "Page not found", ""},
@@ -35,7 +36,7 @@ func TestRoutesLoad(t *testing.T) {
 				t.Errorf("footer = %q, want %q", got, footer)
 			}
 			links := eval[[]string](s, `[...document.querySelectorAll("nav a.wb-navlink")].map((a) => a.textContent + " " + a.getAttribute("href"))`)
-			if want := []string{"Home /", "Teach /teach", "Skills /skills", "Import /import"}; strings.Join(links, "|") != strings.Join(want, "|") {
+			if want := []string{"Home /", "Teach /teach", "Skills /skills", "Import /import", "Registry /registry"}; strings.Join(links, "|") != strings.Join(want, "|") {
 				t.Errorf("nav links = %q, want %q", links, want)
 			}
 			current := eval[[]string](s, `[...document.querySelectorAll("nav a[aria-current=page]")].map((a) => a.getAttribute("href"))`)

@@ -19,21 +19,27 @@ import (
 // startWrangler serves the built site and the built Worker under
 // `wrangler dev` (real workerd), as a Cloudflare deployment does: the
 // repository's wrangler.toml with no ALLOWED_ORIGIN (the same-origin
-// default), the OpenRouter upstream pointed at upstream. It returns the
-// dev server's origin once the Worker answers.
-func startWrangler(t testing.TB, upstream string) string {
+// default), the OpenRouter upstream pointed at upstream, and with migrate
+// the registry's D1 migrations applied first. It returns the dev server's
+// origin once the Worker answers.
+func startWrangler(t testing.TB, upstream string, migrate bool) string {
 	t.Helper()
 	bin := filepath.Join(setup.root, "node_modules", ".bin", "wrangler")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("wrangler is not installed (make node-deps): %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(setup.root, "build", "worker", "worker.mjs")); err != nil {
+	if _, err := os.Stat(filepath.Join(setup.root, "build", "worker", "index.mjs")); err != nil {
 		t.Fatalf("the Worker is not built (make worker): %v", err)
 	}
 	tmp := t.TempDir()
 	config, err := wranglertest.WriteConfig(setup.root, tmp, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if migrate {
+		if err := wranglertest.Migrate(bin, config, filepath.Join(tmp, "state"), tmp); err != nil {
+			t.Fatal(err)
+		}
 	}
 	port, inspector := freePort(t), freePort(t)
 	cmd := exec.Command(bin, "dev", "--local", "--ip", "127.0.0.1", "--port", port, "--inspector-port", inspector,

@@ -8,8 +8,9 @@ fmt-check: ## files gofmt would change
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-vet: ## go vet, natively and of pkg/ as js/wasm
+vet: ## go vet, natively (also the files behind the bodies and interop tags) and of pkg/ as js/wasm
 	$(GO) vet ./...
+	$(GO) vet -tags bodies,interop ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./pkg/...
 
 test-unit: ## go test ./..., natively

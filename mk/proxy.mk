@@ -4,14 +4,26 @@
 WORKER_DIR    := build/worker
 WORKER_WASM   := $(WORKER_DIR)/app.wasm
 WRANGLER      := node_modules/.bin/wrangler
-WORKER_GO_SRC := $(filter-out %_test.go,$(wildcard proxy/*.go pkg/proxy/*.go)) go.mod go.sum
+# Everything either Go program may compile or embed: the registry's links
+# the verifier, its schemas and fixtures.
+WORKER_GO_SRC := $(shell find proxy pkg schemas fixtures -type f \( -name '*.go' -o -name '*.json' \) ! -name '*_test.go' ! -path '*/testdata/*') \
+	proxy/index.mjs go.mod go.sum
+REGISTRY_WASM := $(WORKER_DIR)/registry/app.wasm
 
 .PHONY: worker deploy deploy-pages pages pages-project test-worker bench-worker site-placeholder
 
-# The Worker: syumai/workers' JS glue plus the Go program as wasm.
-worker: $(WORKER_WASM) ## the Go Worker in build/worker
+# The Worker: two Go programs as wasm, each with syumai/workers' JS glue —
+# the proxy and relay (proxy/) in build/worker, the registry
+# (proxy/registry) in build/worker/registry — and the entry module that
+# sends /api/registry/ to the second (proxy/index.mjs, build/worker/index.mjs;
+# docs/registry.md, "Two Worker programs"). workers-assets-gen empties the
+# directory it writes, so the proxy's glue is written first.
+worker: $(WORKER_WASM) ## the Go Worker (proxy and registry) in build/worker
 $(WORKER_WASM): $(WORKER_GO_SRC)
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)/registry
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $(REGISTRY_WASM) ./proxy/registry
+	cp proxy/index.mjs $(WORKER_DIR)/index.mjs
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./proxy
 
 # wrangler needs the assets directory to exist. The site build owns
@@ -33,9 +45,13 @@ site-placeholder: ## a placeholder page in build/site until the site is built
 # login`, or CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID in the
 # environment. No test can run a real deployment here; TestDeployFromClone
 # runs `wrangler deploy --dry-run` in a copy without build/.
+# Then the registry's index gets the tables migrations/ makes, once per
+# deployment and again after an upgrade that adds one (wrangler applies
+# each migration once; docs/registry.md, "Deploying").
 DEPLOY_VARS = $(foreach v,ALLOWED_ORIGIN MCP_SERVERS MCP_FORWARD_AUTHORIZATION MCP_ALLOW_HTTP,$(if $($(v)),--var '$(v):$($(v))'))
-deploy: node-deps ## wrangler deploy of the Worker and the site (ALLOWED_ORIGIN=, MCP_SERVERS=, …)
+deploy: node-deps ## wrangler deploy of the Worker and the site (ALLOWED_ORIGIN=, MCP_SERVERS=, …), then the registry's migrations
 	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy $(DEPLOY_VARS)
+	WRANGLER_SEND_METRICS=false $(WRANGLER) d1 migrations apply REGISTRY_DB --remote
 
 # The same site as a Cloudflare Pages project in advanced mode (the Go
 # Worker as _worker.js, cmd/pagesite) in build/pages: its wrangler.toml
@@ -70,12 +86,13 @@ pages-project: node-deps ## create the Pages project once
 # upstream: the attack suite over HTTP, header stripping, SSE streaming,
 # log capture, SPA fallback, `wrangler deploy --dry-run` and the wasm size;
 # the same for the MCP relay, plus MCP sessions with real MCP servers and
-# an operator-held header; the same-origin default; a dry-run deployment
-# from a copy of the repository without build/; and the Pages project
-# under `wrangler pages dev` beside its limiter (proxy/pages_test.go).
+# an operator-held header; the same-origin default; the skill registry in
+# local R2 and D1 (proxy/registry_test.go); a dry-run deployment from a
+# copy of the repository without build/; and the Pages project under
+# `wrangler pages dev` beside its limiter (proxy/pages_test.go).
 WORKER_TEST_ENV := WORKBENCH_WRANGLER=$(abspath $(WRANGLER)) WORKBENCH_WORKER_WASM=$(abspath $(WORKER_WASM))
 
-test-worker: node-deps worker site-placeholder ## the Worker under wrangler dev: attack tables, relay, deploy dry run, Pages
+test-worker: node-deps worker site-placeholder ## the Worker under wrangler dev: attack tables, relay, registry, deploy dry run, Pages
 	$(WORKER_TEST_ENV) $(GO) test -count=1 -timeout 30m ./proxy
 
 bench-worker: node-deps worker site-placeholder ## the Worker's added latency under wrangler dev

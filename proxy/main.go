@@ -4,7 +4,8 @@
 // serve the site; requests under /api/ run here: those under
 // proxy.MountPath go through package proxy's handler to OpenRouter, those
 // under proxy.MCPMountPath through its MCP relay to the configured MCP
-// servers.
+// servers. The Worker's entry module (proxy/index.mjs) sends those under
+// /api/registry/ to the registry's own program (proxy/registry) instead.
 //
 // Settings come from Worker vars, read per request (every request runs in
 // a fresh Go instance, so nothing is kept between requests):
@@ -50,15 +51,23 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"syscall/js"
 	"time"
 
 	"github.com/syumai/workers"
-	"github.com/syumai/workers/cloudflare"
 	"github.com/syumai/workers/cloudflare/fetch"
 
 	"workbench/pkg/proxy"
+	"workbench/pkg/workerenv"
 )
+
+// registryMountPath is registry.MountPath, written out: importing package
+// registry would link the verifier, whose packages' start-up costs every
+// request of this program CPU (docs/registry.md, "Two Worker programs").
+const registryMountPath = "/api/registry/"
+
+// noRegistry is why this program alone (a Pages deployment) answers no
+// registry request.
+const noRegistry = "this deployment has no registry: it serves the proxy and the relay only (docs/registry.md)"
 
 func main() {
 	workers.Serve(http.HandlerFunc(serve))
@@ -67,8 +76,8 @@ func main() {
 func serve(bw http.ResponseWriter, r *http.Request) {
 	w := &response{ResponseWriter: bw}
 	defer w.abortOnPanic()
-	unfold(r.Header)
-	if ok, err := withinBudget(r); err != nil {
+	workerenv.Unfold(r.Header)
+	if ok, err := workerenv.Limit("RL", workerenv.Client(r)); err != nil {
 		fmt.Printf("rate limit: %v\n", err)
 		proxy.WriteError(w, &proxy.Error{Status: http.StatusInternalServerError, Code: proxy.CodeMisconfigured,
 			Message: "the Worker's rate-limiting binding RL is missing or failed; the Worker's log says how"})
@@ -87,14 +96,31 @@ func serve(bw http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(r.URL.Path, proxy.MCPMountPath):
 		serveMCP(w, r, clock, func(e proxy.MCPEvent) { w.code = e.Code; logMCPEvent(e) })
 		return
+	case r.URL.Path == registryMountPath && r.Method == http.MethodGet:
+		// The registry's status (registry.Status, written out likewise):
+		// asked by the Registry page before it lists.
+		h := w.Header()
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Access-Control-Allow-Origin", "*")
+		proxy.SecureAPIHeaders(h)
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte(`{"available":false,"reason":"` + noRegistry + `"}` + "\n"))
+		return
+	case strings.HasPrefix(r.URL.Path, registryMountPath):
+		// The registry is a Worker program of its own (proxy/registry),
+		// which the Worker's entry (proxy/index.mjs) sends these paths
+		// to; a deployment of this program alone (Pages) has none.
+		proxy.WriteError(w, &proxy.Error{Status: http.StatusNotImplemented, Code: "registry_unavailable", Message: noRegistry})
+		return
 	default:
 		proxy.WriteError(w, &proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound,
 			Message: "no API route here; the OpenRouter proxy is under " + proxy.MountPath + ", the MCP relay under " + proxy.MCPMountPath})
 		return
 	}
 	h, err := proxy.New(proxy.Config{
-		AllowedOrigin: getenv("ALLOWED_ORIGIN"),
-		Upstream:      getenv("OPENROUTER_UPSTREAM"),
+		AllowedOrigin: workerenv.Var("ALLOWED_ORIGIN"),
+		Upstream:      workerenv.Var("OPENROUTER_UPSTREAM"),
 		Doer:          fetchDoer{fetch.NewClient()},
 		BodyTimeout:   clock.body,
 		HeaderTimeout: clock.header,
@@ -124,12 +150,12 @@ func serveMCP(w http.ResponseWriter, r *http.Request, clock clocks, log func(pro
 }
 
 func newMCPRelay(clock clocks, log func(proxy.MCPEvent)) (*proxy.MCPRelay, error) {
-	servers, err := proxy.ParseMCPServers(getenv("MCP_SERVERS"))
+	servers, err := proxy.ParseMCPServers(workerenv.Var("MCP_SERVERS"))
 	if err != nil {
 		return nil, fmt.Errorf("MCP_SERVERS: %w", err)
 	}
 	var allowHTTP bool
-	switch v := getenv("MCP_ALLOW_HTTP"); v {
+	switch v := workerenv.Var("MCP_ALLOW_HTTP"); v {
 	case "", "false":
 	case "true":
 		allowHTTP = true
@@ -138,7 +164,7 @@ func newMCPRelay(clock clocks, log func(proxy.MCPEvent)) (*proxy.MCPRelay, error
 	}
 	var headers []proxy.MCPHeader
 	for _, s := range servers {
-		v := getenv(proxy.MCPHeaderVar(s.Name))
+		v := workerenv.Var(proxy.MCPHeaderVar(s.Name))
 		if v == "" {
 			continue
 		}
@@ -149,9 +175,9 @@ func newMCPRelay(clock clocks, log func(proxy.MCPEvent)) (*proxy.MCPRelay, error
 		headers = append(headers, h)
 	}
 	return proxy.NewMCPRelay(proxy.MCPConfig{
-		AllowedOrigin:    getenv("ALLOWED_ORIGIN"),
+		AllowedOrigin:    workerenv.Var("ALLOWED_ORIGIN"),
 		Servers:          servers,
-		AuthorizationFor: proxy.SplitList(getenv("MCP_FORWARD_AUTHORIZATION")),
+		AuthorizationFor: proxy.SplitList(workerenv.Var("MCP_FORWARD_AUTHORIZATION")),
 		Headers:          headers,
 		AllowHTTP:        allowHTTP,
 		Doer:             fetchDoer{fetch.NewClient()},
@@ -179,7 +205,7 @@ func timeouts() (clocks, error) {
 		name string
 		d    *time.Duration
 	}{{"BODY_TIMEOUT", &c.body}, {"HEADER_TIMEOUT", &c.header}, {"IDLE_TIMEOUT", &c.idle}} {
-		s := getenv(v.name)
+		s := workerenv.Var(v.name)
 		if s == "" {
 			continue
 		}
@@ -192,67 +218,6 @@ func timeouts() (clocks, error) {
 	return c, nil
 }
 
-// withinBudget counts r against its client's budget with the RL binding
-// and reports whether it is within it. The client is CF-Connecting-IP,
-// which Cloudflare sets (and wrangler dev too); a request without one
-// shares a single budget with every other such request.
-func withinBudget(r *http.Request) (bool, error) {
-	rl := cloudflare.GetBinding("RL")
-	if rl.IsUndefined() || rl.IsNull() {
-		return false, fmt.Errorf("no binding RL")
-	}
-	key := r.Header.Get("Cf-Connecting-Ip")
-	if key == "" {
-		key = "no-client-address"
-	}
-	opts := js.Global().Get("Object").New()
-	opts.Set("key", key)
-	type result struct {
-		ok  bool
-		err error
-	}
-	done := make(chan result, 1)
-	then := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		done <- result{ok: len(args) > 0 && args[0].Get("success").Truthy()}
-		return nil
-	})
-	defer then.Release()
-	catch := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		msg := "rejected"
-		if len(args) > 0 {
-			msg = args[0].Call("toString").String()
-		}
-		done <- result{err: fmt.Errorf("RL.limit: %s", msg)}
-		return nil
-	})
-	defer catch.Release()
-	rl.Call("limit", opts).Call("then", then, catch)
-	res := <-done
-	return res.ok, res.err
-}
-
-// getenv returns a Worker var, or "" when it is not set.
-func getenv(name string) string {
-	v := cloudflare.GetBinding(name)
-	if v.IsUndefined() || v.IsNull() {
-		return ""
-	}
-	return v.String()
-}
-
-// unfold undoes syumai/workers' splitting of header values on ",": the
-// Fetch API hands over one string per header name (repeated lines already
-// folded with ", "), and the bridge splits it. Joining with "," restores
-// exactly the string the runtime had, so a value is forwarded byte for byte
-// and a folded duplicate is seen as what it is.
-func unfold(h http.Header) {
-	for k, v := range h {
-		if len(v) > 1 {
-			h[k] = []string{strings.Join(v, ",")}
-		}
-	}
-}
-
 // fetchDoer sends the upstream request with the runtime's fetch, never
 // following a redirect.
 type fetchDoer struct{ c *fetch.Client }
@@ -262,7 +227,7 @@ func (d fetchDoer) Do(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	unfold(resp.Header)
+	workerenv.Unfold(resp.Header)
 	switch resp.StatusCode {
 	case http.StatusNoContent, http.StatusResetContent, http.StatusNotModified:
 		// The Fetch API gives these a null body, which the bridge

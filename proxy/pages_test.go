@@ -23,6 +23,7 @@ import (
 	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
 	"workbench/pkg/proxy/wranglertest"
+	"workbench/pkg/registry"
 )
 
 // startPagesDev runs `wrangler pages dev` in the Pages project dir
@@ -119,15 +120,18 @@ func TestPagesDev(t *testing.T) {
 
 	// The limiter and the test's spender start together; the Pages
 	// project after the limiter, so that its binding finds it.
-	registry := t.TempDir()
+	devRegistry := t.TempDir()
 	var lim, sp *devServer
 	var limErr, spErr error
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); lim, limErr = startRegistered(bin, "proxy/limiter/wrangler.toml", registry) }()
 	go func() {
 		defer wg.Done()
-		sp, spErr = startRegistered(bin, "proxy/testdata/spender/wrangler.toml", registry)
+		lim, limErr = startRegistered(bin, "proxy/limiter/wrangler.toml", devRegistry)
+	}()
+	go func() {
+		defer wg.Done()
+		sp, spErr = startRegistered(bin, "proxy/testdata/spender/wrangler.toml", devRegistry)
 	}()
 	wg.Wait()
 	if lim != nil {
@@ -139,7 +143,7 @@ func TestPagesDev(t *testing.T) {
 	if err := errors.Join(limErr, spErr); err != nil {
 		t.Fatal(err)
 	}
-	p, err := startPagesDev(bin, project, registry)
+	p, err := startPagesDev(bin, project, devRegistry)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +165,22 @@ func TestPagesDev(t *testing.T) {
 			TransportHeaders: []string{"Content-Length", "Accept-Encoding", "Transfer-Encoding", "Connection", "Cf-Worker"},
 			Settle:           p.settleFront,
 		})
+	})
+
+	t.Run("no registry", func(t *testing.T) {
+		// The Pages project runs the proxy's program alone: its status
+		// says it has no registry, and every other registry route is 501.
+		client := clientFrom("127.0.0.5")
+		status, body := pagesGet(t, client, p.origin+registry.MountPath, p.origin)
+		var st registry.Status
+		if err := json.Unmarshal(body, &st); status != 200 || err != nil || st.Available || !strings.Contains(st.Reason, "no registry") {
+			t.Errorf("GET %s → %d %s; want 200 and no registry", registry.MountPath, status, body)
+		}
+		for _, path := range []string{registry.SkillsPath, registry.BundlesPath + "/sha256:" + strings.Repeat("ab", 32)} {
+			if status, body := pagesGet(t, client, p.origin+path, p.origin); status != 501 || !bytes.Contains(body, []byte(`"registry_unavailable"`)) {
+				t.Errorf("GET %s → %d %s; want 501 registry_unavailable", path, status, body)
+			}
+		}
 	})
 
 	t.Run("the 601st request in a minute", func(t *testing.T) { checkPagesRateLimit(t, p, sp) })

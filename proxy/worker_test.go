@@ -37,6 +37,7 @@ import (
 	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
 	"workbench/pkg/proxy/wranglertest"
+	"workbench/pkg/registry"
 )
 
 // MaxWasmGzip is the ceiling on the Worker's gzipped wasm: well inside the
@@ -181,7 +182,10 @@ func startDevWith(bin, config string, vars, secrets map[string]string, withOrigi
 		return nil, err
 	}
 	if config == "" {
-		if config, err = writeWranglerConfig(d.tmp, nil); err != nil {
+		// The proxy's and the relay's tests run a Worker without the
+		// registry's bucket and database: a deployment without them,
+		// which must lose nothing else (TestWorkerdRegistry).
+		if config, err = writeWranglerConfig(d.tmp, withoutRegistry()); err != nil {
 			os.RemoveAll(d.tmp)
 			return nil, err
 		}
@@ -849,7 +853,8 @@ func TestDeployFromClone(t *testing.T) {
 		t.Errorf("make -n deploy-pages does not deploy the limiter Worker, then the Pages project:\n%s", r.makeN)
 	}
 	out := string(r.out)
-	for _, want := range []string{"[custom build] Running: make", "Total Upload: ", "env.RL (600 requests/60s)"} {
+	for _, want := range []string{"[custom build] Running: make", "Total Upload: ", "env.RL (600 requests/60s)",
+		"env.REGISTRY_DB", "env.REGISTRY_BUCKET", "env.REGISTRY_RL (10 requests/60s)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the dry run printed no %q:\n%s", want, out)
 		}
@@ -860,7 +865,7 @@ func TestDeployFromClone(t *testing.T) {
 	if m := regexp.MustCompile(`Total Upload: [^\n]*`).FindString(out); m != "" {
 		t.Logf("%s", m)
 	}
-	for _, f := range []string{"build/worker/app.wasm", "build/site/index.html", "build/site/web/app.wasm", "dry-run/worker.js"} {
+	for _, f := range []string{"build/worker/app.wasm", "build/worker/registry/app.wasm", "build/site/index.html", "build/site/web/app.wasm", "dry-run/index.js"} {
 		if _, err := os.Stat(filepath.Join(r.dir, f)); err != nil {
 			t.Errorf("after the dry run: %v", err)
 		}
@@ -1133,6 +1138,9 @@ func BenchmarkWorkerdCPU(b *testing.B) {
 		{"key-check", proxy.MountPath + "key", d.origin, d, 200},
 		{"refused", proxy.MountPath + "key", "https://evil.example", d, 403},
 		{"mcp-listing", proxy.MCPMountPath, d.origin, d, 200},
+		// The registry's program (proxy/registry), which links the
+		// verifier: its status, which reads no storage.
+		{"registry-status", registry.MountPath, d.origin, d, 200},
 		{"js-baseline", "/", base.origin, base, 404},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -1,8 +1,8 @@
 // Package schemas holds the JSON Schemas (draft 2020-12) of the workbench's
 // artifacts — the SkillBundle, SkillManifest, ReplayReport, ProofResult,
-// EvidenceBundle, fixture scenario and simulator world — and of the
-// capability workbench's HTTP contract (CapabilityIDs), and validates
-// documents against them.
+// EvidenceBundle, fixture scenario and simulator world — of the
+// capability workbench's HTTP contract (CapabilityIDs) and of the skill
+// registry's API (RegistryIDs), and validates documents against them.
 //
 // The schemas are embedded in the binary and compiled together once by New;
 // the bundle schema refers to the others by their $id, and nothing is ever
@@ -82,9 +82,26 @@ func CapabilityIDs() []string {
 		CapabilityEventsPage, CapabilityRunEvent}
 }
 
+// The skill registry's HTTP API (docs/registry.md): the entry it keeps of a
+// published bundle, a listing page, a withdrawal, an error answer and the
+// status every deployment answers.
+const (
+	RegistryEntry      = "https://opensentience.org/spec/workbench-registry-entry/v0.1"
+	RegistryPage       = "https://opensentience.org/spec/workbench-registry-page/v0.1"
+	RegistryWithdrawal = "https://opensentience.org/spec/workbench-registry-withdrawal/v0.1"
+	RegistryError      = "https://opensentience.org/spec/workbench-registry-error/v0.1"
+	RegistryStatus     = "https://opensentience.org/spec/workbench-registry-status/v0.1"
+)
+
+// RegistryIDs returns the $id of every schema of the registry's API.
+func RegistryIDs() []string {
+	return []string{RegistryEntry, RegistryPage, RegistryWithdrawal, RegistryError, RegistryStatus}
+}
+
 // IDs returns the $id of every schema, the bundle's first.
 func IDs() []string {
-	return append([]string{Bundle, Manifest, ReplayReport, Proof, Evidence, Scenario, World, Policy}, CapabilityIDs()...)
+	ids := append([]string{Bundle, Manifest, ReplayReport, Proof, Evidence, Scenario, World, Policy}, CapabilityIDs()...)
+	return append(ids, RegistryIDs()...)
 }
 
 //go:embed *.json

@@ -91,6 +91,10 @@ func minimal(t testing.TB, schemaID string) map[string]any {
 	if name, ok := strings.CutPrefix(schemaID, "https://opensentience.org/spec/workbench-capability-"); ok {
 		return testdata(t, "capability-"+strings.TrimSuffix(name, "/v0.1")+".json")
 	}
+	// The registry's API: testdata/registry-<name>.json.
+	if name, ok := strings.CutPrefix(schemaID, "https://opensentience.org/spec/workbench-registry-"); ok {
+		return testdata(t, "registry-"+strings.TrimSuffix(name, "/v0.1")+".json")
+	}
 	t.Fatalf("no minimal instance for %s", schemaID)
 	return nil
 }

@@ -2,8 +2,9 @@
 // a skill on the simulator (teach), replays and compares it (replay,
 // compare), verifies bundles (verify), exports a redacted copy (export),
 // serves the workbench locally with its browser and host bodies (serve),
-// and runs those bodies on a visitor's machine for a deployed workbench
-// page (bodies).
+// runs those bodies on a visitor's machine for a deployed workbench page
+// (bodies), and publishes signed bundles to a skill registry and withdraws
+// them (publish, withdraw).
 package main
 
 import (
@@ -26,16 +27,18 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"verify":  {"verify bundles: strict decode, schema, hash, re-derived proof", runVerify},
-		"export":  {"redact a copy of a bundle under a profile, re-seal and re-verify it, and write it", runExport},
-		"serve":   {"serve the site, the OpenRouter proxy and the browser and host bodies on one local origin", runServe},
-		"bodies":  {"run a browser and a host body on this machine for a deployed workbench page, behind a pairing secret", runBodies},
-		"teach":   {"demonstrate a task to a model on the simulator and write the sealed skill", runTeach},
-		"replay":  {"replay a skill, save the replay as its next version and verify it", runReplay},
-		"compare": {"replay a skill against several models and show where they diverge", runCompare},
-		"keygen":  {"create an Ed25519 signing key and a pin set holding its public key", runKeygen},
-		"sign":    {"sign bundles with an Ed25519 key made by keygen", runSign},
-		"mcp":     {"list or call the tools of an MCP server (for debugging servers)", runMCP},
+		"verify":   {"verify bundles: strict decode, schema, hash, re-derived proof", runVerify},
+		"export":   {"redact a copy of a bundle under a profile, re-seal and re-verify it, and write it", runExport},
+		"serve":    {"serve the site, the OpenRouter proxy and the browser and host bodies on one local origin", runServe},
+		"bodies":   {"run a browser and a host body on this machine for a deployed workbench page, behind a pairing secret", runBodies},
+		"teach":    {"demonstrate a task to a model on the simulator and write the sealed skill", runTeach},
+		"replay":   {"replay a skill, save the replay as its next version and verify it", runReplay},
+		"compare":  {"replay a skill against several models and show where they diverge", runCompare},
+		"keygen":   {"create an Ed25519 signing key and a pin set holding its public key", runKeygen},
+		"sign":     {"sign bundles with an Ed25519 key made by keygen", runSign},
+		"publish":  {"sign a redacted bundle and publish it to a skill registry", runPublish},
+		"withdraw": {"withdraw a bundle this key published from a skill registry", runWithdraw},
+		"mcp":      {"list or call the tools of an MCP server (for debugging servers)", runMCP},
 
 		"capabilities": {"check a capability backend against the HTTP contract of the capability workbench document", runCapabilities},
 	}

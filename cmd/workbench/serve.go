@@ -21,6 +21,8 @@ import (
 
 	"workbench/pkg/body/localbody"
 	"workbench/pkg/proxy"
+	"workbench/pkg/registry"
+	"workbench/pkg/registry/server"
 )
 
 // runServe serves the built site, the OpenRouter proxy and the MCP relay
@@ -202,7 +204,13 @@ func (st serverTimeouts) apply(srv *http.Server) {
 // top of WriteTimeout: app.wasm (about 17 MB) gets 30 s + 4.5 min.
 const minSiteRate = 64 << 10 // bytes per second
 
-// newServeHandler routes /api/ to the proxy and the MCP relay and
+// noRegistry is why workbench serve answers no registry request: the
+// registry keeps its bytes and its index in the Cloudflare deployment's
+// R2 and D1.
+const noRegistry = "workbench serve keeps none; a registry keeps its bundles in a Cloudflare deployment's R2 and D1 (docs/registry.md)"
+
+// newServeHandler routes /api/ to the proxy, the MCP relay and the
+// registry's handler (which says there is no registry here), and
 // everything else to the site, as wrangler.toml does for the Worker, and
 // closes the connection after a chunked request (proxy.CloseAfterChunked).
 func newServeHandler(cfg serveConfig) (http.Handler, error) {
@@ -226,6 +234,10 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 	relay, err := proxy.NewMCPRelay(proxy.MCPConfig{AllowedOrigin: cfg.AllowedOrigin, Servers: cfg.MCP,
 		AuthorizationFor: cfg.MCPAuthorization, Headers: cfg.MCPHeaders, AllowHTTP: cfg.MCPAllowHTTP, Doer: doer, Log: mcpLog,
 		BodyTimeout: cfg.BodyTimeout, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout})
+	if err != nil {
+		return nil, err
+	}
+	reg, err := server.New(server.Config{AllowedOrigin: cfg.AllowedOrigin, Unavailable: noRegistry})
 	if err != nil {
 		return nil, err
 	}
@@ -279,6 +291,8 @@ func newServeHandler(cfg serveConfig) (http.Handler, error) {
 			p.ServeHTTP(w, r)
 		case strings.HasPrefix(r.URL.Path, proxy.MCPMountPath):
 			relay.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path, registry.MountPath):
+			reg.ServeHTTP(w, r)
 		case api:
 			proxy.WriteError(w, &proxy.Error{Status: http.StatusNotFound, Code: proxy.CodeNotFound,
 				Message: "no API route here; the OpenRouter proxy is under " + proxy.MountPath + ", the MCP relay under " + proxy.MCPMountPath})

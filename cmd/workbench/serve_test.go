@@ -136,6 +136,10 @@ func TestServeSite(t *testing.T) {
 		{"HEAD", "/", 200, "text/html", "", nil},
 		{"POST", "/", 405, "text/plain", "", nil},
 		{"GET", "/api/other", 404, "application/json", "", nil},
+		// No registry here, and the registry's status says so.
+		{"GET", "/api/registry/", 200, "application/json", `{"available":false,"reason":"this deployment has no registry: ` + noRegistry + `"}` + "\n",
+			map[string]string{"Access-Control-Allow-Origin": "*"}},
+		{"GET", "/api/registry/skills", 501, "application/json", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

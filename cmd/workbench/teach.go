@@ -104,18 +104,15 @@ func runTeach(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			where = bf.where(mb)
 			return mb, mb.Trusted(), nil
 		}, nil, bf.set())
-	rig, err := wb.OpenTeach(ctx, plan, false)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer rig.Close()
-	c.progressf("demonstrating with %s on %s (declared: %s)", *model, where, strings.Join(plan.Declared, ", "))
-	if rig.Authority.Fallback {
-		c.progressf("delegatic-mcp is not configured here; the local policy engine (%s) authorizes every action", rig.Authority.Name)
-	}
-	taught, err := wb.Teach(ctx, plan, rig, workbench.TeachOptions{
-		Model: cl, ModelID: *model, DestructiveMode: *destructive,
-		MaxSteps: *maxSteps, Progress: func(p workbench.TeachProgress) { teachProgress(c, p) },
+	taught, err := wb.Teach(ctx, plan, workbench.TeachOptions{
+		Model: cl, ModelID: *model, DestructiveMode: *destructive, MaxSteps: *maxSteps,
+		Started: func(s workbench.TeachStart) {
+			c.progressf("demonstrating with %s on %s (declared: %s)", *model, where, strings.Join(plan.Declared, ", "))
+			if s.Fallback {
+				c.progressf("delegatic-mcp is not configured here; the local policy engine (%s) authorizes every action", s.Authority)
+			}
+		},
+		Progress: func(p workbench.TeachStep) { teachProgress(c, p.TeachProgress) },
 	})
 	if errors.Is(err, teach.ErrNothingDemonstrated) {
 		return c.fail(fmt.Errorf("%w (answer: %q)", err, clip(c.clean(taught.Result.Answer), 200)))

@@ -587,23 +587,17 @@ func (w *BuiltIn) demonstrate(ctx context.Context, input json.RawMessage) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	f := w.Flows
-	rig, err := f.OpenTeach(ctx, plan, in.AcceptLocal)
+	taught, err := w.Flows.Teach(ctx, plan, workbench.TeachOptions{
+		Model: w.Model, ModelID: in.Model, DestructiveMode: w.destructive(),
+		MaxSteps: in.MaxSteps, AcceptLocalPolicy: in.AcceptLocal,
+		Progress: func(p workbench.TeachStep) {
+			ReportProgress(ctx, map[string]any{"step": p.Step, "phase": p.Phase, "detail": p.Detail})
+		},
+	})
 	var ae *workbench.AuthorizerUnavailableError
 	if errors.As(err, &ae) {
 		return Result{}, fmt.Errorf("%w; nothing ran: to demonstrate under the local policy engine (%s), ask again with accept_local_policy, or accept it for every run of this tab where the page asks", err, ae.Local)
 	}
-	if err != nil {
-		return Result{}, err
-	}
-	defer rig.Close()
-	taught, err := f.Teach(ctx, plan, rig, workbench.TeachOptions{
-		Model: w.Model, ModelID: in.Model, DestructiveMode: w.destructive(),
-		MaxSteps: in.MaxSteps,
-		Progress: func(p workbench.TeachProgress) {
-			ReportProgress(ctx, map[string]any{"step": p.Step, "phase": p.Phase, "detail": p.Detail})
-		},
-	})
 	if taught == nil {
 		return Result{}, err
 	}
@@ -611,7 +605,7 @@ func (w *BuiltIn) demonstrate(ctx context.Context, input json.RawMessage) (Resul
 	out := map[string]any{
 		"task": plan.Task.Description, "world": plan.WorldName, "model": in.Model,
 		"stopped": res.Stopped, "answer": res.Answer, "edges": len(res.Trace.Edges),
-		"outcome": res.Trace.Outcome, "authorizer": rig.Authority.Name,
+		"outcome": res.Trace.Outcome, "authorizer": taught.Authority,
 	}
 	// The action stores nothing; the draft's name says what a save on
 	// /teach would call the skill, and why there would be none.

@@ -254,6 +254,18 @@ func (r *Report) CheckSignature(pins *signature.PinSet) {
 	r.Signed = res.State == signature.Trusted
 }
 
+// SignerPublicKey returns the public key of the bundle's signature, as a
+// signature object carries it (standard base64), when the object is
+// well-formed; whether it verifies is Signature's. It is what a person
+// pins to trust the signer.
+func (r *Report) SignerPublicKey() (string, bool) {
+	s, _, _, err := signature.Parse(r.sig)
+	if err != nil {
+		return "", false
+	}
+	return s.PublicKey, true
+}
+
 // Bytes verifies bundle bytes as read from a file: strict decoding, the
 // bundle schema, the content hash and the re-derived proof. It returns an
 // *InvalidError when data is not a well-formed bundle.

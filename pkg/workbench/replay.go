@@ -127,7 +127,7 @@ func (e *BodyUnavailableError) Error() string {
 // AuthorizerUnavailableError says delegatic-mcp, which spec OQ-2 requires
 // for the body, cannot authorize the run, so it did not start. A
 // front-end asks the user and, on their say-so, calls again with
-// ReplayRequest.AcceptLocalPolicy (a replay) or OpenTeach's acceptLocal
+// ReplayRequest.AcceptLocalPolicy (a replay) or TeachOptions.AcceptLocalPolicy
 // (a demonstration).
 type AuthorizerUnavailableError struct {
 	Kind body.Kind
@@ -370,7 +370,7 @@ func (a *Authority) For(s *ReplaySetup, trusted bool) replay.PolicyAuthorizer {
 
 // authorize applies spec OQ-2 to a run on a body of kind under the
 // policy policyID, for a replay, a comparison or a demonstration
-// (OpenTeach): one rule for all. delegatic-mcp when configured (for every
+// (Teach): one rule for all. delegatic-mcp when configured (for every
 // body), the local engine for the simulator otherwise. When delegatic-mcp
 // cannot decide, the run may go on under the local engine only when
 // acceptLocal, or the standing answer, says the user accepted it;

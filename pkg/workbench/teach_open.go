@@ -9,39 +9,38 @@ import (
 	"workbench/pkg/teach"
 )
 
-// TeachRig is what a demonstration runs with: the body it acts through
-// and the authority that decides each of its actions. The caller closes
-// it when the demonstration ends.
-type TeachRig struct {
-	Body body.Body
-	// Trusted says whether the body's tool annotations are believed
+// teachRig is what a demonstration runs with: the body it acts through
+// and the authority that decides each of its actions.
+type teachRig struct {
+	body body.Body
+	// trusted says whether the body's tool annotations are believed
 	// (DESIGN §7); the simulator's always are.
-	Trusted bool
-	// Authority is the authorizer spec OQ-2 chose for the body.
-	Authority *Authority
+	trusted bool
+	// authority is the authorizer spec OQ-2 chose for the body.
+	authority *Authority
 
 	closeBody func()
 }
 
-// Close ends the body's session and the delegatic-mcp session, if any.
-func (r *TeachRig) Close() {
+// close ends the body's session and the delegatic-mcp session, if any.
+func (r *teachRig) close() {
 	if r.closeBody != nil {
 		r.closeBody()
 	}
-	if r.Authority != nil {
-		r.Authority.Close()
+	if r.authority != nil {
+		r.authority.Close()
 	}
 }
 
-// OpenTeach opens the body the plan's task runs on (the simulator in the
+// openTeach opens the body the plan's task runs on (the simulator in the
 // plan's world, or an MCP body through the BodyFactory) and chooses its
-// authorizer by the rule a replay follows (spec OQ-2) under
-// the default policy. The body is opened first, so a body that cannot be
-// used is said before the authorizer is asked. When delegatic-mcp cannot
-// decide, the demonstration may run under the local engine only when
-// acceptLocal says the user accepted it; otherwise the error is an
-// *AuthorizerUnavailableError and nothing stays open.
-func (fl *Flows) OpenTeach(ctx context.Context, p *teach.Plan, acceptLocal bool) (*TeachRig, error) {
+// authorizer by the rule a replay follows (spec OQ-2) under the default
+// policy. The body is opened first, so a body that cannot be used is said
+// before the authorizer is asked. When delegatic-mcp cannot decide, the
+// demonstration may run under the local engine only when acceptLocal, or
+// the standing answer, says the user accepted it; otherwise the error is
+// an *AuthorizerUnavailableError and nothing stays open.
+func (fl *Flows) openTeach(ctx context.Context, p *teach.Plan, acceptLocal bool) (*teachRig, error) {
 	if p == nil {
 		return nil, errors.New("teach: no plan")
 	}
@@ -58,5 +57,5 @@ func (fl *Flows) OpenTeach(ctx context.Context, p *teach.Plan, acceptLocal bool)
 		closeBd()
 		return nil, err
 	}
-	return &TeachRig{Body: bd, Trusted: trusted, Authority: a, closeBody: closeBd}, nil
+	return &teachRig{body: bd, trusted: trusted, authority: a, closeBody: closeBd}, nil
 }

@@ -47,20 +47,53 @@ const (
 	TeachStopError     = demonstrate.StopError     // the model or the body failed
 )
 
-// TeachOptions are what a demonstration runs with besides its rig.
+// TeachOptions are what a demonstration runs with.
 type TeachOptions struct {
 	Model           demonstrate.Model
 	ModelID         string
 	DestructiveMode bool
+	// AcceptLocalPolicy is the person's answer to an
+	// *AuthorizerUnavailableError for this demonstration, as for Replay.
+	AcceptLocalPolicy bool
 	// MaxSteps is how many model turns it takes at most; 0 is
 	// DefaultMaxSteps.
 	MaxSteps int
-	// Progress, when set, is called for each step as it happens, on the
-	// demonstration's goroutine.
-	Progress func(TeachProgress)
+	// Observe looks at the body when it is open and after each action
+	// (teach.Observe), for a front-end that shows what the body shows:
+	// TeachStart.View and TeachStep.View.
+	Observe bool
+	// Started, when set, is called once the body is open and its
+	// authority chosen, before the first step; a demonstration that
+	// cannot start (the body, the authorizer) returns its error without
+	// calling it.
+	Started func(TeachStart)
+	// Progress, when set, is called for each step as it happens. Both are
+	// called on the demonstration's goroutine.
+	Progress func(TeachStep)
 	// Stop, when closed, ends the recording at the next step and keeps
 	// what was recorded (the /teach page's "Stop recording").
 	Stop <-chan struct{}
+}
+
+// TeachStart is a demonstration that has started: who authorizes its
+// actions and, with Observe, the body's first view.
+type TeachStart struct {
+	// Authority names the authorizer; Fallback says the local engine
+	// stands in for delegatic-mcp on the person's say-so, Unavailable why
+	// delegatic-mcp could not.
+	Authority   string
+	Fallback    bool
+	Unavailable error
+	View        *teach.View
+	ViewErr     error
+}
+
+// TeachStep is one step of a demonstration as it happens and, with
+// Observe, after an action or at the end, what the body shows then.
+type TeachStep struct {
+	TeachProgress
+	View    *teach.View
+	ViewErr error
 }
 
 // Taught is a finished demonstration and the draft manifest made from it:
@@ -71,6 +104,10 @@ type Taught struct {
 	// Result is what the demonstration recorded, even when it stopped
 	// early.
 	Result *TeachResult
+	// Authority names who authorized every action; Fallback says it was
+	// the local engine on the person's say-so.
+	Authority string
+	Fallback  bool
 	// Draft is the crystallized manifest with its default name and slug,
 	// made from the goal after its secrets were masked; zero when Teach
 	// returned an error with the result.
@@ -83,30 +120,56 @@ func (t *Taught) StepLimited() bool {
 	return t.Result != nil && t.Result.Stopped == TeachStopStepLimit
 }
 
-// Teach runs the plan's demonstration with o.Model on the rig's body
-// under the rig's authority (teach.Demonstrate) and crystallizes what it recorded into a
-// draft (teach.Draft, at the flows' clock). The caller opened the
-// rig (OpenTeach) and closes it. A demonstration that could not start is
-// an error with a nil Taught. One that ran but cannot be drafted — it
+// Teach is the teach flow: it opens the body the plan's task runs on and
+// chooses its authorizer (spec OQ-2, as a replay does), runs the
+// demonstration with o.Model (teach.Demonstrate), reporting o.Started and
+// each step to o.Progress, closes the body, and crystallizes what was
+// recorded into a draft (teach.Draft, at the flows' clock). Nothing is
+// stored: SealTaught and StoreTaught save. A demonstration that could not
+// start (the body, or an *AuthorizerUnavailableError) is an error with a
+// nil Taught. One that ran but cannot be drafted — it
 // failed, was cancelled, or never acted (teach.ErrNothingDemonstrated) —
 // returns the Taught with its Result, for its events, answer and cost,
 // and the error.
-func (fl *Flows) Teach(ctx context.Context, p *teach.Plan, rig *TeachRig, o TeachOptions) (*Taught, error) {
-	if p == nil {
-		return nil, errors.New("teach: no plan")
+func (fl *Flows) Teach(ctx context.Context, p *teach.Plan, o TeachOptions) (*Taught, error) {
+	rig, err := fl.openTeach(ctx, p, o.AcceptLocalPolicy)
+	if err != nil {
+		return nil, err
 	}
-	if rig == nil || rig.Authority == nil {
-		return nil, errors.New("teach: no body nor authorizer: open them with OpenTeach")
+	defer rig.close()
+	a := rig.authority
+	if o.Started != nil {
+		s := TeachStart{Authority: a.Name, Fallback: a.Fallback, Unavailable: a.Unavailable}
+		if o.Observe {
+			v, err := teach.Observe(ctx, rig.body)
+			s.View, s.ViewErr = &v, err
+		}
+		o.Started(s)
+	}
+	var progress func(TeachProgress)
+	if o.Progress != nil {
+		progress = func(pr TeachProgress) {
+			st := TeachStep{TeachProgress: pr}
+			if pr.Edge != nil {
+				e := *pr.Edge // the caller may keep it
+				st.Edge = &e
+			}
+			if o.Observe && (pr.Phase == TeachPhaseAct || pr.Phase == TeachPhaseStopped) {
+				v, err := teach.Observe(ctx, rig.body)
+				st.View, st.ViewErr = &v, err
+			}
+			o.Progress(st)
+		}
 	}
 	res, err := teach.Demonstrate(ctx, p, teach.Options{
 		Model: o.Model, ModelID: o.ModelID, DestructiveMode: o.DestructiveMode, MaxSteps: o.MaxSteps,
-		Progress: o.Progress, Stop: o.Stop,
-		Body: rig.Body, Authorizer: rig.Authority.auth, TrustedServer: rig.Trusted,
+		Progress: progress, Stop: o.Stop,
+		Body: rig.body, Authorizer: a.auth, TrustedServer: rig.trusted,
 	})
 	if err != nil {
 		return nil, err
 	}
-	t := &Taught{Plan: p, ModelID: o.ModelID, Result: res}
+	t := &Taught{Plan: p, ModelID: o.ModelID, Result: res, Authority: a.Name, Fallback: a.Fallback}
 	if t.Draft, err = teach.Draft(p, res, fl.now()); err != nil {
 		return t, err
 	}

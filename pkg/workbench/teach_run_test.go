@@ -73,14 +73,23 @@ func TestTeach(t *testing.T) {
 			st := mem.New()
 			deps := workbench.Deps{Verifier: workbench.UseVerifier(v), Store: workbench.UseStore(st), Now: func() time.Time { return at }}
 			wb := workbench.New(deps)
-			rig, err := wb.OpenTeach(ctx, plan, false)
-			if err != nil {
-				t.Fatal(err)
+			var steps, started, views int
+			taught, err := wb.Teach(ctx, plan, workbench.TeachOptions{Model: teacher(t, tc.steps...), ModelID: "example/teacher",
+				MaxSteps: tc.maxSteps, Observe: true,
+				Started: func(s workbench.TeachStart) {
+					if started++; s.View == nil || s.ViewErr != nil || s.Authority == "" {
+						t.Errorf("started: %+v", s)
+					}
+				},
+				Progress: func(st workbench.TeachStep) {
+					steps++
+					if st.View != nil {
+						views++
+					}
+				}})
+			if started != 1 || views == 0 {
+				t.Errorf("started %d times, %d views of the body", started, views)
 			}
-			defer rig.Close()
-			var steps int
-			taught, err := wb.Teach(ctx, plan, rig, workbench.TeachOptions{Model: teacher(t, tc.steps...), ModelID: "example/teacher",
-				MaxSteps: tc.maxSteps, Progress: func(workbench.TeachProgress) { steps++ }})
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) || taught == nil || taught.Result == nil {
 					t.Fatalf("Teach = %v, %v; want %v with the result", taught, err, tc.err)
@@ -149,15 +158,7 @@ func TestTeach(t *testing.T) {
 		want string
 	}{
 		{"no plan", func() error {
-			_, err := workbench.New(workbench.Deps{}).Teach(context.Background(), nil, nil, workbench.TeachOptions{})
-			return err
-		}, "no plan"},
-		{"no rig", func() error {
-			_, err := workbench.New(workbench.Deps{}).Teach(context.Background(), &teach.Plan{}, nil, workbench.TeachOptions{})
-			return err
-		}, "open them with OpenTeach"},
-		{"open without a plan", func() error {
-			_, err := workbench.New(workbench.Deps{}).OpenTeach(context.Background(), nil, false)
+			_, err := workbench.New(workbench.Deps{}).Teach(context.Background(), nil, workbench.TeachOptions{})
 			return err
 		}, "no plan"},
 		{"no demonstration", func() error {
@@ -230,17 +231,16 @@ func TestOpenTeach(t *testing.T) {
 			if flows == nil {
 				flows = workbench.New(workbench.Deps{})
 			}
-			rig, err := flows.OpenTeach(ctx, tc.plan, tc.acceptLocal)
+			rig, err := flows.OpenTeachForTest(ctx, tc.plan, tc.acceptLocal)
 			switch want := tc.err.(type) {
 			case nil:
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer rig.Close()
-				if rig.Body == nil || rig.Trusted != tc.trusted || rig.Authority.Name != tc.authority || rig.Authority.Fallback != tc.fallback {
-					t.Errorf("rig: body %v, trusted %v, authority %+v; want %s (fallback %v)", rig.Body, rig.Trusted, rig.Authority, tc.authority, tc.fallback)
+				if rig == nil || rig.Trusted != tc.trusted || rig.Authority != tc.authority || rig.Fallback != tc.fallback {
+					t.Errorf("opened %+v; want %s (fallback %v, trusted %v)", rig, tc.authority, tc.fallback, tc.trusted)
 				}
-				if tc.fallback && rig.Authority.Unavailable == nil {
+				if tc.fallback && rig.Unavailable == nil {
 					t.Error("a fallback without the reason delegatic-mcp could not decide")
 				}
 			case error:
@@ -259,7 +259,7 @@ func TestOpenTeach(t *testing.T) {
 		})
 	}
 	// The error names the body and the local engine the user is offered.
-	_, err = workbench.New(workbench.Deps{Bodies: fakeBodies(onSim.World)}).OpenTeach(ctx, onBrowser, false)
+	_, err = workbench.New(workbench.Deps{Bodies: fakeBodies(onSim.World)}).OpenTeachForTest(ctx, onBrowser, false)
 	var ae *workbench.AuthorizerUnavailableError
 	if !errors.As(err, &ae) || ae.Kind != body.KindBrowser || ae.Local != localName {
 		t.Errorf("OpenTeach = %v; want delegatic-mcp unavailable on the browser body, offering %s", err, localName)

@@ -6,9 +6,10 @@
 //
 // The flows:
 //
-//   - teach: PlanTeach, then OpenTeach (the body and its authority) and
-//     Teach (the demonstration and its draft); SummarizeTaught before
-//     saving; SealTaught and StoreTaught to save;
+//   - teach: PlanTeach (every check, connecting to nothing), then Teach
+//     (the body and its authority, the demonstration with its progress,
+//     its draft); SummarizeTaught before saving; SealTaught and
+//     StoreTaught to save;
 //   - replay: PrepareReplay (the checks, connecting to nothing), ModelFor,
 //     Replay, and SaveReplay to store the new version;
 //   - compare: Compare, and SaveComparison for a kept comparison;

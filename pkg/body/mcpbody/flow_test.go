@@ -30,11 +30,12 @@ import (
 // parameters.
 func replayOn(t *testing.T, ctx context.Context, v *verify.Verifier, cl *openrouter.Client, bd *mcpbody.Body, req workbench.ReplayRequest) *workbench.ReplayResult {
 	t.Helper()
-	w := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v),
-		Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return bd, bd.Trusted(), nil }})
+	d := workbench.Deps{Verifier: workbench.UseVerifier(v),
+		Bodies: func(context.Context, body.Kind, []byte) (body.Body, bool, error) { return bd, bd.Trusted(), nil }}
 	if cl != nil {
-		w.Models = func(context.Context) (workbench.Model, error) { return cl, nil }
+		d.Models = func(context.Context) (workbench.Model, error) { return cl, nil }
 	}
+	w := workbench.New(d)
 	req.AcceptLocalPolicy = true
 	r, err := w.Replay(ctx, req)
 	if err != nil {

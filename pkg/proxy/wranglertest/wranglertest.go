@@ -8,6 +8,7 @@ package wranglertest
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -52,11 +53,28 @@ func WriteConfig(root, dir string, replace map[string]string) (string, error) {
 	}
 	s = buildTable.ReplaceAllString(s, "")
 	for old, new := range map[string]string{
-		`main = "build/worker/worker.mjs"`: `main = "` + filepath.Join(root, "build/worker/worker.mjs") + `"`,
-		`directory = "build/site"`:         `directory = "` + filepath.Join(root, "build/site") + `"`,
+		`main = "build/worker/index.mjs"`: `main = "` + filepath.Join(root, "build/worker/index.mjs") + `"`,
+		`directory = "build/site"`:        `directory = "` + filepath.Join(root, "build/site") + `"`,
+		`migrations_dir = "migrations"`:   `migrations_dir = "` + filepath.Join(root, "migrations") + `"`,
 	} {
 		s = strings.Replace(s, old, new, 1)
 	}
 	path := filepath.Join(dir, "wrangler.toml")
 	return path, os.WriteFile(path, []byte(s), 0o644)
+}
+
+// Migrate applies the repository's D1 migrations (migrations/*.sql, the
+// registry's index) to the local database that a dev server started with
+// config and --persist-to persist will use, as `wrangler d1 migrations
+// apply` does for a deployment; bin is wrangler and tmp the test's
+// directory for its logs.
+func Migrate(bin, config, persist, tmp string) error {
+	cmd := exec.Command(bin, "d1", "migrations", "apply", "REGISTRY_DB", "--local",
+		"--persist-to", persist, "--config", config)
+	cmd.Dir = filepath.Dir(config)
+	cmd.Env = Env(tmp)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("wrangler d1 migrations apply: %w\n%s", err, out)
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
+	"workbench/pkg/registry"
 	"workbench/pkg/signature"
 	"workbench/pkg/signature/webcrypto"
 	"workbench/pkg/store"
@@ -17,10 +18,12 @@ import (
 
 // Keys of the keys object store (out-of-line). The browser's one signing
 // key is stored under signingKey; each trusted signer under pinPrefix and
-// its key id.
+// its key id; each skill registry the person added under registryPrefix
+// and its origin.
 const (
-	signingKey = "signing_key"
-	pinPrefix  = "pin:"
+	signingKey     = "signing_key"
+	pinPrefix      = "pin:"
+	registryPrefix = "registry:"
 )
 
 // SigningKey returns the browser's signing key, or store.ErrNotFound when
@@ -123,6 +126,72 @@ func (d *DB) DistrustSigner(ctx context.Context, keyID string) error {
 			Err: fmt.Errorf("%q is not a key id", keyID)}
 	}
 	key := pinPrefix + keyID
+	t, err := d.begin(ctx, op, "readwrite", store.StoreKeys)
+	if err != nil {
+		return err
+	}
+	if err := t.call(store.StoreKeys, key, "delete", key); err != nil {
+		return err
+	}
+	return t.wait(ctx)
+}
+
+// Registries returns the origins of the skill registries the person added
+// by hand (package registry), in order.
+func (d *DB) Registries(ctx context.Context) ([]string, error) {
+	const op = "read registries"
+	keyRange, err := safejs.Global().Get("IDBKeyRange")
+	if err != nil {
+		return nil, &store.Error{Op: op, Store: store.StoreKeys, Kind: store.ErrUnavailable, Err: err}
+	}
+	// "registry;" is the first string after every "registry:…" key.
+	r, err := keyRange.Call("bound", registryPrefix, "registry;", false, true)
+	if err != nil {
+		return nil, fail(op, store.StoreKeys, "", thrown(err))
+	}
+	all, err := d.getAll(ctx, op, store.StoreKeys, "", r)
+	if err != nil {
+		return nil, err
+	}
+	origins, err := joined(all)
+	if err != nil {
+		return nil, readErr(op, store.StoreKeys, err)
+	}
+	for _, o := range origins {
+		if c, err := registry.Origin(o); err != nil || c != o {
+			return nil, readErr(op, store.StoreKeys, fmt.Errorf("a stored registry %q is not an origin", o))
+		}
+	}
+	return origins, nil
+}
+
+// AddRegistry adds the registry at origin (as registry.Origin serializes
+// it) to those the person fetches bundles from; adding one twice is no
+// error.
+func (d *DB) AddRegistry(ctx context.Context, origin string) error {
+	const op = "add registry"
+	if c, err := registry.Origin(origin); err != nil || c != origin {
+		if err == nil {
+			err = fmt.Errorf("%q is not an origin as a browser writes it (%s)", origin, c)
+		}
+		return &store.Error{Op: op, Store: store.StoreKeys, Key: origin, Kind: store.ErrInvalid, Err: err}
+	}
+	key := registryPrefix + origin
+	t, err := d.begin(ctx, op, "readwrite", store.StoreKeys)
+	if err != nil {
+		return err
+	}
+	if err := t.call(store.StoreKeys, key, "put", origin, key); err != nil {
+		return err
+	}
+	return t.wait(ctx)
+}
+
+// RemoveRegistry removes the registry at origin; one not added is no
+// error.
+func (d *DB) RemoveRegistry(ctx context.Context, origin string) error {
+	const op = "remove registry"
+	key := registryPrefix + origin
 	t, err := d.begin(ctx, op, "readwrite", store.StoreKeys)
 	if err != nil {
 		return err

@@ -195,3 +195,41 @@ func TestTrustedSigners(t *testing.T) {
 		t.Fatalf("a malformed pin: %v, want ErrInvalid", err)
 	}
 }
+
+// The registries a person adds are kept beside the trusted signers, in
+// order, once each, and only as origins.
+func TestRegistries(t *testing.T) {
+	ctx := context.Background()
+	d := openT(t, testName(t), migrations())
+	defer d.Close()
+	rs, err := d.Registries(ctx)
+	if err != nil || len(rs) != 0 {
+		t.Fatalf("a new library's registries: %v %v", rs, err)
+	}
+	must(t, d.AddRegistry(ctx, "https://wb.example.org"))
+	must(t, d.AddRegistry(ctx, "http://localhost:8787"))
+	must(t, d.AddRegistry(ctx, "https://wb.example.org"))
+	must(t, d.TrustSigner(ctx, signature.NewPin("alpha", make([]byte, 32))))
+	rs, err = d.Registries(ctx)
+	must(t, err)
+	if len(rs) != 2 || rs[0] != "http://localhost:8787" || rs[1] != "https://wb.example.org" {
+		t.Fatalf("registries %v", rs)
+	}
+	for _, bad := range []string{"https://wb.example.org/api", "HTTPS://WB.EXAMPLE.ORG", "wb.example.org"} {
+		if err := d.AddRegistry(ctx, bad); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("AddRegistry(%q): %v, want ErrInvalid", bad, err)
+		}
+	}
+	must(t, d.RemoveRegistry(ctx, "http://localhost:8787"))
+	must(t, d.RemoveRegistry(ctx, "https://never.example"))
+	rs, err = d.Registries(ctx)
+	must(t, err)
+	if len(rs) != 1 || rs[0] != "https://wb.example.org" {
+		t.Fatalf("after removing one: %v", rs)
+	}
+	ps, err := d.TrustedSigners(ctx)
+	must(t, err)
+	if len(ps.Signers) != 1 {
+		t.Errorf("the registries are read as trusted signers, or the reverse: %+v", ps.Signers)
+	}
+}
