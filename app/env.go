@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -50,6 +51,9 @@ type env struct {
 	verifierErr  error
 	// warmOnce runs the verifier's warm-up once per page load (warmVerifier).
 	warmOnce sync.Once
+	// warmed is set when warmVerifier starts: the idle warm-up
+	// (warmup.go) then stops.
+	warmed atomic.Bool
 
 	// flows is the flow layer every page and the palette call (newFlows).
 	flows *workbench.Flows
@@ -123,6 +127,7 @@ func (e *env) verify() (*verify.Verifier, error) {
 // from a goroutine, never an event handler.
 func (e *env) warmVerifier() {
 	e.warmOnce.Do(func() {
+		e.warmed.Store(true)
 		if v, err := e.verify(); err == nil {
 			// A sample the verifier refuses leaves only the warm-up
 			// undone; a real file's verification says what is wrong.

@@ -40,6 +40,7 @@ var pages = []page{
 func main() {
 	e := newEnv()
 	registerRoutes(e)
+	startIdleWarmup(e)
 	app.RunWhenOnBrowser()
 	// Only reached off the browser: RunWhenOnBrowser never returns there.
 	generate(e)

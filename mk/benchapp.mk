@@ -16,10 +16,14 @@
 #                       "4G" 9 Mbps 150 ms), cold and repeat; docs/perf/network.md
 #   make bench-app-init Go's package initialisation in the page, traced by the
 #                       runtime (GODEBUG=inittrace=1); docs/perf/app-tti.md
+#   make bench-app-repeat  a return visit to / after 10 s on a first page
+#                       (FIRST=/skills picks it): whether app.wasm came from
+#                       Chromium's code cache; docs/perf/app-repeat.md
 
 BENCH_APP_RUNS ?= 5
 FLOW ?= tti
-.PHONY: bench-app check-bench-app profile-app screenshots bench-app-network bench-app-init
+FIRST ?= /
+.PHONY: bench-app check-bench-app profile-app screenshots bench-app-network bench-app-init bench-app-repeat
 
 bench-app: chromium build ## the browser app's size, start, 10 MB import and /skills (docs/perf/app-bench.md)
 	$(GO) run ./cmd/benchapp -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
@@ -29,6 +33,9 @@ bench-app-network: chromium build ## / under emulated desktop and 4G networks, c
 
 bench-app-init: chromium build ## Go's package initialisation in the page (GODEBUG=inittrace=1), by package
 	$(GO) run ./cmd/benchapp -only init -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
+
+bench-app-repeat: chromium build ## a return visit to / after a first visit (FIRST=/): code cache used, time to interactive
+	$(GO) run ./cmd/benchapp -only repeat -first $(FIRST) -runs $(BENCH_APP_RUNS) -chromium $(CHROMIUM)
 
 check-bench-app: chromium build ## each bench-app measurement once on small inputs (smoke layer)
 	$(GO) run ./cmd/benchapp -check -chromium $(CHROMIUM)

@@ -63,6 +63,8 @@ func (s *server) stop() {
 type browser struct {
 	tab    context.Context
 	cancel func()
+	// dir is the profile's directory (--user-data-dir).
+	dir string
 }
 
 func newBrowser(ctx context.Context, chromium string) (*browser, error) {
@@ -93,7 +95,7 @@ func newBrowser(ctx context.Context, chromium string) (*browser, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start chromium: %w", err)
 	}
-	return &browser{tab: tab, cancel: func() { cancelTab(); cancelAlloc(); os.RemoveAll(dir) }}, nil
+	return &browser{tab: tab, dir: dir, cancel: func() { cancelTab(); cancelAlloc(); os.RemoveAll(dir) }}, nil
 }
 
 func (b *browser) close() { b.cancel() }

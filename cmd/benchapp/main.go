@@ -9,6 +9,9 @@
 //   - time to interactive of / on localhost with a cold cache;
 //   - importing a 10 MB bundle on /import, dropped as a file;
 //   - /skills rendering 10,000 stored skills;
+//   - a return visit to / after a first visit (-first, -dwell) in the
+//     same profile: whether app.wasm came from Chromium's code cache,
+//     and its time to interactive;
 //   - with -network, / under emulated networks (Chromium's DevTools
 //     throttling): first contentful paint and time to interactive of a
 //     cold visit (fresh profile) and of a second visit in the same
@@ -27,7 +30,8 @@
 //
 //	benchapp [-runs 5] [-site build/site]   # benchmark; prints a Markdown table
 //	benchapp -check                         # one quick run of each, as a smoke test
-//	benchapp -only tti                      # one measurement: size, tti, import, skills or network
+//	benchapp -only tti                      # one measurement: size, tti, import, skills, repeat or network
+//	benchapp -only repeat [-first /skills] [-dwell 10s]  # a return visit to / after a first visit
 //	benchapp -only network [-network 4G]    # / under emulated networks (desktop, 4G), cold and repeat
 //	benchapp -only init                     # Go's package initialisation in the page (GODEBUG=inittrace=1)
 //	benchapp -profile tti|import|skills     # where the main thread's time goes
@@ -39,8 +43,10 @@
 //
 // -check runs every measurement once on smaller inputs (brotli quality 1,
 // a 1 MB bundle, 20 skills) and exits 1 if any fails; goals are not judged
-// in -check mode. Either mode exits 2 when the site, the build or the
-// browser cannot be set up.
+// in -check mode. Its repeat visit waits (up to 2 minutes) until the first
+// visit's idle warm-up has got app.wasm into Chromium's code cache, and
+// fails when the return visit compiled the module again instead. Either
+// mode exits 2 when the site, the build or the browser cannot be set up.
 package main
 
 import (
@@ -71,7 +77,9 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", 45*time.Minute, "give up after this long")
 	flag.StringVar(&cfg.profile, "profile", "", "instead of measuring, profile one flow: tti, import or skills")
 	flag.StringVar(&cfg.profileOut, "profile-out", "", "with -profile, also write the raw profile (`file`.cpuprofile, for DevTools)")
-	flag.StringVar(&cfg.only, "only", "", "run only this measurement: size, tti, init, import, skills or network")
+	flag.StringVar(&cfg.only, "only", "", "run only this measurement: size, tti, init, import, skills, repeat or network")
+	flag.StringVar(&cfg.first, "first", "/", "repeat: the route of the first visit (the return visit is to /)")
+	flag.DurationVar(&cfg.dwell, "dwell", 10*time.Second, "repeat: how long the person stays on the first page before leaving")
 	networks := flag.String("network", "", "also load / under these emulated networks, cold and repeat: desktop, 4G (comma-separated) or all; -only network alone means all")
 	flag.Parse()
 	if cfg.only != "" && !slices.Contains(measurements, cfg.only) {
@@ -90,6 +98,9 @@ func main() {
 	}
 	if cfg.check {
 		cfg.runs, cfg.skills, cfg.bundleBytes = 1, 20, 1_000_000
+		// The repeat visit waits until the code cache holds the module,
+		// at most this long.
+		cfg.dwell = 2 * time.Minute
 		cfg.qualities = []int{1}
 	} else {
 		cfg.qualities = []int{5, 11}
@@ -120,10 +131,12 @@ type config struct {
 	only        string // one of measurements, or "" for all
 	networks    []networkProfile
 	timeout     time.Duration
+	first       string        // repeat: the first visit's route
+	dwell       time.Duration // repeat: time on the first page
 }
 
 // measurements are the names -only accepts, in the order run takes them.
-var measurements = []string{"size", "tti", "init", "import", "skills", "network"}
+var measurements = []string{"size", "tti", "init", "import", "skills", "repeat", "network"}
 
 // takes reports whether the measurement named m is to be taken. The
 // network profiles are taken only when -network names some, the init
@@ -157,6 +170,7 @@ const (
 	goalBrotliBytes = 2_500_000
 	goalRawBytes    = 12_000_000
 	goalTTI         = 1500.0 // ms
+	goalRepeatLocal = 500.0  // ms, a return visit on localhost
 	goalImport      = 1000.0 // ms
 	goalList        = 300.0  // ms
 )
@@ -349,7 +363,15 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		report(row{what: "/skills: Chromium CPU time", result: spread(listCPU)})
 	}
 
-	// 5. Under emulated networks.
+	// 5. A return visit, after a first visit long enough for the idle
+	// warm-up.
+	if cfg.takes("repeat") {
+		if err := reportRepeat(ctx, cfg, srv.base, report); err != nil {
+			return err
+		}
+	}
+
+	// 6. Under emulated networks.
 	if cfg.takes("network") {
 		if err := measureNetwork(ctx, cfg, srv.base, cfg.networks, report); err != nil {
 			return err
