@@ -45,10 +45,7 @@ func (p *skillPage) onPublish(ctx app.Context, e app.Event) {
 			c, err = p.env.registryClient(p.env.origin())
 		}
 		if err == nil {
-			st, serr := p.env.store(ctx, nil)
-			if serr != nil {
-				err = serr
-			} else if k, kerr := signingKey(ctx, st); kerr != nil {
+			if k, kerr := p.env.signer(ctx); kerr != nil {
 				err = kerr
 			} else {
 				var pub workbench.Published

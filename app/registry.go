@@ -163,10 +163,7 @@ func (p *registryPage) onConfirmWithdraw(ctx app.Context, e app.Event) {
 	ctx.Async(func() {
 		c, err := p.env.registryClient(origin)
 		if err == nil {
-			st, serr := p.env.store(ctx, nil)
-			if serr != nil {
-				err = serr
-			} else if k, kerr := signingKey(ctx, st); kerr != nil {
+			if k, kerr := p.env.signer(ctx); kerr != nil {
 				err = kerr
 			} else {
 				_, err = p.env.flows.Withdraw(ctx, c, k, hash)

@@ -48,6 +48,15 @@ func keyringOf(st store.Store) (keyring, error) {
 	return kr, nil
 }
 
+// signer is this browser's signing key, kept by the library.
+func (e *env) signer(ctx context.Context) (signature.Signer, error) {
+	st, err := e.store(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return signingKey(ctx, st)
+}
+
 // trustedSigners is the library's pin set, for the flows (Deps.Pins).
 func (e *env) trustedSigners(ctx context.Context) (*signature.PinSet, error) {
 	st, err := e.store(ctx, nil)
