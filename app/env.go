@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -49,11 +48,11 @@ type env struct {
 	verifierOnce sync.Once
 	verifier     *verify.Verifier
 	verifierErr  error
-	// warmOnce runs the verifier's warm-up once per page load (warmVerifier).
-	warmOnce sync.Once
-	// warmed is set when warmVerifier starts: the idle warm-up
-	// (warmup.go) then stops.
-	warmed atomic.Bool
+
+	// importer gives the tab's import worker, started on first use and
+	// again after it failed (importers); nil natively, where the flows
+	// import in this instance.
+	importer func(context.Context) (workbench.Importer, error)
 
 	// flows is the flow layer every page and the palette call (newFlows).
 	flows *workbench.Flows
@@ -61,7 +60,7 @@ type env struct {
 
 func newEnv() *env {
 	s, err := session.Open()
-	e := &env{session: s, sessionErr: err}
+	e := &env{session: s, sessionErr: err, importer: importers()}
 	e.flows = e.newFlows()
 	return e
 }
@@ -122,22 +121,17 @@ func (e *env) verify() (*verify.Verifier, error) {
 	return e.verifier, e.verifierErr
 }
 
-// warmVerifier compiles the schemas (verify) and then lets the browser
-// compile the verifier's code (Verifier.Warm), once per page load. Call it
-// from a goroutine, never an event handler.
-func (e *env) warmVerifier() {
-	e.warmOnce.Do(func() {
-		e.warmed.Store(true)
-		if v, err := e.verify(); err == nil {
-			// A sample the verifier refuses leaves only the warm-up
-			// undone; a real file's verification says what is wrong.
-			_, _ = v.Warm(context.Background(), warmBudget)
-		}
-	})
+// startImporter starts the tab's import worker unless it is running: the
+// import page calls it as it opens, so that the worker has compiled before
+// the first file arrives.
+func (e *env) startImporter() {
+	if e.importer != nil {
+		_, _ = e.importer(context.Background())
+	}
 }
 
-// warmBudget is how long warmVerifier runs the verifier: long enough for
-// the browser to optimize its hottest code (docs/perf/app-import.md).
+// warmBudget is how long the idle warm-up runs the verifier: long enough
+// for the browser to optimize its hottest code (docs/perf/app-import.md).
 const warmBudget = 300 * time.Millisecond
 
 // verdict returns the re-derived verdict of the bundle with this content

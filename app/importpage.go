@@ -53,10 +53,10 @@ type importResult struct {
 
 func (p *importPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Import · Skill Workbench")
-	// Compiling the schemas and the verifier's code takes seconds in the
-	// browser: start it now rather than when the first file arrives.
-	// Errors surface per file.
-	ctx.Async(p.env.warmVerifier)
+	// The import worker compiles its module, the schemas and the
+	// verifier's code, seconds of its own thread: start it now rather
+	// than when the first file arrives. Errors surface per file.
+	p.env.startImporter()
 	p.reloadSigning(ctx)
 	p.readLink(ctx)
 }

@@ -8,6 +8,7 @@ import (
 	"workbench/pkg/signature"
 	"workbench/pkg/store"
 	"workbench/pkg/store/mem"
+	"workbench/pkg/workbench"
 )
 
 // openLibrary gives the native build (which only renders the static
@@ -19,3 +20,7 @@ func signingKey(context.Context, store.Store) (signature.Signer, error) { return
 
 // newSigningKey: the native build has no WebCrypto.
 func newSigningKey(context.Context, store.Store) (signature.Signer, error) { return nil, errNoKeyring }
+
+// importers: the native build has no Web Worker, and imports in its own
+// instance.
+func importers() func(context.Context) (workbench.Importer, error) { return nil }

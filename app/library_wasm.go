@@ -5,11 +5,17 @@ package main
 import (
 	"context"
 	"errors"
+	"net/url"
+	"sync"
 
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/importworker"
 	"workbench/pkg/signature"
 	"workbench/pkg/signature/webcrypto"
 	"workbench/pkg/store"
 	"workbench/pkg/store/idb"
+	"workbench/pkg/workbench"
 )
 
 // openLibrary opens the browser's IndexedDB database workbench-v0.
@@ -49,4 +55,21 @@ func newSigningKey(ctx context.Context, st store.Store) (signature.Signer, error
 		return nil, err
 	}
 	return k, nil
+}
+
+// importers gives the tab's import worker (package importworker),
+// started on first use and again after it failed: the flows import every
+// file in it (Deps.Importer). Its script is /web/importer.js, which loads
+// importer.wasm at the version the site was built with.
+func importers() func(context.Context) (workbench.Importer, error) {
+	var mu sync.Mutex
+	var c *importworker.Client
+	return func(context.Context) (workbench.Importer, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c == nil || c.Failed() != nil {
+			c = importworker.Start(importerScript + "?v=" + url.QueryEscape(app.Getenv(importerVersionEnv)))
+		}
+		return c, nil
+	}
 }

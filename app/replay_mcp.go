@@ -19,7 +19,8 @@ import (
 
 // newFlows is the flow layer as this tab offers it, made once (newEnv)
 // and shared by every page and the capability palette: the verifier and
-// the library, each opened on first use; the bodies of body.go with the
+// the library, each opened on first use; the import worker, which imports
+// files off the page's thread; the bodies of body.go with the
 // MCP settings the calling page put in the context (withMCPSettings; the
 // defaults otherwise); spec OQ-2's authorizer choice with the tab's
 // standing answer (localPolicyPanel); the tab's OpenRouter key; and
@@ -29,6 +30,7 @@ func (e *env) newFlows() *workbench.Flows {
 		Verifier: func(context.Context) (*verify.Verifier, error) { return e.verify() },
 		Store:    func(ctx context.Context) (store.Store, error) { return e.store(ctx, nil) },
 		Pins:     e.trustedSigners,
+		Importer: e.importer,
 		Bodies: func(ctx context.Context, kind body.Kind, world []byte) (body.Body, bool, error) {
 			return e.body(ctx, kind, world, mcpSettingsOf(ctx))
 		},

@@ -29,11 +29,12 @@ func generate(e *env) {
 	fl := flag.NewFlagSet("app", flag.ContinueOnError)
 	out := fl.String("out", "build/site", "`directory` to write the site to (replaced)")
 	wasm := fl.String("wasm", "build/app.wasm", "the app compiled with GOOS=js GOARCH=wasm")
+	importer := fl.String("importer", "build/importer.wasm", "the import worker (cmd/importer) compiled with GOOS=js GOARCH=wasm")
 	web := fl.String("web", "static/web", "`directory` of CSS and icons, copied to /web/")
 	if err := fl.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
-	if err := buildSite(siteConfig{Out: *out, Wasm: *wasm, Web: *web, Env: e}); err != nil {
+	if err := buildSite(siteConfig{Out: *out, Wasm: *wasm, Importer: *importer, Web: *web, Env: e}); err != nil {
 		fmt.Fprintln(os.Stderr, "app: build failed:", err)
 		os.Exit(1)
 	}
@@ -44,17 +45,28 @@ func generate(e *env) {
 type siteConfig struct {
 	Out  string // the site directory; replaced as a whole
 	Wasm string // app.wasm built for js/wasm
-	Web  string // static files published under /web/
-	Env  *env   // what the pages rendered natively share
+	// Importer is the import worker's module (cmd/importer) built for
+	// js/wasm, published as importerWasm.
+	Importer string
+	Web      string // static files published under /web/
+	Env      *env   // what the pages rendered natively share
 }
 
 // contentSecurityPolicy is DESIGN §10's policy. 'wasm-unsafe-eval' lets
 // the page compile app.wasm and nothing else; there is no inline script or
-// style anywhere in the site, no worker. The page connects to its own
-// origin and, for the bodies a visitor pairs from their own machine
-// (`workbench bodies`), to loopback addresses and to no other origin.
+// style anywhere in the site. The page connects to its own origin and, for
+// the bodies a visitor pairs from their own machine (`workbench bodies`),
+// to loopback addresses and to no other origin.
+//
+// worker-src allows one script: the import worker's loader. A source
+// expression with a path needs a host, and the site does not know the
+// origin it is served from, so the host and port are wildcards: a
+// dedicated worker's script must be of the page's own origin anyway (the
+// Worker constructor refuses any other), which leaves exactly
+// importerScript. No service worker can be registered (spec §7.5): none
+// is that script, and the site has no other.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
-	"img-src 'self' data:; connect-src 'self' " + loopbackSources + "; worker-src 'none'; object-src 'none'; base-uri 'none'; " +
+	"img-src 'self' data:; connect-src 'self' " + loopbackSources + "; worker-src *:*" + importerScript + "; object-src 'none'; base-uri 'none'; " +
 	"frame-ancestors 'none'; form-action 'self'"
 
 // loopbackSources are the paired bodies' origins: this computer, any
@@ -85,6 +97,9 @@ var headersFile = `/*
 ` + wasmPath + `
   ! Cache-Control
   Cache-Control: ` + immutable + `
+` + importerWasm + `
+  ! Cache-Control
+  Cache-Control: ` + immutable + `
 `
 
 // wasmPath is where the site serves the app's module. The loader asks for
@@ -92,7 +107,11 @@ var headersFile = `/*
 // can be kept for a year: every build's module has its own URL.
 const wasmPath = "/web/app.wasm"
 
-// immutable is the Cache-Control of app.wasm. The _headers rule for it
+// importerWasm is the import worker's module. Its loader asks for it
+// with its version in the query, so it is kept as app.wasm is.
+const importerWasm = "/web/importer.wasm"
+
+// immutable is the Cache-Control of app.wasm and importer.wasm. The _headers rule for it
 // first detaches the "no-cache" of the /* rule: both match, and the
 // platform joins the values of a header that two rules set unless the
 // later one detaches it first.
@@ -125,6 +144,14 @@ func buildSite(cfg siteConfig) error {
 		return fmt.Errorf("%s is not a WebAssembly module", cfg.Wasm)
 	}
 	sum := sha256.Sum256(wasm)
+	importer, err := os.ReadFile(cfg.Importer)
+	if err != nil {
+		return fmt.Errorf("reading the import worker: %w", err)
+	}
+	if !bytes.HasPrefix(importer, []byte("\x00asm")) {
+		return fmt.Errorf("%s is not a WebAssembly module", cfg.Importer)
+	}
+	importerSum := sha256.Sum256(importer)
 	h := &app.Handler{
 		Name:        "Skill Workbench",
 		ShortName:   "Workbench",
@@ -147,6 +174,8 @@ func buildSite(cfg siteConfig) error {
 		Version: hex.EncodeToString(sum[:8]),
 		// The module's size, for the loader's "so many MB of the total".
 		WasmContentLength: strconv.Itoa(len(wasm)),
+		// The import worker's version, for its module's URL.
+		Env: map[string]string{importerVersionEnv: hex.EncodeToString(importerSum[:8])},
 	}
 
 	// The neutral shell: the frame and the loader, no page's text.
@@ -166,6 +195,9 @@ func buildSite(cfg siteConfig) error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "web", "app.wasm"), wasm, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, filepath.FromSlash(importerWasm)), importer, 0o644); err != nil {
 		return err
 	}
 	if err := copyDir(cfg.Web, filepath.Join(tmp, "web")); err != nil {

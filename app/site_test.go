@@ -176,7 +176,7 @@ func TestBuildSiteLoader(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "site")
-	if err := buildSite(siteConfig{Out: out, Wasm: wasm, Web: filepath.Join("..", "static", "web"), Env: newEnv()}); err != nil {
+	if err := buildSite(siteConfig{Out: out, Wasm: wasm, Importer: wasm, Web: filepath.Join("..", "static", "web"), Env: newEnv()}); err != nil {
 		t.Fatal(err)
 	}
 	js, err := os.ReadFile(filepath.Join(out, "app.js"))
@@ -241,8 +241,13 @@ func TestBuildSite(t *testing.T) {
 	if err := os.WriteFile(wasmFile, wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	importer := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("engine body "), 1000)...)
+	importerFile := filepath.Join(tmp, "importer.wasm")
+	if err := os.WriteFile(importerFile, importer, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(tmp, "site")
-	if err := buildSite(siteConfig{Out: out, Wasm: wasmFile, Web: filepath.Join("..", "static", "web"), Env: newEnv()}); err != nil {
+	if err := buildSite(siteConfig{Out: out, Wasm: wasmFile, Importer: importerFile, Web: filepath.Join("..", "static", "web"), Env: newEnv()}); err != nil {
 		t.Fatal(err)
 	}
 	read := func(name string) string {
@@ -304,12 +309,21 @@ func TestBuildSite(t *testing.T) {
 		if !strings.Contains(js, `fetch("/web/app.wasm?v=" + goappEnv.GOAPP_VERSION)`) {
 			t.Errorf("the loader does not ask for the versioned URL")
 		}
+		isum := sha256.Sum256(importer)
+		if want := `"IMPORTER_VERSION":"` + hex.EncodeToString(isum[:8]) + `"`; !strings.Contains(js, want) {
+			t.Errorf("app.js lacks the import worker's version (%s)", want)
+		}
+		if got := read("web/importer.wasm"); got != string(importer) {
+			t.Errorf("web/importer.wasm is not the import worker's module")
+		}
 	})
 
 	t.Run("cache rules", func(t *testing.T) {
 		headers := read("_headers")
-		if !strings.Contains(headers, "/web/app.wasm\n  ! Cache-Control\n  Cache-Control: public, max-age=31536000, immutable\n") {
-			t.Errorf("_headers lacks app.wasm's immutable rule:\n%s", headers)
+		for _, m := range []string{"/web/app.wasm", "/web/importer.wasm"} {
+			if !strings.Contains(headers, m+"\n  ! Cache-Control\n  Cache-Control: public, max-age=31536000, immutable\n") {
+				t.Errorf("_headers lacks %s's immutable rule:\n%s", m, headers)
+			}
 		}
 		if !strings.Contains(headers, "/*\n") || !strings.Contains(headers, "  Cache-Control: no-cache\n") {
 			t.Errorf("_headers lacks no-cache for the rest:\n%s", headers)
@@ -320,7 +334,7 @@ func TestBuildSite(t *testing.T) {
 	})
 
 	t.Run("precompressed", func(t *testing.T) {
-		for _, name := range []string{"web/app.wasm", "app.js", "wasm_exec.js", "home.html", "index.html", "web/workbench.css"} {
+		for _, name := range []string{"web/app.wasm", "web/importer.wasm", "app.js", "wasm_exec.js", "home.html", "index.html", "web/workbench.css"} {
 			orig := read(name)
 			for _, enc := range []struct {
 				suffix string

@@ -23,8 +23,7 @@ import (
 // frames), waits while the tab is hidden and for a second after each key
 // press or pointer press (the browser's own event counts,
 // performance.eventCounts), and stops for good once the person has
-// pressed keys or the pointer 30 times on the page, or the import page has
-// warmed the verifier itself (env.warmVerifier).
+// pressed keys or the pointer 30 times on the page.
 
 // warmPolicy is what the idle warm-up is allowed to do.
 type warmPolicy struct {
@@ -64,7 +63,6 @@ type warmSeen struct {
 	hidden     bool          // the tab is hidden
 	inputs     int           // key and pointer presses on the page so far
 	sinceInput time.Duration // since the last of them; ignored when inputs is 0
-	warmed     bool          // the verifier was warmed otherwise (the import page)
 }
 
 // warmAction is what the warm-up does next.
@@ -87,7 +85,7 @@ type warmState struct {
 func (w warmState) next(seen warmSeen) warmAction {
 	p := w.policy
 	switch {
-	case seen.warmed, w.worked >= p.budget, seen.inputs >= p.maxInputs:
+	case w.worked >= p.budget, seen.inputs >= p.maxInputs:
 		return warmStop
 	case seen.hidden, seen.sinceStart < p.wait, seen.inputs > 0 && seen.sinceInput < p.quiet:
 		return warmLater
@@ -129,7 +127,6 @@ func (e *env) idleWarmup(p warmPolicy) {
 		seen := warmSeen{
 			idleLeft: time.Duration(<-idle) * time.Millisecond,
 			hidden:   win.Get("document").Get("visibilityState").String() == "hidden",
-			warmed:   e.warmed.Load(),
 		}
 		counts := win.Get("performance").Get("eventCounts")
 		for _, ev := range [...]string{"keydown", "pointerdown"} {

@@ -18,7 +18,6 @@ func TestWarmStateNext(t *testing.T) {
 	justTyped := with(func(s *warmSeen) { s.inputs, s.sinceInput = 3, 200*time.Millisecond })
 	typedAWhileAgo := with(func(s *warmSeen) { s.inputs, s.sinceInput = 3, 2*time.Second })
 	busy := with(func(s *warmSeen) { s.inputs, s.sinceInput = 5, time.Minute })
-	warmed := with(func(s *warmSeen) { s.warmed = true })
 
 	for _, tc := range []struct {
 		name   string
@@ -33,7 +32,6 @@ func TestWarmStateNext(t *testing.T) {
 		{"an input event under a second ago: later", 0, justTyped, warmLater},
 		{"the person has been quiet for the quiet time: work", 0, typedAWhileAgo, warmWork},
 		{"the person has used the page: stop", 0, busy, warmStop},
-		{"the import page warmed the verifier: stop", 0, warmed, warmStop},
 		{"just below the budget: work", 299 * time.Millisecond, idle, warmWork},
 		{"the budget spent: stop", 300 * time.Millisecond, idle, warmStop},
 		{"the budget spent, the tab hidden: stop", time.Second, hidden, warmStop},

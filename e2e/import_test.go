@@ -1,11 +1,18 @@
 package e2e
 
 import (
+	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 
 	"workbench/pkg/store"
 )
@@ -112,7 +119,8 @@ func TestImportPickerAcceptsDuplicateRejects(t *testing.T) {
 	s.waitText("main h1", name)
 }
 
-// A dropped file reaches the same flow as a picked one.
+// A dropped file reaches the same flow as a picked one, and is imported
+// by the import worker: the page runs it, from the loader the CSP allows.
 func TestImportByDrop(t *testing.T) {
 	t.Parallel()
 	s := newSession(t)
@@ -121,6 +129,81 @@ func TestImportByDrop(t *testing.T) {
 	s.waitVisible("#import-results > li")
 	if got := s.text("#import-results > li .import-status"); got != "accepted" {
 		t.Errorf("status %q", got)
+	}
+	if got := importWorkers(t, s); len(got) != 1 || !strings.HasPrefix(got[0], "/web/importer.js?v=") {
+		t.Errorf("the page's workers: %q, want the import worker's loader at its version", got)
+	}
+}
+
+// importWorkers are the paths (with the query) of the workers the
+// session's page runs.
+func importWorkers(t *testing.T, s *session) []string {
+	t.Helper()
+	var paths []string
+	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		own, err := cdp.Call(ctx, tt, target.GetTargetInfo, target.GetTargetInfoParams{})
+		if err != nil {
+			return err
+		}
+		res, err := cdp.Call(ctx, tt, target.GetTargets, target.GetTargetsParams{})
+		if err != nil {
+			return err
+		}
+		for _, info := range res.TargetInfos {
+			if info.Type != "worker" || info.BrowserContextID != own.TargetInfo.BrowserContextID {
+				continue
+			}
+			u, err := url.Parse(info.URL)
+			if err != nil {
+				return err
+			}
+			paths = append(paths, u.RequestURI())
+		}
+		return nil
+	}))
+	return paths
+}
+
+// An import worker that cannot load its module fails the import where it
+// happens, with the loader's reason, and writes nothing; once the module
+// can be loaded, the next file starts the worker again and is imported.
+func TestImportWorkerUnavailable(t *testing.T) {
+	t.Parallel()
+	site := filepath.Join(t.TempDir(), "site")
+	if err := os.CopyFS(site, os.DirFS(setup.site)); err != nil {
+		t.Fatal(err)
+	}
+	module := filepath.Join(site, "web", "importer.wasm")
+	if err := os.Rename(module, module+".kept"); err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, withServeFlags("--site", site))
+	s.open("/import")
+	s.upload("#import-files", fixturePath("valid-skill-bundle.v0.json"))
+	s.waitVisible("#import-results > li")
+	if got := s.text("#import-results > li .import-status"); got != "error" {
+		t.Errorf("status %q, want error", got)
+	}
+	if got := s.text("#import-results > li .error-text"); !strings.Contains(got, "the import worker cannot import: /web/importer.wasm could not be loaded") {
+		t.Errorf("the error says %q, want the worker's reason", got)
+	}
+	s.open("/skills")
+	s.waitText("#skills-empty", "No skills yet.")
+
+	// The module is back; what the browser kept of the failed answer
+	// (the host's page, under the module's immutable cache rule) is not.
+	if err := os.Rename(module+".kept", module); err != nil {
+		t.Fatal(err)
+	}
+	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tt, network.ClearBrowserCache, cdp.Empty{})
+		return err
+	}))
+	s.open("/import")
+	s.upload("#import-files", fixturePath("valid-skill-bundle.v0.json"))
+	s.waitVisible("#import-results > li")
+	if got := s.text("#import-results > li .import-status"); got != "accepted" {
+		t.Errorf("with the module in place: status %q, want accepted", got)
 	}
 }
 

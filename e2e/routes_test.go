@@ -78,7 +78,7 @@ func TestHeaders(t *testing.T) {
 	if got["status"] != "200" {
 		t.Errorf("deep link status %s", got["status"])
 	}
-	for _, d := range []string{"default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "worker-src 'none'", "connect-src 'self' http://127.0.0.1:* http://localhost:*;", "frame-ancestors 'none'"} {
+	for _, d := range []string{"default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "worker-src *:*/web/importer.js;", "connect-src 'self' http://127.0.0.1:* http://localhost:*;", "frame-ancestors 'none'"} {
 		if !strings.Contains(got["csp"], d) {
 			t.Errorf("CSP %q lacks %q", got["csp"], d)
 		}
@@ -89,5 +89,30 @@ func TestHeaders(t *testing.T) {
 	// No worker script: the path falls back to the app's page.
 	if body := eval[string](s, `fetch("/app-worker.js").then((r) => r.text())`); !strings.HasPrefix(body, "<!doctype html>") {
 		t.Errorf("/app-worker.js is served: %.80q", body)
+	}
+	// The CSP lets the page start the import worker's loader and no other
+	// worker script, and register no service worker. The violations the
+	// probe causes are its own; the end-of-test check sees the others.
+	s.expectConsole(`violates the following Content Security Policy directive: "worker-src`)
+	workers := eval[map[string]string](s, `(async () => {
+  const blocked = new Set();
+  document.addEventListener("securitypolicyviolation", (e) => {
+    if (e.effectiveDirective === "worker-src") blocked.add(new URL(e.blockedURI).pathname);
+  });
+  const importer = new Worker("/web/importer.js?v=probe");
+  const heard = new Promise((ok) => { importer.onmessage = (m) => ok(JSON.parse(m.data).kind); });
+  new Worker("/app.js");
+  new Worker("/wasm_exec.js");
+  const sw = await navigator.serviceWorker.register("/app.js").then(() => "registered", (e) => e.name);
+  const kind = await heard;
+  importer.terminate();
+  for (let i = 0; i < 100 && blocked.size < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  window.__cspViolations = window.__cspViolations.filter((v) => !v.startsWith("worker-src"));
+  return {blocked: [...blocked].sort().join(" "), serviceWorker: sw, importer: kind};
+})()`)
+	for k, want := range map[string]string{"blocked": "/app.js /wasm_exec.js", "serviceWorker": "SecurityError", "importer": "ready"} {
+		if workers[k] != want {
+			t.Errorf("workers: %s %q, want %q", k, workers[k], want)
+		}
 	}
 }

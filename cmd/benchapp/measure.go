@@ -117,8 +117,15 @@ func measureTTI(ctx context.Context, cfg config, base string) (ttiResult, error)
 // file's result row says "accepted" — or anything else, which fails the
 // run.
 const importProbe = `(() => {
-  const t = window.__import = {};
+  const t = window.__import = {longest: 0};
   document.addEventListener("drop", () => { t.start = performance.now(); }, true);
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (t.start !== undefined && t.end === undefined && e.startTime + e.duration >= t.start) {
+        t.longest = Math.max(t.longest, e.duration);
+      }
+    }
+  }).observe({type: "longtask"});
   const obs = new MutationObserver(() => {
     const s = document.querySelector("#import-results > li .import-status");
     if (!s || t.end) return;
@@ -132,15 +139,19 @@ const importProbe = `(() => {
 })()`
 
 type importResult struct {
-	Start  float64 `json:"start"`
-	End    float64 `json:"end"`
-	Status string  `json:"status"`
-	Row    string  `json:"row"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	// Longest is the page's longest task (over 50 ms, the browser's
+	// long tasks) between the drop and the row, in milliseconds: how
+	// long the page could not answer a key or a click.
+	Longest float64 `json:"longest"`
+	Status  string  `json:"status"`
+	Row     string  `json:"row"`
 }
 
 // timing is one measured interval: wall time and Chromium's CPU time in
-// it, in milliseconds.
-type timing struct{ wall, cpu float64 }
+// it, in milliseconds, and the page's longest task in it where measured.
+type timing struct{ wall, cpu, longest float64 }
 
 // measureImport drops file on /import in a fresh profile, pause after the
 // app has rendered the page, and returns the time until its row is shown
@@ -186,7 +197,7 @@ func measureImport(ctx context.Context, cfg config, base, file string, pause tim
 	if r.Status != "accepted" {
 		return timing{}, fmt.Errorf("the bundle was not accepted: %s", r.Row)
 	}
-	return timing{wall: r.End - r.Start, cpu: cpu1 - cpu0}, nil
+	return timing{wall: r.End - r.Start, cpu: cpu1 - cpu0, longest: r.Longest}, nil
 }
 
 // listProbe times one navigation to /skills from another page of the

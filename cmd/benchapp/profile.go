@@ -43,7 +43,14 @@ func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writ
 		if msg, err := build.CombinedOutput(); err != nil {
 			return setupError{fmt.Errorf("build the app with names: %v\n%s", err, msg)}
 		}
-		gen := exec.CommandContext(ctx, "go", "run", "./app", "-out", site, "-wasm", wasm, "-web", "static/web")
+		importer := filepath.Join(work, "importer-names.wasm")
+		build = exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", importer, "./cmd/importer")
+		build.Dir = root
+		build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		if msg, err := build.CombinedOutput(); err != nil {
+			return setupError{fmt.Errorf("build the import worker with names: %v\n%s", err, msg)}
+		}
+		gen := exec.CommandContext(ctx, "go", "run", "./app", "-out", site, "-wasm", wasm, "-importer", importer, "-web", "static/web")
 		gen.Dir = root
 		if msg, err := gen.CombinedOutput(); err != nil {
 			return setupError{fmt.Errorf("write the site: %v\n%s", err, msg)}

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"workbench/pkg/canonjson"
 	"workbench/pkg/skill"
@@ -211,4 +212,29 @@ func (s Summary) String() string {
 		out += fmt.Sprintf(", %d not imported (error)", s.Failed)
 	}
 	return out
+}
+
+// Local imports into Store with Verifier, in this Go instance: Import
+// and Resolve as methods, for a caller that takes an importer (the flows
+// use one when they are given none; the app's import worker serves one).
+type Local struct {
+	Store    store.Store
+	Verifier *verify.Verifier
+	// Now is the clock of a version Resolve makes; nil means time.Now.
+	Now func() time.Time
+}
+
+// Import is Import into l's library.
+func (l Local) Import(ctx context.Context, name string, data []byte) (Result, error) {
+	return Import(ctx, l.Store, l.Verifier, name, data)
+}
+
+// Resolve is Resolve in l's library, a new version made at l's clock
+// with a new bundle id.
+func (l Local) Resolve(ctx context.Context, name string, data []byte, choice Choice) (Result, error) {
+	now := l.Now
+	if now == nil {
+		now = time.Now
+	}
+	return Resolve(ctx, l.Store, l.Verifier, name, data, choice, Options{Now: now, NewID: skill.NewID})
 }

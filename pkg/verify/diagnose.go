@@ -128,6 +128,9 @@ func (v *Verifier) otherArtifact(doc *canonjson.Document, e *InvalidError) {
 // Headline is the one line a person reads first about an input that is
 // not a well-formed bundle: what it is, and what is wrong.
 func (e *InvalidError) Headline() string {
+	if e.sent != nil {
+		return e.sent.headline
+	}
 	n := e.Total()
 	switch e.Stage {
 	case StageNotJSON:
@@ -222,6 +225,9 @@ const MaxExamples = 3
 // Edges that carry OS-011's single state_hash where the bundle schema asks
 // for state_before and state_after are one cause, counted once per edge.
 func (e *InvalidError) Groups() []ProblemGroup {
+	if e.sent != nil {
+		return slices.Clone(e.sent.groups)
+	}
 	var groups []ProblemGroup
 	index := map[string]int{}
 	seen := map[string]bool{} // edges already counted under the state_hash cause

@@ -130,6 +130,9 @@ type InvalidError struct {
 
 	section string              // the spec's section of Artifact
 	doc     *canonjson.Document // the parsed input, for Groups; nil if not JSON
+	// sent, for an error received from another Go instance (Received),
+	// is its Headline and Groups as computed where the input was read.
+	sent *sentReading
 }
 
 // Total is the number of problems found, listed or not.

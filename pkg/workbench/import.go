@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"workbench/pkg/library"
-	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/verify"
 )
@@ -42,11 +41,11 @@ func ImportTooLarge(name string, size int) (res library.Result, ok bool) {
 // not be imported at all (no library, or the store failed) and nothing
 // was written.
 func (fl *Flows) Import(ctx context.Context, name string, data []byte) (library.Result, error) {
-	st, v, err := fl.canImport(ctx, name)
+	im, err := fl.importer(ctx, name)
 	if err != nil {
 		return library.Result{Name: name}, err
 	}
-	res, err := library.Import(ctx, st, v, name, data)
+	res, err := im.Import(ctx, name, data)
 	if res.Report != nil {
 		fl.CheckSignature(ctx, res.Report)
 	}
@@ -61,15 +60,41 @@ func (fl *Flows) Import(ctx context.Context, name string, data []byte) (library.
 // says what became of the file as Import would. An error means nothing
 // was written.
 func (fl *Flows) ResolveImport(ctx context.Context, name string, data []byte, choice library.Choice) (library.Result, error) {
-	st, v, err := fl.canImport(ctx, name)
+	im, err := fl.importer(ctx, name)
 	if err != nil {
 		return library.Result{Name: name}, err
 	}
-	res, err := library.Resolve(ctx, st, v, name, data, choice, library.Options{Now: fl.now, NewID: skill.NewID})
+	res, err := im.Resolve(ctx, name, data, choice)
 	if res.Report != nil {
 		fl.CheckSignature(ctx, res.Report)
 	}
 	return res, err
+}
+
+// Importer imports bundle files into the library (library.Import and
+// library.Resolve) somewhere other than the flows' own verifier and
+// library: see Deps.Importer. A Result it returns must be whole, its
+// report able to check a signature again (library.Result's JSON is).
+type Importer interface {
+	Import(ctx context.Context, name string, data []byte) (library.Result, error)
+	Resolve(ctx context.Context, name string, data []byte, choice library.Choice) (library.Result, error)
+}
+
+// importer is Deps.Importer's, or else one over the flows' own library and
+// verifier.
+func (fl *Flows) importer(ctx context.Context, name string) (Importer, error) {
+	if fl.d.Importer != nil {
+		im, err := fl.d.Importer(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("import %s: %w", name, err)
+		}
+		return im, nil
+	}
+	st, v, err := fl.canImport(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return library.Local{Store: st, Verifier: v, Now: fl.now}, nil
 }
 
 // canImport returns the import flow's library and verifier, or says which

@@ -2,6 +2,10 @@ package workbench_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +14,7 @@ import (
 
 	"workbench/fixtures"
 	"workbench/pkg/library"
+	"workbench/pkg/signature"
 	"workbench/pkg/skill"
 	"workbench/pkg/store"
 	"workbench/pkg/store/mem"
@@ -184,5 +189,93 @@ func TestResolveImport(t *testing.T) {
 	}
 	if _, err := (workbench.New(workbench.Deps{Store: workbench.UseStore(mem.New())})).ResolveImport(ctx, "x", valid, library.Replace); err == nil {
 		t.Error("no verifier: no error")
+	}
+}
+
+// wired is an Importer whose results cross JSON, as the app's import
+// worker's do, and which counts its calls.
+type wired struct {
+	local library.Local
+	calls int
+}
+
+func (w *wired) send(res library.Result, err error) (library.Result, error) {
+	w.calls++
+	b, merr := json.Marshal(res)
+	if merr != nil {
+		return library.Result{}, merr
+	}
+	var got library.Result
+	if uerr := json.Unmarshal(b, &got); uerr != nil {
+		return library.Result{}, uerr
+	}
+	return got, err
+}
+
+func (w *wired) Import(ctx context.Context, name string, data []byte) (library.Result, error) {
+	return w.send(w.local.Import(ctx, name, data))
+}
+
+func (w *wired) Resolve(ctx context.Context, name string, data []byte, choice library.Choice) (library.Result, error) {
+	return w.send(w.local.Resolve(ctx, name, data, choice))
+}
+
+// TestImportThroughImporter: with Deps.Importer the flows import through
+// it, and still judge each report's signature against the person's
+// trusted signers; an importer that cannot be had is the import's error.
+func TestImportThroughImporter(t *testing.T) {
+	v, b := setup(t)
+	ctx := context.Background()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := signature.KeySigner{Key: priv}
+	data, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := signature.Sign(ctx, k, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := workbench.New(workbench.Deps{Verifier: workbench.UseVerifier(v)}).Export(ctx, b, skill.RedactionFull, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins := &signature.PinSet{Signers: []signature.Pin{signature.NewPin("release key", k.Public())}}
+	st := mem.New()
+	im := &wired{local: library.Local{Store: st, Verifier: v}}
+	fl := workbench.New(workbench.Deps{
+		Importer: func(context.Context) (workbench.Importer, error) { return im, nil },
+		Pins:     func(context.Context) (*signature.PinSet, error) { return pins, nil },
+	})
+	res, err := fl.Import(ctx, "signed.skill.json", signed)
+	if err != nil || res.Status != library.Accepted {
+		t.Fatalf("Import = %+v, %v", res, err)
+	}
+	if res.Report.Signature != verify.SignatureTrusted || res.Report.Signer != "release key" {
+		t.Errorf("signature %s by %q, want trusted by the pinned key", res.Report.Signature, res.Report.Signer)
+	}
+	res, err = fl.Import(ctx, "full.skill.json", full.Data)
+	if err != nil || res.Status != library.Collided {
+		t.Fatalf("Import of another profile's copy = %+v, %v", res, err)
+	}
+	res, err = fl.ResolveImport(ctx, "full.skill.json", full.Data, library.KeepBoth)
+	if err != nil || res.Status != library.Accepted || res.Skill.Version != b.SkillVersion+1 {
+		t.Fatalf("ResolveImport = %+v, %v", res, err)
+	}
+	if im.calls != 3 {
+		t.Errorf("the importer was called %d times, want 3", im.calls)
+	}
+	if bs, _ := st.Bundles(ctx, b.SkillID); len(bs) != 2 {
+		t.Errorf("%d bundles stored, want 2", len(bs))
+	}
+
+	broken := workbench.New(workbench.Deps{Importer: func(context.Context) (workbench.Importer, error) {
+		return nil, errors.New("the import worker did not start: CompileError")
+	}})
+	if _, err := broken.Import(ctx, "x.json", data); err == nil || !strings.Contains(err.Error(), "import x.json: the import worker did not start") {
+		t.Errorf("Import with no importer: %v", err)
 	}
 }

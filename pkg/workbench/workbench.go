@@ -68,6 +68,11 @@ type Deps struct {
 	// Pins are the person's trusted signers; nil, or none, trusts no
 	// signer (a signature that verifies is then unverified).
 	Pins func(ctx context.Context) (*signature.PinSet, error)
+	// Importer, when given, imports bundle files in place of the flows'
+	// own verifier and library (the app's reads them in a Web Worker, so
+	// the page stays responsive); Import and ResolveImport still check
+	// its reports' signatures against Pins. nil imports here.
+	Importer func(ctx context.Context) (Importer, error)
 
 	// The bodies a run acts on (nil: the simulator only), spec OQ-2's
 	// authorizer choice (nil: no delegatic-mcp), the model client (nil:

@@ -1,0 +1,103 @@
+//go:build js && wasm
+
+// Command importer is the page's import worker (package importworker): a
+// Go instance with the engine alone — the strict reader, the verifier and
+// the IndexedDB library — that the import page starts in a Web Worker
+// from /web/importer.js. It has no UI and imports nothing that draws one.
+// It compiles the verifier, opens the library, warms the verifier up,
+// says it is ready, and imports each file the page sends until the page
+// goes.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"workbench/pkg/importworker"
+	"workbench/pkg/library"
+	"workbench/pkg/store"
+	"workbench/pkg/store/idb"
+	"workbench/pkg/verify"
+)
+
+func main() {
+	ctx := context.Background()
+	v, err := verify.Standard()
+	if err != nil {
+		importworker.Fail(fmt.Errorf("compiling the verifier: %w", err))
+		return
+	}
+	lib := &libraryDB{v: v}
+	if _, err := lib.local(ctx); err != nil {
+		importworker.Fail(err)
+		return
+	}
+	warm(ctx, v)
+	if err := importworker.Serve(ctx, lib); err != nil {
+		importworker.Fail(err)
+	}
+}
+
+// libraryDB imports into the browser's library, opened again after the
+// browser closed it (another tab's upgrade, store.ErrClosed): that import
+// fails with the reason, as it would on the page, and the next one opens
+// the library anew. Serve calls it from one goroutine.
+type libraryDB struct {
+	v  *verify.Verifier
+	st store.Store
+}
+
+// local is the library as it is open now.
+func (l *libraryDB) local(ctx context.Context) (library.Local, error) {
+	if l.st == nil {
+		st, err := idb.Open(ctx, store.DatabaseName, nil)
+		if err != nil {
+			return library.Local{}, fmt.Errorf("opening the library: %w", err)
+		}
+		l.st = st
+	}
+	return library.Local{Store: l.st, Verifier: l.v}, nil
+}
+
+// done forgets a library the browser closed.
+func (l *libraryDB) done(err error) {
+	if errors.Is(err, store.ErrClosed) {
+		l.st = nil
+	}
+}
+
+func (l *libraryDB) Import(ctx context.Context, name string, data []byte) (library.Result, error) {
+	lc, err := l.local(ctx)
+	if err != nil {
+		return library.Result{Name: name}, err
+	}
+	res, err := lc.Import(ctx, name, data)
+	l.done(err)
+	return res, err
+}
+
+func (l *libraryDB) Resolve(ctx context.Context, name string, data []byte, choice library.Choice) (library.Result, error) {
+	lc, err := l.local(ctx)
+	if err != nil {
+		return library.Result{Name: name}, err
+	}
+	res, err := lc.Resolve(ctx, name, data, choice)
+	l.done(err)
+	return res, err
+}
+
+// warm has the worker's engine verify the spec's valid fixture before it
+// says it is ready, so that the browser has compiled the verifier's hot
+// code before the person's file arrives. Only this instance's thread is
+// busy; the page is not. A sample the verifier refuses leaves only the
+// warm-up undone: a real file's verification says what is wrong.
+func warm(ctx context.Context, v *verify.Verifier) {
+	_, _ = v.Warm(ctx, warmFor)
+}
+
+// warmFor is how long the worker warms up: what the page's warm-up found
+// enough for the browser to optimize the verifier's hottest code
+// (docs/perf/app-import.md).
+const warmFor = 300 * time.Millisecond
