@@ -21,6 +21,8 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/importworker"
 )
 
 // generate is the native half of the program: it writes the deployable
@@ -106,6 +108,10 @@ var headersFile = `/*
 // it with the build's version in the query (wasmLoader), so the module
 // can be kept for a year: every build's module has its own URL.
 const wasmPath = "/web/app.wasm"
+
+// importerPage is the page that starts the import worker: the site's
+// loader starts it early when a visit begins there.
+const importerPage = "/import"
 
 // importerWasm is the import worker's module. Its loader asks for it
 // with its version in the query, so it is kept as app.wasm is.
@@ -423,6 +429,22 @@ const wasmLoader = `async function goappInitWebAssembly() {
       loaderLabel.textContent = text;
     }
   };
+  // On /import the import worker starts now, beside the app's own
+  // compiling, and keeps what it says until the app adopts it
+  // (importworker.Start): a file dropped as soon as the page answers
+  // waits less for the worker. The app starts one itself otherwise.
+  if (location.pathname === "` + importerPage + `" && typeof Worker === "function" && !self.` + importworker.EarlyGlobal + `) {
+    try {
+      const url = "` + importerScript + `?v=" + encodeURIComponent(goappEnv.` + importerVersionEnv + ` || "");
+      const worker = new Worker(url);
+      const early = [];
+      worker.onmessage = (e) => early.push({data: e.data});
+      worker.onerror = (e) => early.push({error: e.message || ""});
+      self.` + importworker.EarlyGlobal + ` = {url, worker, early};
+    } catch (err) {
+      // The app starts the worker itself, and says why it cannot.
+    }
+  }
   const total = Number(goappWasmContentLength) || 0;
   const megabytes = (n) => (n / 1048576).toFixed(1);
   let compiled = false;

@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/andybalholm/brotli"
+
+	"workbench/pkg/importworker"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -312,6 +314,9 @@ func TestBuildSite(t *testing.T) {
 		isum := sha256.Sum256(importer)
 		if want := `"IMPORTER_VERSION":"` + hex.EncodeToString(isum[:8]) + `"`; !strings.Contains(js, want) {
 			t.Errorf("app.js lacks the import worker's version (%s)", want)
+		}
+		if !strings.Contains(js, `location.pathname === "/import"`) || !strings.Contains(js, "self."+importworker.EarlyGlobal+" = {url, worker, early}") {
+			t.Errorf("the loader does not start the import worker early on /import for the app to adopt")
 		}
 		if got := read("web/importer.wasm"); got != string(importer) {
 			t.Errorf("web/importer.wasm is not the import worker's module")

@@ -22,8 +22,10 @@ import (
 // idle periods of at least 20 ms (none while the page keeps drawing
 // frames), waits while the tab is hidden and for a second after each key
 // press or pointer press (the browser's own event counts,
-// performance.eventCounts), and stops for good once the person has
-// pressed keys or the pointer 30 times on the page.
+// performance.eventCounts) and while the import page is open (its worker
+// is compiling or importing on the other core, and a person's file
+// should not wait for the page's warm-up), and stops for good once the
+// person has pressed keys or the pointer 30 times on the page.
 
 // warmPolicy is what the idle warm-up is allowed to do.
 type warmPolicy struct {
@@ -61,6 +63,7 @@ type warmSeen struct {
 	idleLeft   time.Duration // what is left of this idle period
 	sinceStart time.Duration // since the warm-up started
 	hidden     bool          // the tab is hidden
+	importing  bool          // the import page is open
 	inputs     int           // key and pointer presses on the page so far
 	sinceInput time.Duration // since the last of them; ignored when inputs is 0
 }
@@ -87,7 +90,7 @@ func (w warmState) next(seen warmSeen) warmAction {
 	switch {
 	case w.worked >= p.budget, seen.inputs >= p.maxInputs:
 		return warmStop
-	case seen.hidden, seen.sinceStart < p.wait, seen.inputs > 0 && seen.sinceInput < p.quiet:
+	case seen.hidden, seen.importing, seen.sinceStart < p.wait, seen.inputs > 0 && seen.sinceInput < p.quiet:
 		return warmLater
 	case seen.idleLeft < p.minIdle:
 		return warmIdle
@@ -125,8 +128,9 @@ func (e *env) idleWarmup(p warmPolicy) {
 	for {
 		win.Call("requestIdleCallback", onIdle)
 		seen := warmSeen{
-			idleLeft: time.Duration(<-idle) * time.Millisecond,
-			hidden:   win.Get("document").Get("visibilityState").String() == "hidden",
+			idleLeft:  time.Duration(<-idle) * time.Millisecond,
+			hidden:    win.Get("document").Get("visibilityState").String() == "hidden",
+			importing: win.Get("location").Get("pathname").String() == "/import",
 		}
 		counts := win.Get("performance").Get("eventCounts")
 		for _, ev := range [...]string{"keydown", "pointerdown"} {

@@ -15,6 +15,7 @@ func TestWarmStateNext(t *testing.T) {
 	early := with(func(s *warmSeen) { s.sinceStart = 1500 * time.Millisecond })
 	short := with(func(s *warmSeen) { s.idleLeft = 15 * time.Millisecond })
 	hidden := with(func(s *warmSeen) { s.hidden = true })
+	importing := with(func(s *warmSeen) { s.importing = true })
 	justTyped := with(func(s *warmSeen) { s.inputs, s.sinceInput = 3, 200*time.Millisecond })
 	typedAWhileAgo := with(func(s *warmSeen) { s.inputs, s.sinceInput = 3, 2*time.Second })
 	busy := with(func(s *warmSeen) { s.inputs, s.sinceInput = 5, time.Minute })
@@ -29,6 +30,7 @@ func TestWarmStateNext(t *testing.T) {
 		{"before the wait: later", 0, early, warmLater},
 		{"an idle period too short for a run: the next one", 0, short, warmIdle},
 		{"a hidden tab: later", 0, hidden, warmLater},
+		{"the import page open: later", 0, importing, warmLater},
 		{"an input event under a second ago: later", 0, justTyped, warmLater},
 		{"the person has been quiet for the quiet time: work", 0, typedAWhileAgo, warmWork},
 		{"the person has used the page: stop", 0, busy, warmStop},

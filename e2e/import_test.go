@@ -121,10 +121,12 @@ func TestImportPickerAcceptsDuplicateRejects(t *testing.T) {
 
 // A dropped file reaches the same flow as a picked one, and is imported
 // by the import worker: the page runs it, from the loader the CSP allows.
+// A visit that begins at /import has the site's loader start the worker
+// before the app runs, and the app adopts it: one worker, not two.
 func TestImportByDrop(t *testing.T) {
 	t.Parallel()
 	s := newSession(t)
-	s.open("/import")
+	s.load("/import")
 	s.drop("#dropzone", fixturePath("valid-skill-bundle.v0.json"))
 	s.waitVisible("#import-results > li")
 	if got := s.text("#import-results > li .import-status"); got != "accepted" {

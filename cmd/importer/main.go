@@ -29,12 +29,13 @@ func main() {
 		importworker.Fail(fmt.Errorf("compiling the verifier: %w", err))
 		return
 	}
-	lib := &libraryDB{v: v}
+	warmCtx, stopWarm := context.WithCancel(ctx)
+	lib := &libraryDB{v: v, arrived: stopWarm}
 	if _, err := lib.local(ctx); err != nil {
 		importworker.Fail(err)
 		return
 	}
-	warm(ctx, v)
+	go warm(warmCtx, v)
 	if err := importworker.Serve(ctx, lib); err != nil {
 		importworker.Fail(err)
 	}
@@ -47,6 +48,9 @@ func main() {
 type libraryDB struct {
 	v  *verify.Verifier
 	st store.Store
+	// arrived ends the warm-up: a file is here, and this instance's one
+	// thread is its.
+	arrived func()
 }
 
 // local is the library as it is open now.
@@ -69,6 +73,7 @@ func (l *libraryDB) done(err error) {
 }
 
 func (l *libraryDB) Import(ctx context.Context, name string, data []byte) (library.Result, error) {
+	l.arrived()
 	lc, err := l.local(ctx)
 	if err != nil {
 		return library.Result{Name: name}, err
@@ -79,6 +84,7 @@ func (l *libraryDB) Import(ctx context.Context, name string, data []byte) (libra
 }
 
 func (l *libraryDB) Resolve(ctx context.Context, name string, data []byte, choice library.Choice) (library.Result, error) {
+	l.arrived()
 	lc, err := l.local(ctx)
 	if err != nil {
 		return library.Result{Name: name}, err
@@ -88,11 +94,12 @@ func (l *libraryDB) Resolve(ctx context.Context, name string, data []byte, choic
 	return res, err
 }
 
-// warm has the worker's engine verify the spec's valid fixture before it
-// says it is ready, so that the browser has compiled the verifier's hot
-// code before the person's file arrives. Only this instance's thread is
-// busy; the page is not. A sample the verifier refuses leaves only the
-// warm-up undone: a real file's verification says what is wrong.
+// warm has the worker's engine verify the spec's valid fixture once it is
+// ready, until the first file arrives or for warmFor, so that the browser
+// has compiled the verifier's hot code before the person's file arrives.
+// Only this instance's thread is busy; the page is not. A sample the
+// verifier refuses leaves only the warm-up undone: a real file's
+// verification says what is wrong.
 func warm(ctx context.Context, v *verify.Verifier) {
 	_, _ = v.Warm(ctx, warmFor)
 }

@@ -27,36 +27,64 @@ type Client struct {
 	waiting map[int]chan reply
 }
 
-// Start starts the worker from the script at url and returns its client
-// at once: the worker compiles and opens the library meanwhile, and the
+// Start starts the worker from the script at url, or adopts the one the
+// page's loader started from it (EarlyGlobal), and returns its client at
+// once: the worker compiles and opens the library meanwhile, and the
 // first Import waits for it.
 func Start(url string) *Client {
 	c := &Client{ready: make(chan struct{}), waiting: map[int]chan reply{}}
-	var worker js.Value
-	if err := catch(func() { worker = js.Global().Get("Worker").New(url) }); err != nil {
-		c.fail(fmt.Errorf("the import worker could not be started: %w", err))
-		return c
+	worker, early := adopt(url)
+	if !worker.Truthy() {
+		if err := catch(func() { worker = js.Global().Get("Worker").New(url) }); err != nil {
+			c.fail(fmt.Errorf("the import worker could not be started: %w", err))
+			return c
+		}
 	}
 	c.worker = worker
-	onMessage := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		c.receive(args[0].Get("data"))
-		return nil
-	})
-	onError := js.FuncOf(func(_ js.Value, args []js.Value) any {
+	onError := func(event js.Value) {
 		// A script that cannot be fetched or parsed gives an error event
 		// with no message; an exception in the worker gives its own.
 		err := fmt.Errorf("the import worker could not be loaded from %s", url)
-		if m := args[0].Get("message"); m.Type() == js.TypeString && m.String() != "" {
+		if m := event.Get("message"); m.Type() == js.TypeString && m.String() != "" {
 			err = fmt.Errorf("the import worker failed: %s", m.String())
 		}
 		c.fail(err)
+	}
+	onMessageFunc := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		c.receive(args[0].Get("data"))
 		return nil
 	})
-	c.funcs = []js.Func{onMessage, onError}
-	worker.Set("onmessage", onMessage)
-	worker.Set("onerror", onError)
-	worker.Set("onmessageerror", onError)
+	onErrorFunc := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		onError(args[0])
+		return nil
+	})
+	c.funcs = []js.Func{onMessageFunc, onErrorFunc}
+	worker.Set("onmessage", onMessageFunc)
+	worker.Set("onerror", onErrorFunc)
+	worker.Set("onmessageerror", onErrorFunc)
+	// What the worker said before this instance listened, in order. No
+	// message is dispatched meanwhile: this runs without yielding to the
+	// event loop.
+	for i := 0; i < early.Length(); i++ {
+		if ev := early.Index(i); ev.Get("error").Type() == js.TypeString {
+			onError(js.ValueOf(map[string]any{"message": ev.Get("error").String()}))
+		} else {
+			c.receive(ev.Get("data"))
+		}
+	}
 	return c
+}
+
+// adopt takes the worker the page's loader started from url, and what it
+// has said so far; an undefined worker when there is none.
+func adopt(url string) (worker, early js.Value) {
+	g := js.Global()
+	pre := g.Get(EarlyGlobal)
+	if pre.Type() != js.TypeObject || pre.Get("url").String() != url {
+		return js.Undefined(), g.Get("Array").New()
+	}
+	g.Delete(EarlyGlobal)
+	return pre.Get("worker"), pre.Get("early")
 }
 
 // Failed reports whether the worker cannot import, and why.

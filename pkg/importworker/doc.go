@@ -5,7 +5,8 @@
 // that would otherwise hold the page.
 //
 // Serve is the worker's side; Start gives the page a Client, which is a
-// workbench.Importer. A Result crosses as library.Result's JSON, which is
+// workbench.Importer, adopting a worker the page's loader started early
+// (EarlyGlobal). A Result crosses as library.Result's JSON, which is
 // whole: the page checks its report's signature against the person's
 // trusted signers after the worker has gone on. The file's bytes are
 // transferred to the worker, not copied twice. The worker writes to the same
@@ -25,6 +26,13 @@ import (
 	"workbench/pkg/library"
 	"workbench/pkg/store"
 )
+
+// EarlyGlobal is the global under which a page's loader may leave a
+// worker it started before the page's Go instance ran: {url, worker,
+// early}, early being the messages ({data}) and errors ({error}) the
+// worker sent meanwhile. Start adopts it when its url is the one asked
+// for, so the worker compiles beside the app instead of after it.
+const EarlyGlobal = "workbenchImportWorker"
 
 // The kinds of the worker's messages.
 const (
