@@ -177,10 +177,18 @@ func startDevConfig(bin, config string, vars map[string]string, withOrigin bool)
 // is used without its [build]: make test-worker has built the Worker,
 // and each dev server would otherwise build it again.
 func startDevWith(bin, config string, vars, secrets map[string]string, withOrigin bool) (*devServer, error) {
+	return startDevEnv(bin, config, vars, secrets, withOrigin, nil)
+}
+
+// startDevEnv is startDevWith with env added to wrangler's environment
+// (WRANGLER_REGISTRY_PATH, for a Worker whose service bindings name
+// Workers under dev servers of their own).
+func startDevEnv(bin, config string, vars, secrets map[string]string, withOrigin bool, env []string) (*devServer, error) {
 	d, inspector, err := newDevServer()
 	if err != nil {
 		return nil, err
 	}
+	d.env = env
 	if config == "" {
 		// The proxy's and the relay's tests run a Worker without the
 		// registry's bucket and database: a deployment without them,
