@@ -10,7 +10,7 @@ WORKER_GO_SRC := $(shell find proxy pkg schemas fixtures -type f \( -name '*.go'
 	proxy/index.mjs go.mod go.sum
 REGISTRY_WASM := $(WORKER_DIR)/registry/app.wasm
 
-.PHONY: worker deploy deploy-pages pages pages-project test-worker bench-worker site-placeholder
+.PHONY: worker deploy deploy-browser deploy-pages pages pages-project test-worker bench-worker site-placeholder
 
 # The Worker: two Go programs as wasm, each with syumai/workers' JS glue —
 # the proxy and relay (proxy/) in build/worker, the registry
@@ -48,10 +48,42 @@ site-placeholder: ## a placeholder page in build/site until the site is built
 # Then the registry's index gets the tables migrations/ makes, once per
 # deployment and again after an upgrade that adds one (wrangler applies
 # each migration once; docs/registry.md, "Deploying").
-DEPLOY_VARS = $(foreach v,ALLOWED_ORIGIN MCP_SERVERS MCP_FORWARD_AUTHORIZATION MCP_ALLOW_HTTP,$(if $($(v)),--var '$(v):$($(v))'))
-deploy: node-deps ## wrangler deploy of the Worker and the site (ALLOWED_ORIGIN=, MCP_SERVERS=, …), then the registry's migrations
-	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy $(DEPLOY_VARS)
+#
+# make deploy BROWSER_BODY=1 [the vars above] deploys the browser body
+# first (deploy-browser: proxy/browser, Playwright MCP over Browser
+# Rendering), then the Worker from a copy of wrangler.toml with the
+# service binding BROWSER_MCP to it (proxy/browser/binding.toml) and
+# "browser=binding:BROWSER_MCP/mcp" added to MCP_SERVERS: the relay's
+# "browser" then needs no public URL. A Worker cannot be deployed with a
+# binding to a Worker that does not exist, so the binding is not in
+# wrangler.toml itself. docs/deploy.md says what of this is tested.
+BROWSER_CONFIG  := proxy/browser/wrangler.toml
+BROWSER_BINDING := proxy/browser/binding.toml
+BROWSER_ENTRY   := browser=binding:BROWSER_MCP/mcp
+BOUND_CONFIG    := build/deploy-bound/wrangler.toml
+DEPLOY_MCP_SERVERS = $(strip $(if $(BROWSER_BODY),$(BROWSER_ENTRY)) $(MCP_SERVERS))
+DEPLOY_VARS = $(strip $(foreach v,ALLOWED_ORIGIN MCP_FORWARD_AUTHORIZATION MCP_ALLOW_HTTP,$(if $($(v)),--var '$(v):$($(v))')) \
+	$(if $(DEPLOY_MCP_SERVERS),--var 'MCP_SERVERS:$(DEPLOY_MCP_SERVERS)'))
+deploy: node-deps $(if $(BROWSER_BODY),deploy-browser $(BOUND_CONFIG)) ## wrangler deploy of the Worker and the site (ALLOWED_ORIGIN=, MCP_SERVERS=, BROWSER_BODY=1, …), then the registry's migrations
+	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy $(if $(BROWSER_BODY),--config $(BOUND_CONFIG)) $(DEPLOY_VARS)
 	WRANGLER_SEND_METRICS=false $(WRANGLER) d1 migrations apply REGISTRY_DB --remote
+
+# The browser body: a Worker of its own (proxy/browser/index.js, a few
+# lines over the npm package @cloudflare/playwright-mcp), with the
+# Browser Rendering binding and a Durable Object per MCP session. It has
+# no public URL: the Worker reaches it through its service binding.
+deploy-browser: node-deps ## deploy the browser body (proxy/browser) on its own; make deploy BROWSER_BODY=1 runs it first
+	WRANGLER_SEND_METRICS=false $(WRANGLER) deploy --config $(BROWSER_CONFIG)
+
+# wrangler.toml with the browser body's service binding, in build/ with
+# its paths made absolute (wrangler resolves them from the file's
+# directory) and its [build] run at the repository root.
+$(BOUND_CONFIG): wrangler.toml $(BROWSER_BINDING)
+	@mkdir -p $(@D)
+	sed -e 's|^main = "|main = "$(CURDIR)/|' -e 's|^directory = "|directory = "$(CURDIR)/|' \
+		-e 's|^migrations_dir = "|migrations_dir = "$(CURDIR)/|' -e 's|^\[build\]$$|[build]\ncwd = "$(CURDIR)"|' \
+		-e '/^watch_dir = /d' wrangler.toml > $@
+	cat $(BROWSER_BINDING) >> $@
 
 # The same site as a Cloudflare Pages project in advanced mode (the Go
 # Worker as _worker.js, cmd/pagesite) in build/pages: its wrangler.toml
@@ -88,12 +120,16 @@ pages-project: node-deps ## create the Pages project once
 # the same for the MCP relay, plus MCP sessions with real MCP servers and
 # an operator-held header; the same-origin default; the skill registry in
 # local R2 and D1 (proxy/registry_test.go); a dry-run deployment from a
-# copy of the repository without build/; and the Pages project under
-# `wrangler pages dev` beside its limiter (proxy/pages_test.go).
+# copy of the repository without build/; the Pages project under
+# `wrangler pages dev` beside its limiter (proxy/pages_test.go); the relay
+# to MCP servers behind service bindings (proxy/binding_test.go); and the
+# browser body on Browser Rendering with Debian's Chromium, through the
+# relay (proxy/browser_test.go; WORKBENCH_BODIES_REQUIRED: a missing
+# Chromium fails it rather than skipping it).
 WORKER_TEST_ENV := WORKBENCH_WRANGLER=$(abspath $(WRANGLER)) WORKBENCH_WORKER_WASM=$(abspath $(WORKER_WASM))
 
-test-worker: node-deps worker site-placeholder ## the Worker under wrangler dev: attack tables, relay, registry, deploy dry run, Pages
-	$(WORKER_TEST_ENV) $(GO) test -count=1 -timeout 30m ./proxy
+test-worker: node-deps chromium worker site-placeholder ## the Worker under wrangler dev: attack tables, relay, registry, deploy dry run, Pages, browser body
+	$(WORKER_TEST_ENV) WORKBENCH_BODIES_REQUIRED=1 $(GO) test -count=1 -timeout 30m ./proxy
 
 bench-worker: node-deps worker site-placeholder ## the Worker's added latency under wrangler dev
 	$(WORKER_TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 2000x ./proxy

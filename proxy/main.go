@@ -16,7 +16,11 @@
 //	                           Worker's workers.dev or pages.dev name
 //	OPENROUTER_UPSTREAM        optional; defaults to https://openrouter.ai/api/v1
 //	MCP_SERVERS                optional; the relay's allowlist, "name=URL" entries
-//	                           separated by commas or white space
+//	                           separated by commas or white space; a URL
+//	                           "binding:NAME[/path]" is the Worker's service
+//	                           binding NAME (wrangler.toml's [[services]]), for
+//	                           an MCP server that is another Worker of the
+//	                           deployment (proxy.MCPServer)
 //	MCP_FORWARD_AUTHORIZATION  optional; names of MCP servers that receive the
 //	                           browser's Authorization header
 //	MCP_ALLOW_HTTP             optional; "true" permits plain-http MCP URLs on
@@ -181,6 +185,7 @@ func newMCPRelay(clock clocks, log func(proxy.MCPEvent)) (*proxy.MCPRelay, error
 		Headers:          headers,
 		AllowHTTP:        allowHTTP,
 		Doer:             fetchDoer{fetch.NewClient()},
+		Bindings:         serviceDoer,
 		BodyTimeout:      clock.body,
 		HeaderTimeout:    clock.header,
 		IdleTimeout:      clock.idle,
@@ -218,8 +223,17 @@ func timeouts() (clocks, error) {
 	return c, nil
 }
 
-// fetchDoer sends the upstream request with the runtime's fetch, never
-// following a redirect.
+// serviceDoer is a fetchDoer through the service binding named binding.
+func serviceDoer(binding string) (proxy.Doer, error) {
+	f, err := workerenv.Fetcher(binding)
+	if err != nil {
+		return nil, err
+	}
+	return fetchDoer{fetch.NewClient(fetch.WithBinding(f))}, nil
+}
+
+// fetchDoer sends the upstream request with the runtime's fetch, or a
+// service binding's, never following a redirect.
 type fetchDoer struct{ c *fetch.Client }
 
 func (d fetchDoer) Do(r *http.Request) (*http.Response, error) {

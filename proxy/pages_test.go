@@ -46,18 +46,25 @@ func startPagesDev(bin, dir, registry string) (*devServer, error) {
 
 // startRegistered runs the Worker of the wrangler configuration config
 // (relative to the repository) under wrangler dev, registered in the dev
-// registry at registry for other dev servers to bind. It need not serve
-// anything on its own: it is ready when wrangler says so.
-func startRegistered(bin, config, registry string) (*devServer, error) {
+// registry at registry for other dev servers to bind, with wrangler's
+// further arguments extra (--var NAME:value). It need not serve anything
+// on its own: it is ready when wrangler says so.
+func startRegistered(bin, config, registry string, extra ...string) (*devServer, error) {
+	return startRegisteredEnv(bin, config, registry, nil, extra...)
+}
+
+// startRegisteredEnv is startRegistered with env added to wrangler's
+// environment.
+func startRegisteredEnv(bin, config, registry string, env []string, extra ...string) (*devServer, error) {
 	d, inspector, err := newDevServer()
 	if err != nil {
 		return nil, err
 	}
-	d.env = []string{"WRANGLER_REGISTRY_PATH=" + registry}
+	d.env = append([]string{"WRANGLER_REGISTRY_PATH=" + registry}, env...)
 	d.readyLog = "Ready on http://" + d.addr
-	args := []string{"dev", "--local", "--ip", "127.0.0.1", "--port", d.port(), "--inspector-port", inspector,
+	args := append([]string{"dev", "--local", "--ip", "127.0.0.1", "--port", d.port(), "--inspector-port", inspector,
 		"--persist-to", filepath.Join(d.tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log",
-		"--config", config}
+		"--config", config}, extra...)
 	if err := d.launch(bin, "..", args); err != nil {
 		return nil, err
 	}

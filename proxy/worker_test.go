@@ -177,10 +177,18 @@ func startDevConfig(bin, config string, vars map[string]string, withOrigin bool)
 // is used without its [build]: make test-worker has built the Worker,
 // and each dev server would otherwise build it again.
 func startDevWith(bin, config string, vars, secrets map[string]string, withOrigin bool) (*devServer, error) {
+	return startDevEnv(bin, config, vars, secrets, withOrigin, nil)
+}
+
+// startDevEnv is startDevWith with env added to wrangler's environment
+// (WRANGLER_REGISTRY_PATH, for a Worker whose service bindings name
+// Workers under dev servers of their own).
+func startDevEnv(bin, config string, vars, secrets map[string]string, withOrigin bool, env []string) (*devServer, error) {
 	d, inspector, err := newDevServer()
 	if err != nil {
 		return nil, err
 	}
+	d.env = env
 	if config == "" {
 		// The proxy's and the relay's tests run a Worker without the
 		// registry's bucket and database: a deployment without them,
@@ -746,44 +754,60 @@ func TestWorkerdMCPFailsClosed(t *testing.T) {
 var cloneDeploy <-chan cloneResult
 
 type cloneResult struct {
-	makeN []byte // `make -n deploy-pages`, before anything was built
-	out   []byte // `wrangler deploy --dry-run`
-	err   error
-	dir   string // the clone, removed once read
-	took  time.Duration
+	makeN        []byte // `make -n deploy-pages`, before anything was built
+	makeBrowserN []byte // `make -n deploy BROWSER_BODY=1`
+	out          []byte // `wrangler deploy --dry-run`
+	browserOut   []byte // the same for the browser body (proxy/browser)
+	boundOut     []byte // the same for the Worker bound to it (make's bound configuration)
+	err          error
+	dir          string // the clone, removed once read
+	took         time.Duration
 }
 
 // startCloneDeploy copies the repository as a clone has it — the files
 // git tracks or would (so the change under test, and never build/ or
 // node_modules/) — links the installed npm packages into it, and there
-// runs `make -n deploy-pages` and then `wrangler deploy --dry-run`, which
-// must build the Worker and the site itself through wrangler.toml's
-// [build].
+// runs `make -n deploy-pages`, `make -n deploy BROWSER_BODY=1` and then
+// `wrangler deploy --dry-run`, which must build the Worker and the site
+// itself through wrangler.toml's [build]; then the dry runs of the
+// browser body and of the Worker bound to it, from the configuration
+// make writes for `make deploy BROWSER_BODY=1`.
 func startCloneDeploy(bin string) <-chan cloneResult {
 	done := make(chan cloneResult, 1)
 	go func() {
 		start := time.Now()
 		r := cloneResult{}
 		r.dir, r.err = copyRepository()
-		if r.err == nil {
-			mk := exec.Command("make", "-n", "deploy-pages")
-			mk.Dir = r.dir
-			r.makeN, r.err = mk.CombinedOutput()
-		}
-		if r.err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, filepath.Join(r.dir, "node_modules", ".bin", filepath.Base(bin)),
-				"deploy", "--dry-run", "--outdir", filepath.Join(r.dir, "dry-run"))
+		ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+		defer cancel()
+		run := func(out *[]byte, name string, args ...string) {
+			if r.err != nil {
+				return
+			}
+			if name == "wrangler" {
+				name = filepath.Join(r.dir, "node_modules", ".bin", filepath.Base(bin))
+			}
+			cmd := exec.CommandContext(ctx, name, args...)
 			cmd.Dir = r.dir
 			cmd.Env = wranglertest.Env(r.dir)
-			r.out, r.err = cmd.CombinedOutput()
+			*out, r.err = cmd.CombinedOutput()
 		}
+		var made []byte
+		run(&r.makeN, "make", "-n", "deploy-pages")
+		run(&r.makeBrowserN, "make", "-n", "deploy", "BROWSER_BODY=1")
+		run(&r.out, "wrangler", "deploy", "--dry-run", "--outdir", filepath.Join(r.dir, "dry-run"))
+		run(&r.browserOut, "wrangler", "deploy", "--dry-run", "--config", "proxy/browser/wrangler.toml", "--outdir", filepath.Join(r.dir, "dry-run-browser"))
+		run(&made, "make", boundConfigPath)
+		run(&r.boundOut, "wrangler", "deploy", "--dry-run", "--config", boundConfigPath, "--outdir", filepath.Join(r.dir, "dry-run-bound"))
 		r.took = time.Since(start)
 		done <- r
 	}()
 	return done
 }
+
+// boundConfigPath is where make writes the Worker's configuration with
+// the browser body's service binding (mk/proxy.mk, BOUND_CONFIG).
+const boundConfigPath = "build/deploy-bound/wrangler.toml"
 
 // copyRepository copies the repository's files into a new temporary
 // directory, with node_modules a link to the installed packages, and
@@ -828,7 +852,11 @@ func copyRepository() (string, error) {
 // builds the Worker and the site through wrangler.toml's [build] and
 // bundles the Worker exactly as `wrangler deploy` would, without
 // uploading it, with no ALLOWED_ORIGIN (the same-origin default) and its
-// rate-limiting binding.
+// rate-limiting binding. `make -n deploy BROWSER_BODY=1` deploys the
+// browser body before the Worker bound to it; the browser body bundles
+// with its Browser Rendering and Durable Object bindings, and the
+// configuration make writes for the bound Worker bundles with the
+// service binding and every binding of wrangler.toml.
 func TestDeployFromClone(t *testing.T) {
 	requireWorker(t)
 	if cloneDeploy == nil {
@@ -845,12 +873,37 @@ func TestDeployFromClone(t *testing.T) {
 	}
 	t.Logf("copy, make -n and dry run: %s", r.took.Round(time.Second))
 	if r.err != nil {
-		t.Fatalf("%v\nmake -n deploy-pages:\n%s\nwrangler deploy --dry-run:\n%s", r.err, r.makeN, r.out)
+		t.Fatalf("%v\nmake -n deploy-pages:\n%s\nmake -n deploy BROWSER_BODY=1:\n%s\nwrangler deploy --dry-run:\n%s\nof the browser body:\n%s\nbound to it:\n%s",
+			r.err, r.makeN, r.makeBrowserN, r.out, r.browserOut, r.boundOut)
 	}
 	limiter := bytes.Index(r.makeN, []byte("deploy --config proxy/limiter/wrangler.toml"))
 	pages := bytes.Index(r.makeN, []byte("pages deploy"))
 	if limiter < 0 || pages < 0 || pages < limiter {
 		t.Errorf("make -n deploy-pages does not deploy the limiter Worker, then the Pages project:\n%s", r.makeN)
+	}
+	browser := bytes.Index(r.makeBrowserN, []byte("deploy --config proxy/browser/wrangler.toml"))
+	bound := bytes.Index(r.makeBrowserN, []byte("deploy --config "+boundConfigPath+" --var 'MCP_SERVERS:browser=binding:BROWSER_MCP/mcp'"))
+	if browser < 0 || bound < 0 || bound < browser {
+		t.Errorf("make -n deploy BROWSER_BODY=1 does not deploy the browser body, then the Worker bound to it:\n%s", r.makeBrowserN)
+	}
+	for _, want := range []string{"Total Upload: ", "env.BROWSER ", "env.MCP_OBJECT (BrowserMCP)"} {
+		if !strings.Contains(string(r.browserOut), want) {
+			t.Errorf("the browser body's dry run printed no %q:\n%s", want, r.browserOut)
+		}
+	}
+	for _, want := range []string{"[custom build] Running: make", "Total Upload: ", "env.BROWSER_MCP (skill-workbench-browser)",
+		"env.RL (600 requests/60s)", "env.REGISTRY_DB"} {
+		if !strings.Contains(string(r.boundOut), want) {
+			t.Errorf("the bound Worker's dry run printed no %q:\n%s", want, r.boundOut)
+		}
+	}
+	for _, o := range []struct {
+		what string
+		out  []byte
+	}{{"the browser body", r.browserOut}, {"the Worker bound to it", r.boundOut}} {
+		if m := regexp.MustCompile(`Total Upload: [^\n]*`).Find(o.out); m != nil {
+			t.Logf("%s: %s", o.what, m)
+		}
 	}
 	out := string(r.out)
 	for _, want := range []string{"[custom build] Running: make", "Total Upload: ", "env.RL (600 requests/60s)",

@@ -44,8 +44,21 @@ type MCPServer struct {
 	// for Name are ever sent to: http or https with a host, no userinfo,
 	// no fragment; plain http only to a loopback host unless
 	// MCPConfig.AllowHTTP is set. A query, if present, is part of it.
+	//
+	// Or URL is "binding:" followed by the name of a Cloudflare service
+	// binding and, optionally, the path to ask for (binding:BROWSER_MCP/mcp;
+	// "/" when there is none): the server is another Worker of the
+	// deployment, reached through that binding and through nothing else —
+	// it needs no public URL. Only a relay whose MCPConfig.Bindings
+	// resolves the name (the Cloudflare Worker's) takes such a server.
 	URL string
 }
+
+// MCPBindingScheme begins an MCPServer.URL that names a service binding.
+const MCPBindingScheme = "binding:"
+
+// MaxMCPBindingBytes caps the length of a service binding's name.
+const MaxMCPBindingBytes = 64
 
 // ParseMCPServer parses one allowlist entry written "name=URL", the form
 // of `workbench serve --mcp`. The parts are checked by NewMCPRelay.
@@ -127,6 +140,12 @@ type MCPConfig struct {
 	// Doer performs the upstream round trip; see Doer. Required.
 	Doer Doer
 
+	// Bindings returns the Doer that reaches the service binding named
+	// binding, for the servers whose URL names one (see MCPServer), or an
+	// error when there is no such binding. Nil: no server may name one,
+	// as everywhere but in the Cloudflare Worker.
+	Bindings func(binding string) (Doer, error)
+
 	// BodyTimeout, HeaderTimeout and IdleTimeout are as in Config. A
 	// tool call whose server answers with one JSON body after working
 	// longer than HeaderTimeout gets a 504; a server that streams
@@ -155,7 +174,8 @@ type MCPEvent struct {
 //
 // A request to the mount path (MCPMountPath unless MCPConfig.MountPath
 // says otherwise) + "<name>" is sent to exactly the URL
-// configured for name, never to one derived from the request, when all of
+// configured for name (or through exactly its service binding), never to
+// one derived from the request, when all of
 // these hold, checked in this order; otherwise the relay answers with the
 // package's JSON error and contacts nothing:
 //
@@ -201,12 +221,12 @@ type MCPRelay struct {
 	servers map[string]mcpUpstream
 	names   []string // sorted
 	maxBody int64
-	doer    Doer
 	log     func(MCPEvent)
 }
 
 type mcpUpstream struct {
 	url    *url.URL
+	doer   Doer      // the relay's, or a service binding's
 	auth   bool      // forward Authorization
 	header MCPHeader // the operator's header; Name "" for none
 }
@@ -227,7 +247,7 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 		return nil, err
 	}
 	m := &MCPRelay{origin: cfg.AllowedOrigin, hosts: slices.Clone(cfg.Hosts), mount: cfg.MountPath, clock: clock,
-		servers: make(map[string]mcpUpstream, len(cfg.Servers)), maxBody: cfg.MaxBody, doer: cfg.Doer, log: cfg.Log}
+		servers: make(map[string]mcpUpstream, len(cfg.Servers)), maxBody: cfg.MaxBody, log: cfg.Log}
 	if m.maxBody == 0 {
 		m.maxBody = DefaultMaxBody
 	}
@@ -252,13 +272,17 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 		if _, dup := m.servers[s.Name]; dup {
 			return nil, fmt.Errorf("proxy: MCP server %d: name %q is configured twice", i+1, s.Name)
 		}
-		u, err := checkMCPURL(s.URL, cfg.AllowHTTP)
-		if err != nil {
+		up := mcpUpstream{doer: cfg.Doer}
+		if binding, ok := strings.CutPrefix(s.URL, MCPBindingScheme); ok {
+			if up.url, up.doer, err = bindMCPServer(binding, cfg.Bindings); err != nil {
+				return nil, fmt.Errorf("proxy: MCP server %q: %w", s.Name, err)
+			}
+		} else if up.url, err = checkMCPURL(s.URL, cfg.AllowHTTP); err != nil {
 			// The URL is quoted without userinfo or query: either
 			// may hold a credential, and this error reaches logs.
 			return nil, fmt.Errorf("proxy: MCP server %q: URL %s: %w", s.Name, clip(redactURL(s.URL)), err)
 		}
-		m.servers[s.Name] = mcpUpstream{url: u}
+		m.servers[s.Name] = up
 		m.names = append(m.names, s.Name)
 	}
 	for _, name := range cfg.AuthorizationFor {
@@ -282,6 +306,48 @@ func validMCPName(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// bindMCPServer checks a server written binding:NAME[/path] (target is
+// what follows the scheme) and returns the URL its requests name — the
+// path on a host that is the binding's name, which no DNS resolves: the
+// request goes to the bound Worker whatever its URL says — and the Doer
+// that reaches the binding.
+func bindMCPServer(target string, bindings func(string) (Doer, error)) (*url.URL, Doer, error) {
+	name, path, _ := strings.Cut(target, "/")
+	path = "/" + path
+	if !validBindingName(name) {
+		return nil, nil, fmt.Errorf("service binding %s: want 1 to %d of A-Z a-z 0-9 _, not starting with a digit", clip(strconv.Quote(name)), MaxMCPBindingBytes)
+	}
+	if len(path) > MaxPathBytes || strings.ContainsAny(path, "%?#\\") || strings.Contains(path, "//") ||
+		slices.Contains(strings.Split(path, "/"), "..") || slices.Contains(strings.Split(path, "/"), ".") {
+		return nil, nil, fmt.Errorf("service binding %s: path %s: want /segments in plain bytes", name, clip(strconv.Quote(path)))
+	}
+	if bindings == nil {
+		return nil, nil, fmt.Errorf("service binding %s: service bindings are the Cloudflare Worker's; elsewhere an MCP server needs a URL", name)
+	}
+	d, err := bindings(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("service binding %s: %w", name, err)
+	}
+	if d == nil {
+		return nil, nil, fmt.Errorf("service binding %s: no Doer", name)
+	}
+	return &url.URL{Scheme: "https", Host: strings.ToLower(strings.ReplaceAll(name, "_", "-")) + ".binding", Path: path}, d, nil
+}
+
+// validBindingName reports whether s is a binding name as wrangler
+// accepts one: a JavaScript identifier of ASCII letters, digits and "_".
+func validBindingName(s string) bool {
+	if s == "" || len(s) > MaxMCPBindingBytes || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
 			return false
 		}
 	}
@@ -424,7 +490,7 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 	}
 	req.Header = hdr
 	// The client is told the server's name only, never its URL.
-	resp, e := m.clock.exchange(m.doer, req, cancel, r, fmt.Sprintf("MCP server %q", name))
+	resp, e := m.clock.exchange(up.doer, req, cancel, r, fmt.Sprintf("MCP server %q", name))
 	if e != nil {
 		if e.Code == CodeClientGone {
 			ev.Status, ev.Code = e.Status, e.Code

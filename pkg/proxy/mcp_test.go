@@ -36,6 +36,12 @@ func newTestRelay(t *testing.T, doer Doer, maxBody int64, log func(MCPEvent)) *M
 func TestNewMCPRelayChecksConfig(t *testing.T) {
 	doer := DoerFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("unused") })
 	one := func(name, u string) []MCPServer { return []MCPServer{{name, u}} }
+	bindings := func(name string) (Doer, error) {
+		if name == "ELSEWHERE" {
+			return nil, errors.New("no such binding")
+		}
+		return doer, nil
+	}
 	tests := []struct {
 		name   string
 		cfg    MCPConfig
@@ -75,6 +81,19 @@ func TestNewMCPRelayChecksConfig(t *testing.T) {
 		{"host with a path", MCPConfig{AllowedOrigin: testOrigin, Hosts: []string{"127.0.0.1:8790/x"}, Doer: doer}, "Hosts"},
 		{"empty host", MCPConfig{AllowedOrigin: testOrigin, Hosts: []string{""}, Doer: doer}, "Hosts"},
 		{"hosts without an origin", MCPConfig{AllowedOrigin: SameOrigin, Hosts: []string{"127.0.0.1:8790"}, Doer: doer}, "AllowedOrigin"},
+		{"binding", MCPConfig{AllowedOrigin: testOrigin, Servers: one("browser", "binding:BROWSER_MCP/mcp"), Bindings: bindings, Doer: doer}, ""},
+		{"binding without a path", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:B"), Bindings: bindings, Doer: doer}, ""},
+		{"binding with the page's token", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:B"), AuthorizationFor: []string{"b"}, Bindings: bindings, Doer: doer}, ""},
+		{"binding outside the Worker", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:BROWSER_MCP/mcp"), Doer: doer}, "Cloudflare Worker's"},
+		{"binding not bound", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:ELSEWHERE"), Bindings: bindings, Doer: doer}, "ELSEWHERE: no such binding"},
+		{"binding without a name", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:/mcp"), Bindings: bindings, Doer: doer}, "want 1 to"},
+		{"binding name with a dot", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:B.X/mcp"), Bindings: bindings, Doer: doer}, "want 1 to"},
+		{"binding name with a digit first", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:1B"), Bindings: bindings, Doer: doer}, "want 1 to"},
+		{"binding name too long", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:"+strings.Repeat("B", MaxMCPBindingBytes+1)), Bindings: bindings, Doer: doer}, "want 1 to"},
+		{"binding path with a query", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:B/mcp?x=1"), Bindings: bindings, Doer: doer}, "plain bytes"},
+		{"binding path escaping", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:B/a/../mcp"), Bindings: bindings, Doer: doer}, "plain bytes"},
+		{"binding path encoded", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:B/m%63p"), Bindings: bindings, Doer: doer}, "plain bytes"},
+		{"binding path doubled slash", MCPConfig{AllowedOrigin: testOrigin, Servers: one("b", "binding:B//mcp"), Bindings: bindings, Doer: doer}, "plain bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,6 +114,7 @@ func TestParseMCPServers(t *testing.T) {
 		{"browser=http://127.0.0.1:8931/mcp", []MCPServer{{"browser", "http://127.0.0.1:8931/mcp"}}, ""},
 		{"a=https://a.example/mcp?x=1, b=https://b.example/mcp\n c=https://c.example/?q=a=b",
 			[]MCPServer{{"a", "https://a.example/mcp?x=1"}, {"b", "https://b.example/mcp"}, {"c", "https://c.example/?q=a=b"}}, ""},
+		{"browser=binding:BROWSER_MCP/mcp", []MCPServer{{"browser", "binding:BROWSER_MCP/mcp"}}, ""},
 		{"a=https://a.example/,,b", nil, "entry 2: MCP server \"b\": want name=URL"},
 		{"=https://a.example/", nil, "entry 1"},
 		{"a=", nil, "entry 1"},
@@ -338,6 +358,80 @@ func TestMCPForwarded(t *testing.T) {
 			}
 			if ev != (MCPEvent{Method: tt.method, Server: tt.server, Status: tt.wantStatus, Duration: ev.Duration}) {
 				t.Errorf("event %+v", ev)
+			}
+		})
+	}
+}
+
+// TestMCPBinding: a server reached through a service binding gets its
+// requests through the binding's Doer, never the relay's, at the path its
+// entry names, under the relay's rules: the page's Authorization only
+// when configured, the operator's header added, other headers dropped.
+func TestMCPBinding(t *testing.T) {
+	const token = "Bearer tok-abc"
+	unused := DoerFunc(func(r *http.Request) (*http.Response, error) {
+		t.Errorf("the relay's own Doer was asked for %s", r.URL)
+		return nil, errors.New("unused")
+	})
+	for _, tt := range []struct {
+		name, entry string
+		authorize   bool
+		header      []MCPHeader
+		wantURL     string
+		wantHeader  http.Header
+	}{
+		{"path", "binding:BROWSER_MCP/mcp", false, nil, "https://browser-mcp.binding/mcp",
+			http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}},
+		{"root", "binding:Browser", false, nil, "https://browser.binding/",
+			http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}},
+		{"page's token configured", "binding:BROWSER_MCP/mcp", true, nil, "https://browser-mcp.binding/mcp",
+			http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Authorization": {token}}},
+		{"operator's header", "binding:BROWSER_MCP/mcp", false, []MCPHeader{{Server: "browser", Name: "X-Api-Key", Value: "k"}}, "https://browser-mcp.binding/mcp",
+			http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "X-Api-Key": {"k"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{resp: mcpResponse(200, "{}", "Content-Type", "application/json")}
+			var asked []string
+			cfg := MCPConfig{
+				AllowedOrigin: testOrigin,
+				Servers:       []MCPServer{{"shell", mcpShellURL}, {"browser", tt.entry}},
+				Headers:       tt.header,
+				Doer:          unused,
+				Bindings: func(name string) (Doer, error) {
+					asked = append(asked, name)
+					return rec, nil
+				},
+			}
+			if tt.authorize {
+				cfg.AuthorizationFor = []string{"browser"}
+			}
+			m, err := NewMCPRelay(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := strings.CutPrefix(tt.entry, MCPBindingScheme)
+			if want, _, _ = strings.Cut(want, "/"); !slices.Equal(asked, []string{want}) {
+				t.Errorf("bindings asked for %q, want [%s]", asked, want)
+			}
+			rr := httptest.NewRecorder()
+			r := request("POST", MCPMountPath+"browser", hdr("Origin", testOrigin, "Content-Type", "application/json",
+				"Accept", "application/json, text/event-stream", "Authorization", token, "Cookie", "c=1"), `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+			r.Host = "workbench.example.org"
+			m.ServeHTTP(rr, r)
+			if rr.Code != 200 || len(rec.calls) != 1 {
+				t.Fatalf("→ %d %s after %d calls through the binding", rr.Code, rr.Body, len(rec.calls))
+			}
+			if got := rec.calls[0].URL.String(); got != tt.wantURL {
+				t.Errorf("through the binding to %s, want %s", got, tt.wantURL)
+			}
+			if !equalHeader(rec.calls[0].Header, tt.wantHeader) {
+				t.Errorf("headers through the binding %v, want exactly %v", rec.calls[0].Header, tt.wantHeader)
+			}
+			// The listing names the server, never how it is reached.
+			rr = httptest.NewRecorder()
+			m.ServeHTTP(rr, request("GET", MCPMountPath, hdr("Origin", testOrigin), ""))
+			if rr.Body.String() != `{"servers":[{"name":"browser"},{"name":"shell"}]}`+"\n" {
+				t.Errorf("listing %s", rr.Body)
 			}
 		})
 	}

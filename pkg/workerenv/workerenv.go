@@ -32,6 +32,25 @@ func Bound(name string) bool {
 	return !v.IsUndefined() && !v.IsNull()
 }
 
+// Fetcher returns what cloudflare/fetch's client can send requests
+// through to reach the Worker behind the service binding named name: an
+// object whose fetch is the binding's, bound to it (the bridge calls fetch
+// without a receiver, which a binding's own method refuses). A missing
+// binding, or one that is not a service (a var, a bucket), is an error.
+func Fetcher(name string) (js.Value, error) {
+	b := cloudflare.GetBinding(name)
+	if b.Type() != js.TypeObject {
+		return js.Undefined(), fmt.Errorf("the Worker has no service binding %s", name)
+	}
+	f := b.Get("fetch")
+	if f.Type() != js.TypeFunction {
+		return js.Undefined(), fmt.Errorf("the Worker's binding %s is not a service binding (it has no fetch)", name)
+	}
+	o := js.Global().Get("Object").New()
+	o.Set("fetch", f.Call("bind", b))
+	return o, nil
+}
+
 // Limit counts one request against key with the rate-limiting binding
 // named binding and reports whether it is within key's budget. A missing
 // binding, or a limiter that fails, is an error: callers fail closed.
