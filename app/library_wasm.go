@@ -68,7 +68,12 @@ func importers() func(context.Context) (workbench.Importer, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if c == nil || c.Failed() != nil {
-			c = importworker.Start(importerScript + "?v=" + url.QueryEscape(app.Getenv(importerVersionEnv)))
+			u := importerScript + "?v=" + url.QueryEscape(app.Getenv(importerVersionEnv))
+			if c != nil {
+				// Its loader then fetches the module past the cache.
+				u += "&again"
+			}
+			c = importworker.Start(u)
 		}
 		return c, nil
 	}

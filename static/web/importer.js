@@ -9,8 +9,11 @@ const fail = (why) => postMessage(JSON.stringify({ kind: "failed", error: String
 try {
   importScripts("/wasm_exec.js");
   const go = new Go();
-  const version = new URL(self.location.href).searchParams.get("v") || "";
-  fetch("/web/importer.wasm?v=" + encodeURIComponent(version))
+  const query = new URL(self.location.href).searchParams;
+  const version = query.get("v") || "";
+  // A worker started again after a failure asks the server, not the
+  // cache: a failed answer may be kept under the module's immutable rule.
+  fetch("/web/importer.wasm?v=" + encodeURIComponent(version), query.has("again") ? { cache: "reload" } : {})
     .then((r) => {
       if (!r.ok) {
         throw new Error("HTTP " + r.status);
