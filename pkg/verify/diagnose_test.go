@@ -111,12 +111,9 @@ func TestDiagnosis(t *testing.T) {
 	}
 }
 
-// TestGroupsStateHashEdges: edges carrying OS-011's one state_hash where
-// the bundle schema asks for state_before and state_after are one cause,
-// counted once per edge and said plainly.
-func TestGroupsStateHashEdges(t *testing.T) {
-	v, files := setup(t)
-	b := generic(t, files[fixtures.ValidBundleFile])
+// withStateHash gives each edge of bundle b OS-011's one state_hash in
+// place of state_before and state_after, and returns the edges.
+func withStateHash(b map[string]any) []any {
 	edges := b["interaction_trace"].(map[string]any)["edges"].([]any)
 	for _, e := range edges {
 		e := e.(map[string]any)
@@ -124,6 +121,16 @@ func TestGroupsStateHashEdges(t *testing.T) {
 		delete(e, "state_before")
 		delete(e, "state_after")
 	}
+	return edges
+}
+
+// TestGroupsStateHashEdges: edges carrying OS-011's one state_hash where
+// the bundle schema asks for state_before and state_after are one cause,
+// counted once per edge and said plainly.
+func TestGroupsStateHashEdges(t *testing.T) {
+	v, files := setup(t)
+	b := generic(t, files[fixtures.ValidBundleFile])
+	edges := withStateHash(b)
 	b["skill_version"] = "2" // one more cause, of another kind
 	_, err := v.Bytes(rehash(t, marshal(t, b)))
 	var ie *verify.InvalidError

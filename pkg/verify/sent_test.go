@@ -83,13 +83,7 @@ func TestSentReport(t *testing.T) {
 func TestSentInvalid(t *testing.T) {
 	v, files := setup(t)
 	b := generic(t, files[fixtures.ValidBundleFile])
-	edges := b["interaction_trace"].(map[string]any)["edges"].([]any)
-	for _, e := range edges {
-		e := e.(map[string]any)
-		e["state_hash"] = e["state_after"]
-		delete(e, "state_before")
-		delete(e, "state_after")
-	}
+	withStateHash(b)
 	inputs := map[string][]byte{
 		"not JSON":           []byte(`{"a":`),
 		"not a bundle":       []byte(`{"a":1}`),
