@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -129,10 +128,6 @@ func (e *env) startImporter() {
 		_, _ = e.importer(context.Background())
 	}
 }
-
-// warmBudget is how long the idle warm-up runs the verifier: long enough
-// for the browser to optimize its hottest code (docs/perf/app-import.md).
-const warmBudget = 300 * time.Millisecond
 
 // verdict returns the re-derived verdict of the bundle with this content
 // hash, if one was computed in this tab.

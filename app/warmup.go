@@ -5,12 +5,14 @@ import (
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"workbench/pkg/verify"
 )
 
 // The idle warm-up: after the first page has started, in the browser's
 // idle time, the app compiles the verifier's schemas and runs the verifier
 // over the spec's valid fixture bundle, one run per idle period, until it
-// has run for warmBudget. The verifier is what /skills, a skill's page,
+// has run for verify.WarmBudget. The verifier is what /skills, a skill's page,
 // teaching, replay, the palette and an import run next, and running it
 // hot makes the browser optimize enough of app.wasm's code to keep the
 // compiled module in its code cache: a person's next visit, to any route,
@@ -50,7 +52,7 @@ type warmPolicy struct {
 // idleWarmPolicy is the policy the app runs with.
 func idleWarmPolicy() warmPolicy {
 	return warmPolicy{
-		budget:    warmBudget,
+		budget:    verify.WarmBudget,
 		wait:      2 * time.Second,
 		minIdle:   20 * time.Millisecond,
 		quiet:     time.Second,

@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"workbench/pkg/importworker"
 	"workbench/pkg/library"
@@ -35,7 +34,11 @@ func main() {
 		importworker.Fail(err)
 		return
 	}
-	go warm(warmCtx, v)
+	// The verifier runs the spec's valid fixture until the first file
+	// arrives, so that the browser has compiled its hot code by then. A
+	// sample it refuses leaves only the warm-up undone: a real file's
+	// verification says what is wrong.
+	go func() { _, _ = v.Warm(warmCtx, verify.WarmBudget) }()
 	if err := importworker.Serve(ctx, lib); err != nil {
 		importworker.Fail(err)
 	}
@@ -65,46 +68,25 @@ func (l *libraryDB) local(ctx context.Context) (library.Local, error) {
 	return library.Local{Store: l.st, Verifier: l.v}, nil
 }
 
-// done forgets a library the browser closed.
-func (l *libraryDB) done(err error) {
-	if errors.Is(err, store.ErrClosed) {
-		l.st = nil
-	}
-}
-
 func (l *libraryDB) Import(ctx context.Context, name string, data []byte) (library.Result, error) {
-	l.arrived()
-	lc, err := l.local(ctx)
-	if err != nil {
-		return library.Result{Name: name}, err
-	}
-	res, err := lc.Import(ctx, name, data)
-	l.done(err)
-	return res, err
+	return l.run(ctx, name, func(lc library.Local) (library.Result, error) { return lc.Import(ctx, name, data) })
 }
 
 func (l *libraryDB) Resolve(ctx context.Context, name string, data []byte, choice library.Choice) (library.Result, error) {
+	return l.run(ctx, name, func(lc library.Local) (library.Result, error) { return lc.Resolve(ctx, name, data, choice) })
+}
+
+// run ends the warm-up and runs one file's import in the library as it is
+// open now, forgetting a library the browser closed.
+func (l *libraryDB) run(ctx context.Context, name string, f func(library.Local) (library.Result, error)) (library.Result, error) {
 	l.arrived()
 	lc, err := l.local(ctx)
 	if err != nil {
 		return library.Result{Name: name}, err
 	}
-	res, err := lc.Resolve(ctx, name, data, choice)
-	l.done(err)
+	res, err := f(lc)
+	if errors.Is(err, store.ErrClosed) {
+		l.st = nil
+	}
 	return res, err
 }
-
-// warm has the worker's engine verify the spec's valid fixture once it is
-// ready, until the first file arrives or for warmFor, so that the browser
-// has compiled the verifier's hot code before the person's file arrives.
-// Only this instance's thread is busy; the page is not. A sample the
-// verifier refuses leaves only the warm-up undone: a real file's
-// verification says what is wrong.
-func warm(ctx context.Context, v *verify.Verifier) {
-	_, _ = v.Warm(ctx, warmFor)
-}
-
-// warmFor is how long the worker warms up: what the page's warm-up found
-// enough for the browser to optimize the verifier's hottest code
-// (docs/perf/app-import.md).
-const warmFor = 300 * time.Millisecond
