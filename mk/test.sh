@@ -10,18 +10,21 @@
 #
 # The order:
 #   the npm packages    once, first: both sides below need them, and two
-#                       `npm ci` at once would race
-#   native
-#   wasm, interop       in the foreground, while in the background the site
-#                       is built and then the worker layer runs
+#   and Chromium        `npm ci` (or two apt-get installs) at once would race
+#   native, wasm,       in the foreground, one after the other, while in the
+#   interop             background the site is built and then the worker
+#                       layer runs
 #   e2e, smoke          once both sides are over
 #
-# Why the background: compiling app.wasm is CPU the wasm and interop
-# layers leave idle, and the worker layer spends most of its time waiting
-# on wrangler dev's clocks and connections (≈ 34 s of CPU in 89 s). The
-# site is built before the worker layer starts because wrangler dev serves
-# it and reloads when its assets change; both are over before the e2e
-# layer reads the site. The background's output goes to
+# Why the background, from the start: the worker layer spends most of its
+# time waiting on wrangler dev's clocks, connections and browser sessions
+# (a whole run of it keeps a fraction of one core busy), and it is the
+# longest of the layers before e2e; started after native it left both
+# cores nearly idle for a minute and a half while the foreground waited
+# for it. Beside native, wasm and interop, its waiting is spent on their
+# CPU. The site is built before the worker layer starts because wrangler
+# dev serves it and reloads when its assets change; both are over before
+# the e2e layer reads the site. The background's output goes to
 # build/test-worker.log and is printed when it is over, so the two sides'
 # lines do not interleave.
 
@@ -50,8 +53,8 @@ failed() {
 site_then_worker() {
 	site_start=$(date +%s)
 	if sub build; then
-		echo "site build: $(( $(date +%s) - site_start )) s (in the background, beside wasm and interop)" >> "$times"
-		layer worker " (in the background, after the site build, beside wasm and interop)"
+		echo "site build: $(( $(date +%s) - site_start )) s (in the background, beside native, wasm and interop)" >> "$times"
+		layer worker " (in the background, after the site build, beside native, wasm and interop)"
 	else
 		echo "the site build failed"
 		false
@@ -61,14 +64,14 @@ site_then_worker() {
 mkdir -p build && : > "$times"
 began=$(date +%s)
 
-sub node-deps || exit 1
-layer native || failed "layer native"
+sub node-deps chromium || exit 1
 
 site_then_worker > "$worker_log" 2>&1 &
 background=$!
 
 foreground=ok
-layer wasm || foreground="layer wasm"
+layer native || foreground="layer native"
+[ "$foreground" != ok ] || layer wasm || foreground="layer wasm"
 [ "$foreground" != ok ] || layer interop || foreground="layer interop"
 
 background_ok=yes
