@@ -58,8 +58,8 @@ test-layer-e2e: test-e2e ## the built app in Chromium against `workbench serve`
 test-layer-smoke: check-app-size check-bench-app check-bench-palette ## app.wasm within its size ceiling; the benchmark programs run once on small inputs (not measurements)
 
 # Every layer in turn, stopping at the first that fails, with the site
-# build and the worker layer in the background beside wasm and interop;
-# mk/test.sh says how and why. MAKE is passed so that the layers run under
+# build and the worker layer in the background beside native, wasm and
+# interop; mk/test.sh says how and why. MAKE is passed so that the layers run under
 # this make's flags (-n included) and command-line variables.
 test: ## every test layer; each layer's time in build/test-times.txt
 	@MAKE='$(MAKE)' sh mk/test.sh
