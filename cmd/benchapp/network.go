@@ -25,12 +25,13 @@ type networkProfile struct {
 	GoalColdFCP, GoalColdTTI float64
 }
 
-// networkProfiles are issue 15's: a desktop line and a good 4G link.
-// Upload is not given by the issue; it is set equal to download, and the
-// workbench's start sends almost nothing.
+// networkProfiles are a desktop line and a good 4G link, with the goals
+// of the latest issue that set them (a cold visit interactive within 2.5 s
+// and 3.0 s). Upload is not given by the issues; it is set equal to
+// download, and the workbench's start sends almost nothing.
 var networkProfiles = []networkProfile{
-	{Name: "desktop", Down: 10e6, Up: 10e6, Latency: 40 * time.Millisecond, GoalColdFCP: 500, GoalColdTTI: 3000},
-	{Name: "4G", Down: 9e6, Up: 9e6, Latency: 150 * time.Millisecond, GoalColdTTI: 3500},
+	{Name: "desktop", Down: 10e6, Up: 10e6, Latency: 40 * time.Millisecond, GoalColdFCP: 500, GoalColdTTI: 2500},
+	{Name: "4G", Down: 9e6, Up: 9e6, Latency: 150 * time.Millisecond, GoalColdTTI: 3000},
 }
 
 // goalRepeatTTI is the issue's goal for a second visit, in ms.
