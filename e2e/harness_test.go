@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -363,33 +362,13 @@ func (s *session) open(path string) {
 	)
 }
 
-// loadWait is how long a page load may go without its load event before
-// load asks for the page again. Loads take seconds; wrangler dev's front
-// has been seen to hold a page's request without passing it on to the
-// Worker (in 2 of 13 runs of TestRegistryPublishImportTrust, with no line
-// in the Worker's log for it), and the page then never loads.
-const loadWait = 90 * time.Second
-
 // load loads path (a reload when it is the page shown) and waits until the
 // app has started and rendered the page (the wasm loader gone, the
-// neutral shell replaced). A load whose load event has not come after
-// loadWait is asked for once more, as a person would press reload, and
-// says so in the test's log; a second such load fails the test.
+// neutral shell replaced).
 func (s *session) load(path string) {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, loadWait)
-	err := chromedp.Do(ctx, chromedp.Navigate(s.base+path))
-	cancel()
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
-		s.t.Logf("loading %s: no load event after %s (the server's log says whether the request reached it); loading it again", path, loadWait)
-		ctx, cancel = context.WithTimeout(s.ctx, loadWait)
-		err = chromedp.Do(ctx, chromedp.Navigate(s.base+path))
-		cancel()
-	}
-	if err != nil {
-		s.t.Fatalf("browser: loading %s: %v", path, err)
-	}
 	s.do(
+		chromedp.Navigate(s.base+path),
 		chromedp.WaitNotPresent(chromedp.ID("app-wasm-loader")),
 		chromedp.WaitNotPresent(chromedp.CSS(".wb-shell")),
 		chromedp.WaitVisible(chromedp.CSS("main#main")),
