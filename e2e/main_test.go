@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"workbench/internal/headless"
 )
 
 // setup is what TestMain found: the module root, the built site, the
@@ -77,33 +79,21 @@ func prepare() (int, error) {
 	return 0, nil
 }
 
-// startBrowser starts the shared Chromium (flags from the platform notes:
-// no sandbox as root, no background networking on the closed network).
+// startBrowser starts the shared Chromium with the project's switches
+// (internal/headless) and none of its tabs throttled.
 func startBrowser() (stop func(), err error) {
 	profile, err := os.MkdirTemp("", "workbench-e2e-profile-")
 	if err != nil {
 		return nil, err
 	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(setup.chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(headless.Options(setup.chromium, profile),
 		// The tests' tabs run side by side (t.Parallel): none of them is
 		// a background tab whose timers and rendering are throttled.
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 		chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(profile),
-	)
+	)...)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	stop = func() { cancelBrowser(); cancelAlloc(); os.RemoveAll(profile) }
 	if err := chromedp.Do(browser); err != nil {

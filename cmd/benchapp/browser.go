@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/systeminfo"
 	"github.com/chromedp/chromedp"
+
+	"workbench/internal/headless"
 )
 
 // server is a running `workbench serve` of the built site.
@@ -72,21 +74,7 @@ func newBrowser(ctx context.Context, chromium string) (*browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(dir),
-	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(headless.Options(chromium, dir), chromedp.WindowSize(1280, 900))...)
 	tab, cancelTab := chromedp.NewContext(alloc)
 	// Start the browser now, so its launch is not part of a measurement.
 	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {

@@ -40,6 +40,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"workbench/internal/headless"
 	"workbench/pkg/canonjson"
 	"workbench/pkg/canonjson/canonjsontest"
 )
@@ -155,20 +156,7 @@ func run(ctx context.Context, cfg config, out *os.File) (bool, error) {
 	defer srv.Close()
 	url := "http://" + ln.Addr().String() + "/index.html"
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(cfg.chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(filepath.Join(work, "profile")),
-	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, headless.Options(cfg.chromium, filepath.Join(work, "profile"))...)
 	defer cancelAlloc()
 	tab, cancelTab := chromedp.NewContext(allocCtx)
 	defer cancelTab()

@@ -37,6 +37,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"workbench/internal/headless"
 )
 
 //go:embed page
@@ -190,18 +192,7 @@ func runBrowser(ctx context.Context, work, chromium string, probes []*probe) (in
 	defer srv.Close()
 	origin := "http://" + ln.Addr().String()
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(filepath.Join(work, "profile")),
-	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, headless.Options(chromium, filepath.Join(work, "profile"))...)
 	defer cancelAlloc()
 	tab, cancelTab := chromedp.NewContext(allocCtx)
 	defer cancelTab()
