@@ -2,13 +2,13 @@
 // measuring programs start Debian's headless Chromium through chromedp,
 // so that every one of them starts the same browser.
 //
-// It guarantees a browser that does nothing the page under test did not
-// ask for: no calls home on the closed network, no component or sync
-// updates, and none of Chromium's own omnibox popup pages. A headless
-// browser never shows that popup, yet for every window it starts
-// renderers for it, which run beside the page being tested or timed:
-// measured, an eighth of the e2e layer's CPU and half a second of a
-// cold start (docs/perf/tests.md, docs/perf/app-tti.md).
+// The switches keep the browser from calling home on the closed network
+// (no component or sync updates) and from starting Chromium's own omnibox
+// popup pages. A headless window never shows that popup, yet for every
+// window Chromium starts renderers for it, which run beside the page
+// being tested or timed: measured, about a tenth of the e2e layer's CPU
+// and half a second of a timed cold start (docs/perf/tests.md,
+// docs/perf/app-tti.md).
 package headless
 
 import "github.com/chromedp/chromedp"
