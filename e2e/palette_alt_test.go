@@ -46,7 +46,7 @@ func TestPaletteAgainstAnotherBackend(t *testing.T) {
 	}
 	s.typeInto(field("/query"), "forbidden")
 	s.waitText("#pal-invoke-why", "Denied: the notes policy refuses searches for forbidden material")
-	s.setValue(field("/query"), "milk", "input")
+	s.editForm(func() { s.setValue(field("/query"), "milk", "input") })
 	s.waitText("#pal-pv-decision", "allow")
 	s.waitInvokable()
 	s.tap("#pal-invoke")
@@ -61,7 +61,7 @@ func TestPaletteAgainstAnotherBackend(t *testing.T) {
 	// event's name.
 	s.pickCapability("create", "notes.create")
 	s.waitPresent(field("/title"))
-	s.typeInto(field("/title"), "groceries")
+	s.editForm(func() { s.typeInto(field("/title"), "groceries") })
 	s.waitText("#pal-pv-decision", "allow")
 	s.tap("#pal-confirm")
 	s.waitInvokable()

@@ -116,6 +116,29 @@ func (s *session) waitInvokable() {
 	}
 }
 
+// editForm makes edit, an edit of the palette's form, and waits (at
+// most a minute) until the page has taken it and shows the preview of
+// the edited form. The page takes an edit a moment after its event; until
+// then the preview on screen is still the one of the form before it, and
+// a confirmation ticked against it is lost with it (the edit clears the
+// preview, and go-app drops the handler of a checkbox no longer there).
+// An edit clears the preview at once and asks for the next one 250 ms
+// later, so an observer armed before the edit sees the clearing.
+func (s *session) editForm(edit func()) {
+	s.t.Helper()
+	s.waitPresent("#pal-pv-decision")
+	eval[bool](s, `(() => { window.__pvCleared = false;
+  const o = new MutationObserver(() => { if (!document.querySelector("#pal-pv-decision")) { window.__pvCleared = true; o.disconnect(); } });
+  o.observe(document.body, {childList: true, subtree: true}); return true; })()`)
+	edit()
+	cond := `window.__pvCleared === true && !!document.querySelector("#pal-pv-decision")`
+	if err := chromedp.Do(s.ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+		s.t.Fatalf("the palette did not show the preview of the edited form (%v): preview cleared %v, preview shown %q", err,
+			eval[bool](s, `window.__pvCleared === true`),
+			eval[string](s, `(document.querySelector("#pal-preview") || {}).textContent || "(none)"`))
+	}
+}
+
 // closePalette presses Esc and waits for the dialog to close.
 func (s *session) closePalette() {
 	s.t.Helper()

@@ -61,7 +61,7 @@ func TestPaletteReopenedRunsWhatIsChosen(t *testing.T) {
 	s.waitJS(`document.querySelector("#pal-search").value === "verify" && document.querySelector("#pal-opt-0").dataset.cap === "workbench:verify"`)
 	s.do(chromedp.KeyEvent(kb.Enter))
 	s.waitJS(`(document.querySelector("#pal-desc-id") || {}).textContent === "workbench:verify"`)
-	s.setValue(field("/skill_id"), id, "change")
+	s.editForm(func() { s.setValue(field("/skill_id"), id, "change") })
 	s.waitText("#pal-pv-decision", "allow")
 	s.waitInvokable()
 	s.tap("#pal-invoke")

@@ -69,7 +69,7 @@ func TestPaletteAgainstTheOpsBackend(t *testing.T) {
 	if s.countOf(field("/query")) != 0 {
 		t.Error("the search's form stayed for tail")
 	}
-	s.setValue(field("/lines"), "10", "input")
+	s.editForm(func() { s.setValue(field("/lines"), "10", "input") })
 	s.waitText("#pal-pv-decision", "allow")
 	s.waitInvokable()
 	s.tap("#pal-invoke")
@@ -90,10 +90,10 @@ func TestPaletteAgainstTheOpsBackend(t *testing.T) {
 	s.tap("#pal-action-purge")
 	s.waitPresent(field("/older_than_days"))
 	s.waitText("#pal-desc-effect", "destructive")
-	s.setValue(field("/older_than_days"), "30", "input")
-	// The preview of the value typed: the one before it (of the empty
-	// form) may still be on screen a moment.
-	s.waitJS(`!!document.querySelector("#pal-pv-decision") && document.querySelector("#pal-pv-decision").textContent === "approval_required" && document.querySelector("#pal-invoke").textContent === "Request approval"`)
+	// The empty form's preview asks for approval too: a confirmation
+	// given against it would go with it when the edit is taken.
+	s.editForm(func() { s.setValue(field("/older_than_days"), "30", "input") })
+	s.waitJS(`document.querySelector("#pal-pv-decision").textContent === "approval_required" && document.querySelector("#pal-invoke").textContent === "Request approval"`)
 	if !s.isDisabled("#pal-invoke") {
 		t.Error("a destructive action is submittable without confirmation")
 	}
