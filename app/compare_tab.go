@@ -317,41 +317,8 @@ func (c *compareTab) renderSet(j int, s compareSet) app.UI {
 		id := "compare-set-" + n + "-" + in.Name
 		errID := id + "-error"
 		msg := s.errs[in.Name]
-		label := in.Name + " (" + in.Type
-		if in.Required {
-			label += ", required"
-		}
-		label += ")"
-		var control app.UI
-		switch in.Type {
-		case "boolean":
-			sel := app.Select().ID(id).Name(in.Name).OnChange(c.onSetField(j, in.Name)).Body(
-				app.Option().Value("true").Selected(s.raw[in.Name] == "true").Text("true"),
-				app.Option().Value("false").Selected(s.raw[in.Name] != "true").Text("false"),
-			)
-			if msg != "" {
-				sel = sel.Aria("invalid", "true").Aria("describedby", errID)
-			}
-			control = sel
-		case "json":
-			ta := app.Textarea().ID(id).Name(in.Name).Rows(3).Attr("spellcheck", "false").Text(s.raw[in.Name]).OnInput(c.onSetField(j, in.Name))
-			if msg != "" {
-				ta = ta.Aria("invalid", "true").Aria("describedby", errID)
-			}
-			control = ta
-		default:
-			el := app.Input().Type("text").ID(id).Name(in.Name).Value(s.raw[in.Name]).Attr("spellcheck", "false").OnInput(c.onSetField(j, in.Name))
-			switch in.Type {
-			case "number":
-				el = el.Attr("inputmode", "decimal")
-			case "url":
-				el = el.Attr("inputmode", "url")
-			}
-			if msg != "" {
-				el = el.Aria("invalid", "true").Aria("describedby", errID)
-			}
-			control = el
-		}
+		label := inputLabel(in)
+		control := inputControl(id, in, s.raw[in.Name], msg, 3, c.onSetField(j, in.Name))
 		fields = append(fields, app.Div().Class("field").Body(
 			app.Label().For(id).Text(label),
 			control,

@@ -8,7 +8,6 @@ import (
 	"workbench/pkg/fetch"
 	"workbench/pkg/library"
 	"workbench/pkg/registry"
-	"workbench/pkg/store"
 	"workbench/pkg/workbench"
 )
 
@@ -156,44 +155,17 @@ func (p *importPage) onTrustOpen(keyID, publicKey string) app.EventHandler {
 	}
 }
 
-func (p *importPage) onPinName(ctx app.Context, e app.Event) {
-	p.pin.name = ctx.JSSrc().Get("value").String()
-}
-
-func (p *importPage) onPinCancel(ctx app.Context, e app.Event) {
-	p.pin = pinning{}
-	closeTrustDialog()
-}
-
 // onPinConfirm pins the key, then checks every result's signature again
 // against the trusted signers, so each line says what it now is.
 func (p *importPage) onPinConfirm(ctx app.Context, e app.Event) {
-	if p.pin.busy || p.pin.keyID == "" {
-		return
-	}
-	p.pin.busy, p.pin.err = true, nil
-	pin := p.pin
-	ctx.Async(func() {
-		err := p.env.trust(ctx, pin)
-		var st store.Store
-		if err == nil {
-			st, err = p.env.store(ctx, nil)
-		}
-		ctx.Dispatch(func(ctx app.Context) {
-			if err != nil {
-				p.pin.busy, p.pin.err = false, err
-				return
-			}
-			p.pin = pinning{}
-			closeTrustDialog()
-			p.recheck(ctx, st)
-			p.reloadSigning(ctx)
-		})
+	p.pin.confirm(ctx, p.env, func(ctx app.Context) {
+		p.recheck(ctx)
+		p.reloadSigning(ctx)
 	})
 }
 
 // recheck checks the signature of every result shown again.
-func (p *importPage) recheck(ctx app.Context, st store.Store) {
+func (p *importPage) recheck(ctx app.Context) {
 	results := p.results
 	ctx.Async(func() {
 		for _, r := range results {

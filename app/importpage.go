@@ -262,7 +262,7 @@ func (p *importPage) Render() app.UI {
 			)
 		}),
 		p.renderSigning(),
-		renderTrustDialog(p.pin, p.onPinName, p.onPinCancel, p.onPinConfirm),
+		renderTrustDialog(p.pin, p.pin.onName, p.pin.onCancel, p.onPinConfirm),
 	)
 }
 
@@ -323,17 +323,7 @@ func (p *importPage) renderImportResult(r importResult) app.UI {
 		)
 	}
 	rep := res.Report
-	var over app.UI
-	if len(rep.Overclaims) > 0 {
-		items := make([]app.UI, 0, len(rep.Overclaims))
-		for _, o := range rep.Overclaims {
-			items = append(items, app.Li().Text(o.String()))
-		}
-		over = app.Div().Class("overclaims").Body(
-			app.P().Text("Its proof claims more than its evidence supports, so it counts as a failure:"),
-			app.Ul().Body(items...),
-		)
-	}
+	over := renderOverclaims("Its proof claims more than its evidence supports, so it counts as a failure:", rep.Overclaims)
 	status, version, hash := "accepted", rep.Version, rep.ContentHash
 	if res.Skill.BundleHash != "" {
 		// The version as stored: the file's bytes, or under Keep both
@@ -389,23 +379,46 @@ func diagnosis(inv *verify.InvalidError) app.UI {
 	if inv == nil {
 		return nil
 	}
-	var hash app.UI
-	if inv.Hash != nil {
-		hash = app.P().Class("import-hash").Text(inv.Hash.String())
-	}
 	var causes app.UI
-	if groups := inv.Groups(); len(groups) > 0 {
-		items := make([]app.UI, 0, len(groups))
-		for _, g := range groups {
-			items = append(items, app.Li().Class("import-cause").Text(g.Sentence))
-		}
+	if items := causeItems(inv); len(items) > 0 {
 		causes = app.Ul().Class("import-causes").Body(items...)
 	}
 	return app.Div().Class("import-diagnosis").Body(
 		app.P().Class("import-headline").Text(inv.Headline()),
-		hash,
+		recomputedHash(inv),
 		causes,
 	)
+}
+
+// recomputedHash says what a rejected file's content hash is, recomputed,
+// beside the one it claims; nil when it claims none.
+func recomputedHash(inv *verify.InvalidError) app.UI {
+	if inv.Hash == nil {
+		return nil
+	}
+	return app.P().Class("import-hash").Text(inv.Hash.String())
+}
+
+// causeItems are a rejected file's problems by cause, a sentence each.
+func causeItems(inv *verify.InvalidError) []app.UI {
+	groups := inv.Groups()
+	items := make([]app.UI, 0, len(groups))
+	for _, g := range groups {
+		items = append(items, app.Li().Class("import-cause").Text(g.Sentence))
+	}
+	return items
+}
+
+// renderOverclaims lists os under lead; it is nil when there are none.
+func renderOverclaims(lead string, os []verify.Overclaim) app.UI {
+	if len(os) == 0 {
+		return nil
+	}
+	items := make([]app.UI, 0, len(os))
+	for _, o := range os {
+		items = append(items, app.Li().Text(o.String()))
+	}
+	return app.Div().Class("overclaims").Body(app.P().Text(lead), app.Ul().Body(items...))
 }
 
 // foreignReading shows a bundle in the other implementation's shape: the
@@ -437,27 +450,9 @@ func foreignReading(inv *verify.InvalidError) app.UI {
 		app.Td().Class("foreign-found").Body(verdictBadge(f.Verdict)),
 		app.Td(),
 	))
-	var over app.UI
-	if len(f.Overclaims) > 0 {
-		items := make([]app.UI, 0, len(f.Overclaims))
-		for _, o := range f.Overclaims {
-			items = append(items, app.Li().Text(o.String()))
-		}
-		over = app.Div().Class("overclaims").Body(
-			app.P().Text("Where it claims more than its contents support:"),
-			app.Ul().Body(items...),
-		)
-	}
-	var hash app.UI
-	if inv.Hash != nil {
-		hash = app.P().Class("import-hash").Text(inv.Hash.String())
-	}
+	over := renderOverclaims("Where it claims more than its contents support:", f.Overclaims)
 	var causes app.UI
-	if groups := inv.Groups(); len(groups) > 0 {
-		items := make([]app.UI, 0, len(groups))
-		for _, g := range groups {
-			items = append(items, app.Li().Class("import-cause").Text(g.Sentence))
-		}
+	if items := causeItems(inv); len(items) > 0 {
 		causes = app.Div().Body(
 			app.P().Text("Against the bundle schema:"),
 			app.Ul().Class("import-causes").Body(items...),
@@ -466,7 +461,7 @@ func foreignReading(inv *verify.InvalidError) app.UI {
 	return app.Div().Class("import-diagnosis").Body(
 		app.P().Class("import-headline").Text(inv.Headline()),
 		app.P().Class("import-foreign-note").Text("Written by the other implementation of the spec, not to spec v0.1: opened read only and not stored in the library, which keeps only bundles whose proof it can re-derive. Below, what it claims beside what its contents support."),
-		hash,
+		recomputedHash(inv),
 		app.Div().Class("table-scroll").TabIndex(0).Role("region").Aria("label", "Its claims beside what its contents support").Body(
 			app.Table().Class("list foreign-gates").Body(
 				app.Caption().Text("Proof gates: what it claims, and what its contents support under spec v0.1"),

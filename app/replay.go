@@ -32,11 +32,8 @@ type replayPage struct {
 	env *env
 
 	ownContext
-	id      string
-	loadErr error
-	missing bool
-	blocked bool
-	bundle  *skill.Bundle
+	skillRead
+	bundle *skill.Bundle
 
 	keyState session.KeyState // the session's OpenRouter key, shown with the form
 
@@ -70,7 +67,7 @@ type replayField struct {
 
 func (p *replayPage) OnNav(ctx app.Context) {
 	ctx.Page().SetTitle("Replay · Skill Workbench")
-	*p = replayPage{Compo: p.Compo, ownContext: ownContext{ctx}, env: p.env, id: skillIDOf(ctx.Page().URL().Path)}
+	*p = replayPage{Compo: p.Compo, ownContext: ownContext{ctx}, env: p.env, skillRead: skillRead{id: skillIDOf(ctx.Page().URL().Path)}}
 	id := p.id
 	p.publishContext()
 	if st, err := p.env.sessionStorage(); err == nil {
@@ -83,25 +80,20 @@ func (p *replayPage) OnNav(ctx app.Context) {
 	ctx.Async(func() {
 		l, err := p.env.loadSkill(ctx, id, 0, func() { ctx.Dispatch(func(app.Context) { p.blocked = true }) })
 		ctx.Dispatch(func(ctx app.Context) {
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				p.missing = true
-				ctx.Page().SetTitle("No such skill · Skill Workbench")
-			case err != nil:
-				p.loadErr = err
-			default:
-				p.bundle = l.bundle
-				for _, in := range l.bundle.Manifest.Inputs {
-					raw := ""
-					if v, ok := l.bundle.Evidence.Scenario.Inputs[in.Name]; ok {
-						raw = teach.ExampleText(v)
-					}
-					p.fields = append(p.fields, replayField{spec: in, raw: raw})
-				}
-				p.model = l.bundle.Evidence.System.Model
-				ctx.Page().SetTitle("Replay " + l.bundle.Manifest.Name + " · Skill Workbench")
-				p.publishContext()
+			if p.readFailed(ctx, err) {
+				return
 			}
+			p.bundle = l.bundle
+			for _, in := range l.bundle.Manifest.Inputs {
+				raw := ""
+				if v, ok := l.bundle.Evidence.Scenario.Inputs[in.Name]; ok {
+					raw = teach.ExampleText(v)
+				}
+				p.fields = append(p.fields, replayField{spec: in, raw: raw})
+			}
+			p.model = l.bundle.Evidence.System.Model
+			ctx.Page().SetTitle("Replay " + l.bundle.Manifest.Name + " · Skill Workbench")
+			p.publishContext()
 		})
 	})
 }
@@ -217,33 +209,8 @@ func (p *replayPage) onSave(ctx app.Context, e app.Event) {
 }
 
 func (p *replayPage) Render() app.UI {
-	switch {
-	case p.missing:
-		return frame("/skills",
-			app.H1().Text("No such skill"),
-			app.P().ID("skill-missing").Body(
-				app.Text("There is no skill with id "), app.Code().Text(p.id),
-				app.Text(" in this browser's library, so there is nothing to replay. "),
-				app.A().Href("/import").Text("Import its bundle file"),
-				app.Text(" or see "), app.A().Href("/skills").Text("the skills you have"), app.Text("."),
-			),
-		)
-	case p.loadErr != nil:
-		return frame("/skills",
-			app.H1().Text("Replay"),
-			app.Div().Class("status status-error").Role("alert").ID("skill-error").Body(
-				app.P().Text("The skill could not be read from this browser's library."),
-				app.P().Class("error-text").Text(p.loadErr.Error()),
-			),
-		)
-	case p.bundle == nil:
-		return frame("/skills",
-			app.H1().Text("Replay"),
-			app.If(p.blocked, func() app.UI {
-				return app.P().Class("status status-error").Role("alert").Text("Another tab of the workbench holds an older version of the library open. Close it to continue.")
-			}),
-			app.P().Class("status status-pending").ID("skill-loading").Text("Reading the skill from this browser's library…"),
-		)
+	if ui := p.renderUnread("Replay", p.bundle != nil, ", so there is nothing to replay: ", "Reading the skill from this browser's library…"); ui != nil {
+		return ui
 	}
 	b := p.bundle
 	return frame("/skills",
@@ -319,41 +286,8 @@ func (p *replayPage) inputField(i int, f replayField, row workbench.InputRow) ap
 	id := "replay-input-" + f.spec.Name
 	errID := id + "-error"
 	msg := p.fieldErrs[f.spec.Name]
-	label := f.spec.Name + " (" + f.spec.Type
-	if f.spec.Required {
-		label += ", required"
-	}
-	label += ")"
-	var control app.UI
-	switch f.spec.Type {
-	case "boolean":
-		sel := app.Select().ID(id).Name(f.spec.Name).OnChange(p.onField(i)).Body(
-			app.Option().Value("true").Selected(f.raw == "true").Text("true"),
-			app.Option().Value("false").Selected(f.raw != "true").Text("false"),
-		)
-		if msg != "" {
-			sel = sel.Aria("invalid", "true").Aria("describedby", errID)
-		}
-		control = sel
-	case "json":
-		ta := app.Textarea().ID(id).Name(f.spec.Name).Rows(4).Attr("spellcheck", "false").Text(f.raw).OnInput(p.onField(i))
-		if msg != "" {
-			ta = ta.Aria("invalid", "true").Aria("describedby", errID)
-		}
-		control = ta
-	default:
-		in := app.Input().Type("text").ID(id).Name(f.spec.Name).Value(f.raw).Attr("spellcheck", "false").OnInput(p.onField(i))
-		switch f.spec.Type {
-		case "number":
-			in = in.Attr("inputmode", "decimal")
-		case "url":
-			in = in.Attr("inputmode", "url")
-		}
-		if msg != "" {
-			in = in.Aria("invalid", "true").Aria("describedby", errID)
-		}
-		control = in
-	}
+	label := inputLabel(f.spec)
+	control := inputControl(id, f.spec, f.raw, msg, 4, p.onField(i))
 	return app.Div().Class("field").Body(
 		app.Label().For(id).Text(label),
 		app.If(f.spec.Description != "", func() app.UI { return app.Span().Class("choice-note").Text(f.spec.Description) }),

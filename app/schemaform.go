@@ -417,16 +417,7 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 		if fl.Widget == schemaform.WidgetJSON {
 			ta = ta.Attr("spellcheck", "false")
 		}
-		if desc != "" {
-			ta = ta.Aria("describedby", desc)
-		}
-		if fl.Required {
-			ta = ta.Aria("required", "true")
-		}
-		if c.fieldError(fl) != "" {
-			ta = ta.Aria("invalid", "true")
-		}
-		control = ta
+		control = ariaOf(ta, fl, desc, c.fieldError(fl) != "")
 	case schemaform.WidgetBoolean, schemaform.WidgetSelect:
 		opts := []app.UI{app.Option().Value("").Selected(fl.Raw == "").Text("— not set —")}
 		if fl.Widget == schemaform.WidgetBoolean {
@@ -439,16 +430,7 @@ func (c *schemaForm) renderScalar(fl *schemaform.Field, own bool) app.UI {
 			}
 		}
 		sel := app.Select().ID(id).Disabled(disabled).Attr("data-ptr", fl.Path).Body(opts...).OnChange(c.onSet)
-		if desc != "" {
-			sel = sel.Aria("describedby", desc)
-		}
-		if fl.Required {
-			sel = sel.Aria("required", "true")
-		}
-		if c.fieldError(fl) != "" {
-			sel = sel.Aria("invalid", "true")
-		}
-		control = sel
+		control = ariaOf(sel, fl, desc, c.fieldError(fl) != "")
 	case schemaform.WidgetConst:
 		control = app.Output().ID(id).Class("sf-const").Text(constText(fl.Const))
 	case schemaform.WidgetNull:
@@ -494,19 +476,26 @@ func (c *schemaForm) choices(fl *schemaform.Field, id, desc string, disabled boo
 }
 
 func (c *schemaForm) aria(in app.HTMLInput, fl *schemaform.Field, desc string) app.HTMLInput {
-	if desc != "" {
-		in = in.Aria("describedby", desc)
-	}
-	if fl.Required {
-		in = in.Aria("required", "true")
-	}
-	if c.fieldError(fl) != "" {
-		in = in.Aria("invalid", "true")
-	}
+	in = ariaOf(in, fl, desc, c.fieldError(fl) != "")
 	if fl.Constraints.Pattern != "" || fl.Constraints.Format != "" {
 		in = in.Attr("spellcheck", "false")
 	}
 	return in
+}
+
+// ariaOf gives control e of field fl the ARIA states a screen reader
+// announces: described by desc, required, invalid.
+func ariaOf[E interface{ Aria(string, any) E }](e E, fl *schemaform.Field, desc string, invalid bool) E {
+	if desc != "" {
+		e = e.Aria("describedby", desc)
+	}
+	if fl.Required {
+		e = e.Aria("required", "true")
+	}
+	if invalid {
+		e = e.Aria("invalid", "true")
+	}
+	return e
 }
 
 // inputType picks the browser's input type for a string format. Formats

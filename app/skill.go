@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"strconv"
 	"strings"
@@ -32,12 +31,9 @@ type skillPage struct {
 	env *env
 
 	ownContext
-	id      string
+	skillRead
 	version int // the version asked for (?v=N); 0 for the newest
 	loading bool
-	loadErr error
-	missing bool // no skill with this id in the library
-	blocked bool
 
 	sk       store.Skill
 	versions []store.StoredBundle
@@ -94,7 +90,7 @@ func (p *skillPage) OnNav(ctx app.Context) {
 		return
 	}
 	// Reset the page's state, keeping go-app's own (the embedded Compo).
-	*p = skillPage{Compo: p.Compo, ownContext: p.ownContext, env: p.env, id: id, version: version, tab: "manifest"}
+	*p = skillPage{Compo: p.Compo, ownContext: p.ownContext, env: p.env, skillRead: skillRead{id: id}, version: version, tab: "manifest"}
 	p.publishContext()
 	p.load(ctx)
 }
@@ -168,13 +164,7 @@ func (p *skillPage) load(ctx app.Context) {
 		}
 		ctx.Dispatch(func(ctx app.Context) {
 			p.loading = false
-			if errors.Is(err, store.ErrNotFound) {
-				p.missing = true
-				ctx.Page().SetTitle("No such skill · Skill Workbench")
-				return
-			}
-			if err != nil {
-				p.loadErr = err
+			if p.readFailed(ctx, err) {
 				return
 			}
 			p.sk, p.versions, p.stored, p.bundle, p.report, p.advice = l.sk, l.versions, l.stored, l.bundle, l.report, l.advice
@@ -243,33 +233,8 @@ func (p *skillPage) onTabKey(ctx app.Context, e app.Event) {
 }
 
 func (p *skillPage) Render() app.UI {
-	switch {
-	case p.missing:
-		return frame("/skills",
-			app.H1().Text("No such skill"),
-			app.P().ID("skill-missing").Body(
-				app.Text("There is no skill with id "), app.Code().Text(p.id),
-				app.Text(" in this browser's library. Skills live in this browser only: "),
-				app.A().Href("/import").Text("import its bundle file"),
-				app.Text(" or see "), app.A().Href("/skills").Text("the skills you have"), app.Text("."),
-			),
-		)
-	case p.loadErr != nil:
-		return frame("/skills",
-			app.H1().Text("Skill"),
-			app.Div().Class("status status-error").Role("alert").ID("skill-error").Body(
-				app.P().Text("The skill could not be read from this browser's library."),
-				app.P().Class("error-text").Text(p.loadErr.Error()),
-			),
-		)
-	case p.bundle == nil:
-		return frame("/skills",
-			app.H1().Text("Skill"),
-			app.If(p.blocked, func() app.UI {
-				return app.P().Class("status status-error").Role("alert").Text("Another tab of the workbench holds an older version of the library open. Close it to continue.")
-			}),
-			app.P().Class("status status-pending").ID("skill-loading").Text("Reading the skill from this browser's library and re-verifying its proof…"),
-		)
+	if ui := p.renderUnread("Skill", p.bundle != nil, ". Skills live in this browser only: ", "Reading the skill from this browser's library and re-verifying its proof…"); ui != nil {
+		return ui
 	}
 	return frame("/skills",
 		p.renderHeader(),
@@ -383,6 +348,6 @@ func (p *skillPage) onCompareSaved(_ app.Context, msg string) { p.onSaved(msg) }
 // reload re-reads the skill after a new version was stored, keeping the
 // message about it.
 func (p *skillPage) reload(ctx app.Context, msg string) {
-	*p = skillPage{Compo: p.Compo, ownContext: p.ownContext, env: p.env, id: p.id, tab: p.tab, saveMsg: msg}
+	*p = skillPage{Compo: p.Compo, ownContext: p.ownContext, env: p.env, skillRead: skillRead{id: p.id}, tab: p.tab, saveMsg: msg}
 	p.load(ctx)
 }

@@ -277,25 +277,7 @@ func (p *skillPage) onCancelDelete(ctx app.Context, e app.Event) {
 // onConfirmDelete deletes the skill and goes to the library, which says
 // so; on failure the dialog stays open and says nothing was deleted.
 func (p *skillPage) onConfirmDelete(ctx app.Context, e app.Event) {
-	if p.del.id == "" || p.del.busy {
-		return
-	}
-	ctx = p.own()
-	p.del.busy, p.del.err = true, nil
-	d := p.del
-	ctx.Async(func() {
-		err := p.env.deleteSkill(ctx, d.id)
-		ctx.Dispatch(func(ctx app.Context) {
-			if p.del.id != d.id {
-				return
-			}
-			p.del.busy, p.del.err = false, err
-			if err != nil {
-				return
-			}
-			closeDeleteDialog()
-			p.del = deletion{}
-			ctx.Navigate("/skills?" + url.Values{"deleted": {d.name}}.Encode())
-		})
+	p.del.confirm(p.own(), p.env, func(ctx app.Context, name string) {
+		ctx.Navigate("/skills?" + url.Values{"deleted": {name}}.Encode())
 	})
 }

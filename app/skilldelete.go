@@ -27,6 +27,33 @@ func (e *env) deleteSkill(ctx context.Context, id string) error {
 	return err
 }
 
+// confirm deletes the skill d names, on the page ctx: Delete was
+// pressed. On success it closes the dialog, forgets d and calls deleted
+// with the skill's name; on failure the dialog stays open and says why.
+// An answer that comes after the dialog was closed is dropped.
+func (d *deletion) confirm(ctx app.Context, e *env, deleted func(ctx app.Context, name string)) {
+	if d.id == "" || d.busy {
+		return
+	}
+	d.busy, d.err = true, nil
+	asked := *d
+	ctx.Async(func() {
+		err := e.deleteSkill(ctx, asked.id)
+		ctx.Dispatch(func(ctx app.Context) {
+			if d.id != asked.id {
+				return // the dialog was closed meanwhile
+			}
+			d.busy, d.err = false, err
+			if err != nil {
+				return
+			}
+			closeDeleteDialog()
+			*d = deletion{}
+			deleted(ctx, asked.name)
+		})
+	})
+}
+
 // showDeleteDialog opens the confirmation dialog.
 func showDeleteDialog() {
 	if d := app.Window().GetElementByID("delete-dialog"); d.Truthy() && !d.Get("open").Bool() {

@@ -341,26 +341,9 @@ func (p *skillsPage) onCancelDelete(ctx app.Context, e app.Event) {
 }
 
 func (p *skillsPage) onConfirmDelete(ctx app.Context, e app.Event) {
-	if p.del.id == "" || p.del.busy {
-		return
-	}
-	ctx = p.own()
-	p.del.busy, p.del.err = true, nil
-	d := p.del
-	ctx.Async(func() {
-		err := p.env.deleteSkill(ctx, d.id)
-		ctx.Dispatch(func(ctx app.Context) {
-			if p.del.id != d.id {
-				return // the dialog was closed meanwhile
-			}
-			p.del.busy, p.del.err = false, err
-			if err != nil {
-				return
-			}
-			closeDeleteDialog()
-			p.deleted, p.del = d.name, deletion{}
-			p.load(ctx)
-		})
+	p.del.confirm(p.own(), p.env, func(ctx app.Context, name string) {
+		p.deleted = name
+		p.load(ctx)
 	})
 }
 
@@ -407,7 +390,7 @@ func (p *skillsPage) Render() app.UI {
 		}),
 		p.renderList(),
 		renderDeleteDialog(p.del, p.onCancelDelete, p.onConfirmDelete),
-		renderTrustDialog(p.pin, p.onPinName, p.onPinCancel, p.onPinConfirm),
+		renderTrustDialog(p.pin, p.pin.onName, p.pin.onCancel, p.onPinConfirm),
 		app.Section().Class("panel").Aria("labelledby", "clear-heading").Body(
 			app.H2().ID("clear-heading").Text("Local data"),
 			app.Button().Type("button").ID("clear-all").Class("danger").Text("Clear all local data…").OnClick(p.onAskClear),
@@ -597,36 +580,10 @@ func showVerified(hash string, c verdictCheck, pins *signature.PinSet) {
 	}
 }
 
-func (p *skillsPage) onPinName(ctx app.Context, e app.Event) {
-	p.pin.name = ctx.JSSrc().Get("value").String()
-}
-
-func (p *skillsPage) onPinCancel(ctx app.Context, e app.Event) {
-	p.pin = pinning{}
-	closeTrustDialog()
-}
-
 // onPinConfirm pins the key and lists the rows again, so that every row
 // of its signer reads "trusted".
 func (p *skillsPage) onPinConfirm(ctx app.Context, e app.Event) {
-	if p.pin.busy || p.pin.keyID == "" {
-		return
-	}
-	ctx = p.own()
-	p.pin.busy, p.pin.err = true, nil
-	pin := p.pin
-	ctx.Async(func() {
-		err := p.env.trust(ctx, pin)
-		ctx.Dispatch(func(ctx app.Context) {
-			if err != nil {
-				p.pin.busy, p.pin.err = false, err
-				return
-			}
-			p.pin = pinning{}
-			closeTrustDialog()
-			p.load(ctx)
-		})
-	})
+	p.pin.confirm(p.own(), p.env, p.load)
 }
 
 func errText(err error) string {

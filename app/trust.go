@@ -81,6 +81,40 @@ func (e *env) trust(ctx context.Context, p pinning) error {
 	return e.withKeyring(ctx, func(kr keyring) error { return kr.TrustSigner(ctx, signature.NewPin(strings.TrimSpace(p.name), pub)) })
 }
 
+// onName takes the name typed for the key.
+func (p *pinning) onName(ctx app.Context, e app.Event) {
+	p.name = ctx.JSSrc().Get("value").String()
+}
+
+// onCancel closes the dialog; nothing is pinned.
+func (p *pinning) onCancel(ctx app.Context, e app.Event) {
+	*p = pinning{}
+	closeTrustDialog()
+}
+
+// confirm pins the key p names, on the page ctx: Trust was pressed. On
+// success it closes the dialog, forgets p and calls pinned; on failure
+// the dialog stays open and says why.
+func (p *pinning) confirm(ctx app.Context, e *env, pinned func(app.Context)) {
+	if p.busy || p.keyID == "" {
+		return
+	}
+	p.busy, p.err = true, nil
+	asked := *p
+	ctx.Async(func() {
+		err := e.trust(ctx, asked)
+		ctx.Dispatch(func(ctx app.Context) {
+			if err != nil {
+				p.busy, p.err = false, err
+				return
+			}
+			*p = pinning{}
+			closeTrustDialog()
+			pinned(ctx)
+		})
+	})
+}
+
 // showTrustDialog opens the trust dialog once it is rendered.
 func showTrustDialog() {
 	if d := app.Window().GetElementByID("trust-dialog"); d.Truthy() && !d.Get("open").Bool() {

@@ -105,6 +105,32 @@ func TestSigningCrossesBrowserAndCommandLine(t *testing.T) {
 		t.Errorf("skill page, key not trusted: %q", got)
 	}
 
+	// Trusted from the library: the row's "Trust this signer…" opens
+	// the dialog; Cancel pins nothing, Trust pins the key under the name
+	// given and the row says so.
+	s.open("/skills")
+	trust := `#skills-table .signer-trust[data-key-id="` + cliKeyID + `"]`
+	s.waitVisible(trust)
+	s.click(trust)
+	s.waitVisible("#trust-dialog")
+	if got := s.text("#trust-dialog-key"); got != cliKeyID {
+		t.Errorf("the trust dialog on /skills shows the fingerprint %q, want %q", got, cliKeyID)
+	}
+	s.click("#trust-dialog-cancel")
+	s.waitJS(`!document.querySelector("#trust-dialog").open`)
+	if s.countOf(trust) != 1 {
+		t.Error("Cancel in the trust dialog pinned the key")
+	}
+	s.click(trust)
+	s.waitVisible("#trust-dialog")
+	s.setField("#trust-dialog-name", "release (library)", "input")
+	s.click("#trust-dialog-confirm")
+	s.waitJS(`Array.from(document.querySelectorAll("#skills-table td.skill-signer")).some(td => td.textContent === "trusted — release (library)")`)
+	if s.countOf(trust) != 0 {
+		t.Error("a row still offers to trust the pinned key")
+	}
+
+	// The trust form renames the pin, the name kept with the key.
 	s.open("/import")
 	s.waitVisible("#trust-form")
 	s.setField("#trust-name", "release (command line)", "input")

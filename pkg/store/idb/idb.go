@@ -656,43 +656,42 @@ func (d *DB) Bundle(ctx context.Context, contentHash string) (store.StoredBundle
 
 // Bundles implements store.Store.
 func (d *DB) Bundles(ctx context.Context, skillID string) ([]store.StoredBundle, error) {
-	const op = "list bundles"
-	all, err := d.getAll(ctx, op, store.StoreBundles, "skill_id", skillID)
+	return listBySkill(ctx, d, "list bundles", store.StoreBundles, skillID, bundleFrom,
+		func(a, b store.StoredBundle) int { return cmp.Compare(a.SkillVersion, b.SkillVersion) })
+}
+
+// listBySkill reads every record of storeName that belongs to skill
+// skillID (its skill_id index), each decoded by decode, sorted by order.
+func listBySkill[T any](ctx context.Context, d *DB, op, storeName, skillID string, decode func(safejs.Value) (T, error), order func(a, b T) int) ([]T, error) {
+	all, err := d.getAll(ctx, op, storeName, "skill_id", skillID)
 	if err != nil {
 		return nil, err
 	}
-	out := []store.StoredBundle{}
+	out := []T{}
 	err = each(all, func(v safejs.Value) error {
-		b, err := bundleFrom(v)
-		out = append(out, b)
+		x, err := decode(v)
+		out = append(out, x)
 		return err
 	})
 	if err != nil {
-		return nil, readErr(op, store.StoreBundles, err)
+		return nil, readErr(op, storeName, err)
 	}
-	slices.SortFunc(out, func(a, b store.StoredBundle) int { return cmp.Compare(a.SkillVersion, b.SkillVersion) })
+	slices.SortFunc(out, order)
 	return out, nil
+}
+
+// jsonRecord decodes a record kept as JSON beside the members it is
+// found by (decodeJSON).
+func jsonRecord[T any](v safejs.Value) (T, error) {
+	var x T
+	err := decodeJSON(v, &x)
+	return x, err
 }
 
 // Replays implements store.Store.
 func (d *DB) Replays(ctx context.Context, skillID string) ([]store.Replay, error) {
-	const op = "list replays"
-	all, err := d.getAll(ctx, op, store.StoreReplays, "skill_id", skillID)
-	if err != nil {
-		return nil, err
-	}
-	out := []store.Replay{}
-	err = each(all, func(v safejs.Value) error {
-		var r store.Replay
-		err := decodeJSON(v, &r)
-		out = append(out, r)
-		return err
-	})
-	if err != nil {
-		return nil, readErr(op, store.StoreReplays, err)
-	}
-	slices.SortFunc(out, func(a, b store.Replay) int { return cmp.Compare(b.ID(), a.ID()) })
-	return out, nil
+	return listBySkill(ctx, d, "list replays", store.StoreReplays, skillID, jsonRecord[store.Replay],
+		func(a, b store.Replay) int { return cmp.Compare(b.ID(), a.ID()) })
 }
 
 // SaveComparison implements store.Store.
@@ -727,23 +726,8 @@ func (d *DB) SaveComparison(ctx context.Context, c store.Comparison) error {
 
 // Comparisons implements store.Store.
 func (d *DB) Comparisons(ctx context.Context, skillID string) ([]store.Comparison, error) {
-	const op = "list comparisons"
-	all, err := d.getAll(ctx, op, store.StoreComparisons, "skill_id", skillID)
-	if err != nil {
-		return nil, err
-	}
-	out := []store.Comparison{}
-	err = each(all, func(v safejs.Value) error {
-		var c store.Comparison
-		err := decodeJSON(v, &c)
-		out = append(out, c)
-		return err
-	})
-	if err != nil {
-		return nil, readErr(op, store.StoreComparisons, err)
-	}
-	slices.SortFunc(out, func(a, b store.Comparison) int { return cmp.Compare(b.ID, a.ID) })
-	return out, nil
+	return listBySkill(ctx, d, "list comparisons", store.StoreComparisons, skillID, jsonRecord[store.Comparison],
+		func(a, b store.Comparison) int { return cmp.Compare(b.ID, a.ID) })
 }
 
 // DeleteSkill implements store.Store.

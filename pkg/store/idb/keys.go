@@ -64,13 +64,28 @@ func (d *DB) AddSigningKey(ctx context.Context, k *webcrypto.Key) error {
 // TrustedSigners returns the pin set of trusted signers, in key id order.
 func (d *DB) TrustedSigners(ctx context.Context) (*signature.PinSet, error) {
 	const op = "read trusted signers"
+	texts, err := d.keysPrefixed(ctx, op, pinPrefix)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := signature.ParsePins([]byte(`{"signers":[` + strings.Join(texts, ",") + `]}`))
+	if err != nil {
+		return nil, readErr(op, store.StoreKeys, err)
+	}
+	return ps, nil
+}
+
+// keysPrefixed reads the values (strings) of the keys store's records
+// whose keys start with prefix, which ends in ':', in key order.
+func (d *DB) keysPrefixed(ctx context.Context, op, prefix string) ([]string, error) {
 	keyRange, err := safejs.Global().Get("IDBKeyRange")
 	if err != nil {
 		return nil, &store.Error{Op: op, Store: store.StoreKeys, Kind: store.ErrUnavailable, Err: err}
 	}
-	// Every key that starts with "pin:" and nothing else: "pin;" is the
-	// first string after them, ";" following ":" in code-unit order.
-	r, err := keyRange.Call("bound", pinPrefix, "pin;", false, true)
+	// Every key that starts with prefix and nothing else: prefix with ';'
+	// for its last ':' is the first string after them, ';' following ':'
+	// in code-unit order.
+	r, err := keyRange.Call("bound", prefix, strings.TrimSuffix(prefix, ":")+";", false, true)
 	if err != nil {
 		return nil, fail(op, store.StoreKeys, "", thrown(err))
 	}
@@ -82,11 +97,7 @@ func (d *DB) TrustedSigners(ctx context.Context) (*signature.PinSet, error) {
 	if err != nil {
 		return nil, readErr(op, store.StoreKeys, err)
 	}
-	ps, err := signature.ParsePins([]byte(`{"signers":[` + strings.Join(texts, ",") + `]}`))
-	if err != nil {
-		return nil, readErr(op, store.StoreKeys, err)
-	}
-	return ps, nil
+	return texts, nil
 }
 
 // TrustSigner adds p to the trusted signers, or renames the pin of its key.
@@ -140,22 +151,9 @@ func (d *DB) DistrustSigner(ctx context.Context, keyID string) error {
 // by hand (package registry), in order.
 func (d *DB) Registries(ctx context.Context) ([]string, error) {
 	const op = "read registries"
-	keyRange, err := safejs.Global().Get("IDBKeyRange")
-	if err != nil {
-		return nil, &store.Error{Op: op, Store: store.StoreKeys, Kind: store.ErrUnavailable, Err: err}
-	}
-	// "registry;" is the first string after every "registry:…" key.
-	r, err := keyRange.Call("bound", registryPrefix, "registry;", false, true)
-	if err != nil {
-		return nil, fail(op, store.StoreKeys, "", thrown(err))
-	}
-	all, err := d.getAll(ctx, op, store.StoreKeys, "", r)
+	origins, err := d.keysPrefixed(ctx, op, registryPrefix)
 	if err != nil {
 		return nil, err
-	}
-	origins, err := joined(all)
-	if err != nil {
-		return nil, readErr(op, store.StoreKeys, err)
 	}
 	for _, o := range origins {
 		if c, err := registry.Origin(o); err != nil || c != o {
