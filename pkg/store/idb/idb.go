@@ -656,42 +656,47 @@ func (d *DB) Bundle(ctx context.Context, contentHash string) (store.StoredBundle
 
 // Bundles implements store.Store.
 func (d *DB) Bundles(ctx context.Context, skillID string) ([]store.StoredBundle, error) {
-	return listBySkill(ctx, d, "list bundles", store.StoreBundles, skillID, bundleFrom,
-		func(a, b store.StoredBundle) int { return cmp.Compare(a.SkillVersion, b.SkillVersion) })
-}
-
-// listBySkill reads every record of storeName that belongs to skill
-// skillID (its skill_id index), each decoded by decode, sorted by order.
-func listBySkill[T any](ctx context.Context, d *DB, op, storeName, skillID string, decode func(safejs.Value) (T, error), order func(a, b T) int) ([]T, error) {
-	all, err := d.getAll(ctx, op, storeName, "skill_id", skillID)
-	if err != nil {
-		return nil, err
-	}
-	out := []T{}
-	err = each(all, func(v safejs.Value) error {
-		x, err := decode(v)
-		out = append(out, x)
+	out := []store.StoredBundle{}
+	err := d.eachOfSkill(ctx, "list bundles", store.StoreBundles, skillID, func(v safejs.Value) error {
+		b, err := bundleFrom(v)
+		out = append(out, b)
 		return err
 	})
 	if err != nil {
-		return nil, readErr(op, storeName, err)
+		return nil, err
 	}
-	slices.SortFunc(out, order)
+	slices.SortFunc(out, func(a, b store.StoredBundle) int { return cmp.Compare(a.SkillVersion, b.SkillVersion) })
 	return out, nil
 }
 
-// jsonRecord decodes a record kept as JSON beside the members it is
-// found by (decodeJSON).
-func jsonRecord[T any](v safejs.Value) (T, error) {
-	var x T
-	err := decodeJSON(v, &x)
-	return x, err
+// eachOfSkill calls fn with every record of storeName that belongs to
+// skill skillID (its skill_id index); an error from fn is a record that
+// could not be read.
+func (d *DB) eachOfSkill(ctx context.Context, op, storeName, skillID string, fn func(safejs.Value) error) error {
+	all, err := d.getAll(ctx, op, storeName, "skill_id", skillID)
+	if err != nil {
+		return err
+	}
+	if err := each(all, fn); err != nil {
+		return readErr(op, storeName, err)
+	}
+	return nil
 }
 
 // Replays implements store.Store.
 func (d *DB) Replays(ctx context.Context, skillID string) ([]store.Replay, error) {
-	return listBySkill(ctx, d, "list replays", store.StoreReplays, skillID, jsonRecord[store.Replay],
-		func(a, b store.Replay) int { return cmp.Compare(b.ID(), a.ID()) })
+	out := []store.Replay{}
+	err := d.eachOfSkill(ctx, "list replays", store.StoreReplays, skillID, func(v safejs.Value) error {
+		var r store.Replay
+		err := decodeJSON(v, &r)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b store.Replay) int { return cmp.Compare(b.ID(), a.ID()) })
+	return out, nil
 }
 
 // SaveComparison implements store.Store.
@@ -726,8 +731,18 @@ func (d *DB) SaveComparison(ctx context.Context, c store.Comparison) error {
 
 // Comparisons implements store.Store.
 func (d *DB) Comparisons(ctx context.Context, skillID string) ([]store.Comparison, error) {
-	return listBySkill(ctx, d, "list comparisons", store.StoreComparisons, skillID, jsonRecord[store.Comparison],
-		func(a, b store.Comparison) int { return cmp.Compare(b.ID, a.ID) })
+	out := []store.Comparison{}
+	err := d.eachOfSkill(ctx, "list comparisons", store.StoreComparisons, skillID, func(v safejs.Value) error {
+		var c store.Comparison
+		err := decodeJSON(v, &c)
+		out = append(out, c)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b store.Comparison) int { return cmp.Compare(b.ID, a.ID) })
+	return out, nil
 }
 
 // DeleteSkill implements store.Store.
