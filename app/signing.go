@@ -176,15 +176,25 @@ func (p *importPage) onCreateKey(ctx app.Context, e app.Event) {
 	if p.sign.busy || p.sign.key != nil {
 		return
 	}
-	p.sign.busy = true
-	ctx.Async(func() {
+	p.changeSigning(ctx, &p.sign.err, func() error {
 		st, err := p.env.store(ctx, nil)
 		if err == nil {
 			_, err = newSigningKey(ctx, st)
 		}
+		return err
+	})
+}
+
+// changeSigning makes change off the event loop, the signing panel busy
+// meanwhile, then reads the panel again; when change fails, *why (a
+// field of p.sign) says why.
+func (p *importPage) changeSigning(ctx app.Context, why *error, change func() error) {
+	p.sign.busy = true
+	ctx.Async(func() {
+		err := change()
 		ctx.Dispatch(func(ctx app.Context) {
 			if err != nil {
-				p.sign.busy, p.sign.err = false, err
+				p.sign.busy, *why = false, err
 				return
 			}
 			p.reloadSigning(ctx)
@@ -213,9 +223,9 @@ func (p *importPage) onTrust(ctx app.Context, e app.Event) {
 		p.sign.trustErr = err
 		return
 	}
-	p.sign.busy, p.sign.trustErr = true, nil
-	ctx.Async(func() {
-		err := p.env.withKeyring(ctx, func(kr keyring) error {
+	p.sign.trustErr = nil
+	p.changeSigning(ctx, &p.sign.trustErr, func() error {
+		return p.env.withKeyring(ctx, func(kr keyring) error {
 			for _, pin := range pins {
 				if err := kr.TrustSigner(ctx, pin); err != nil {
 					return err
@@ -223,28 +233,13 @@ func (p *importPage) onTrust(ctx app.Context, e app.Event) {
 			}
 			return nil
 		})
-		ctx.Dispatch(func(ctx app.Context) {
-			if err != nil {
-				p.sign.busy, p.sign.trustErr = false, err
-				return
-			}
-			p.reloadSigning(ctx)
-		})
 	})
 }
 
 func (p *importPage) onDistrust(keyID string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		p.sign.busy = true
-		ctx.Async(func() {
-			err := p.env.withKeyring(ctx, func(kr keyring) error { return kr.DistrustSigner(ctx, keyID) })
-			ctx.Dispatch(func(ctx app.Context) {
-				if err != nil {
-					p.sign.busy, p.sign.err = false, err
-					return
-				}
-				p.reloadSigning(ctx)
-			})
+		p.changeSigning(ctx, &p.sign.err, func() error {
+			return p.env.withKeyring(ctx, func(kr keyring) error { return kr.DistrustSigner(ctx, keyID) })
 		})
 	}
 }

@@ -172,4 +172,28 @@ func TestSigningCrossesBrowserAndCommandLine(t *testing.T) {
 	if code, out := runWorkbench(t, "verify", "--trust", key+".pub.json", tampered); code != 1 || !strings.Contains(out, "SIGNATURE INVALID") {
 		t.Errorf("the command line on a tampered signature: exit %d\n%s", code, out)
 	}
+
+	// A pin set that is not one is refused and says so, trusting
+	// nothing; Remove takes a signer out, and its bundles read as signed
+	// by an unknown key again.
+	s.setField("#trust-name", "not a key", "input")
+	s.setField("#trust-key", `{"signers": [{"name": "x"}]}`, "input")
+	s.click("#trust-add")
+	// Where and what: "pin set: /signers/0 (x): public key: 0 bytes, want 32".
+	if got := s.waitText("#trust-error", "Not trusted: "); !strings.Contains(got, "/signers/0") || !strings.Contains(got, "public key") {
+		t.Errorf("the refused pin set: %q", got)
+	}
+	if got := s.text("#trusted-signers"); strings.Contains(got, "not a key") {
+		t.Errorf("a refused pin set was trusted: %q", got)
+	}
+	if !eval[bool](s, `(() => { const li = [...document.querySelectorAll("#trusted-signers li.trusted-signer")].find(l => l.querySelector(".trusted-key-id").textContent === `+jsQuote(cliKeyID)+`);
+  if (!li) return false; li.querySelector("button").id = "remove-cli-key"; return true; })()`) {
+		t.Fatalf("no Remove for key %s in %q", cliKeyID, s.text("#trusted-signers"))
+	}
+	s.click("#remove-cli-key")
+	s.waitJS(`!(document.querySelector("#trusted-signers") || {textContent: ""}).textContent.includes(` + jsQuote(cliKeyID) + `)`)
+	s.openSkill(cliID)
+	if got := s.text("#skill-signed"); got != "false (signed by an unknown key "+cliKeyID+")" {
+		t.Errorf("skill page, key removed: %q", got)
+	}
 }
