@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,7 +34,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
 	}
-	stop, err := startBrowser()
+	flag.Parse()
+	stop, err := startBrowser(flag.Lookup("test.bench").Value.String() == "")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
@@ -80,20 +82,29 @@ func prepare() (int, error) {
 }
 
 // startBrowser starts the shared Chromium with the project's switches
-// (internal/headless) and none of its tabs throttled.
-func startBrowser() (stop func(), err error) {
+// (internal/headless) and none of its tabs throttled. For the tests
+// (baseline true) V8 compiles WebAssembly with its baseline compiler
+// only: every test loads the app in a fresh browser context, and the
+// optimizing compiler's work on the hot functions of each load (a third
+// of the layer's CPU) checks nothing the tests look at. The benchmarks
+// keep V8's default tiering: they measure what a person's browser does.
+func startBrowser(baseline bool) (stop func(), err error) {
 	profile, err := os.MkdirTemp("", "workbench-e2e-profile-")
 	if err != nil {
 		return nil, err
 	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(headless.Options(setup.chromium, profile),
+	opts := append(headless.Options(setup.chromium, profile),
 		// The tests' tabs run side by side (t.Parallel): none of them is
 		// a background tab whose timers and rendering are throttled.
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 		chromedp.WindowSize(1280, 900),
-	)...)
+	)
+	if baseline {
+		opts = append(opts, chromedp.Flag("js-flags", "--liftoff-only"))
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
 	stop = func() { cancelBrowser(); cancelAlloc(); os.RemoveAll(profile) }
 	if err := chromedp.Do(browser); err != nil {
