@@ -337,6 +337,10 @@ func startServeMCP(t *testing.T, log *slog.Logger) (proxytest.MCPTarget, *proxyt
 
 // The MCP relay's suite against the local server.
 func TestServeMCP(t *testing.T) {
+	// This test and the other three that wait on the server's clocks run
+	// side by side, each with its own server: they spend their time
+	// waiting, not computing, and would otherwise add their waits up.
+	t.Parallel()
 	tg, sse, js := startServeMCP(t, nil)
 	t.Run("attacks", func(t *testing.T) { proxytest.RunMCPAttacks(t, tg) })
 	t.Run("forwarding", func(t *testing.T) { proxytest.RunMCPForwarding(t, tg) })
@@ -353,6 +357,7 @@ func TestServeEdge(t *testing.T) {
 }
 
 func TestServeTimeouts(t *testing.T) {
+	t.Parallel() // as TestServeMCP
 	tg, _ := startServe(t, nil)
 	proxytest.RunTimeouts(t, tg, testTimeouts)
 }
@@ -362,6 +367,7 @@ func TestServeTimeouts(t *testing.T) {
 // write) and ReadTimeout (which Go's server no longer applies once the
 // body is read) as long as it keeps moving.
 func TestServeStreamOutlastsServerTimeouts(t *testing.T) {
+	t.Parallel() // as TestServeMCP
 	tg, _ := startServe(t, nil)
 	start := time.Now()
 	// Five events 1.5 s apart: 7.5 s in all, longer than either server
@@ -373,6 +379,7 @@ func TestServeStreamOutlastsServerTimeouts(t *testing.T) {
 // TestServeIdleConnections: connections that send nothing, or nothing
 // more after a request, are closed by the server's own clocks.
 func TestServeIdleConnections(t *testing.T) {
+	t.Parallel() // as TestServeMCP
 	tg, _ := startServe(t, nil)
 	proxytest.RunIdleConnections(t, tg.Addr, "/", 16, testServerTimeouts.ReadHeader+testServerTimeouts.Idle+5*time.Second)
 }
