@@ -61,5 +61,6 @@ func TestNativeMCPSession(t *testing.T) {
 func TestNativeMCPEdge(t *testing.T) { proxytest.RunMCPEdge(t, startMCPNative(t, nil).MCPTarget) }
 
 func TestNativeMCPTimeouts(t *testing.T) {
+	t.Parallel() // as TestNativeTimeouts
 	proxytest.RunMCPTimeouts(t, startMCPNative(t, nil).MCPTarget, testTimeouts)
 }

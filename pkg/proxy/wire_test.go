@@ -47,4 +47,9 @@ func TestNativeSSE(t *testing.T) { proxytest.RunSSE(t, startNative(t, nil)) }
 
 func TestNativeEdge(t *testing.T) { proxytest.RunEdge(t, startNative(t, nil)) }
 
-func TestNativeTimeouts(t *testing.T) { proxytest.RunTimeouts(t, startNative(t, nil), testTimeouts) }
+// TestNativeTimeouts and TestNativeMCPTimeouts run side by side, each
+// with its own server: they spend their time waiting on its clocks.
+func TestNativeTimeouts(t *testing.T) {
+	t.Parallel()
+	proxytest.RunTimeouts(t, startNative(t, nil), testTimeouts)
+}
