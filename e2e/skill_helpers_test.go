@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,9 +68,16 @@ var skillLink = regexp.MustCompile(`^/skills/([0-9a-f-]{36})$`)
 // user would, and returns the id of the skill it was stored as.
 func (s *session) importBundle(file string) string {
 	s.t.Helper()
-	s.open("/import")
+	// On /import already, the page is used as it is: a reload would be
+	// one more page load for nothing (and under wrangler dev, one more
+	// chance of the held request docs/decisions.md describes).
+	if eval[string](s, `location.pathname`) != "/import" {
+		s.open("/import")
+	}
+	s.waitVisible("#import-files")
+	before := s.countOf("#import-results > li")
 	s.upload("#import-files", file)
-	s.waitVisible("#import-results > li a[href^='/skills/']")
+	s.waitJS(fmt.Sprintf(`document.querySelectorAll("#import-results > li").length > %d && !!document.querySelector("#import-results > li:last-child a[href^='/skills/']")`, before))
 	href := eval[string](s, `document.querySelector("#import-results > li:last-child a[href^='/skills/']").getAttribute("href")`)
 	m := skillLink.FindStringSubmatch(href)
 	if m == nil {
