@@ -77,7 +77,11 @@ func (s *session) importBundle(file string) string {
 	s.waitVisible("#import-files")
 	before := s.countOf("#import-results > li")
 	s.upload("#import-files", file)
-	s.waitJS(fmt.Sprintf(`document.querySelectorAll("#import-results > li").length > %d && !!document.querySelector("#import-results > li:last-child a[href^='/skills/']")`, before))
+	cond := fmt.Sprintf(`document.querySelectorAll("#import-results > li").length > %d && !!document.querySelector("#import-results > li:last-child a[href^='/skills/']")`, before)
+	if err := chromedp.Do(s.ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
+		s.t.Fatalf("the import of %s stored no skill (%v): the last result says %q", filepath.Base(file), err,
+			eval[string](s, `(document.querySelector("#import-results > li:last-child") || {textContent: "(no result)"}).textContent`))
+	}
 	href := eval[string](s, `document.querySelector("#import-results > li:last-child a[href^='/skills/']").getAttribute("href")`)
 	m := skillLink.FindStringSubmatch(href)
 	if m == nil {
