@@ -1,7 +1,7 @@
 // Package modtest tells a test about the module it runs in: where the
 // module's root is (the npm packages tests start live in its
-// node_modules), and whether a test-support package is kept out of every
-// non-test file.
+// node_modules), whether a test-support package is kept out of every
+// non-test file, and which files a build tag leaves out.
 //
 // It is for tests. It starts nothing and reads only the module's files.
 package modtest
@@ -10,11 +10,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,28 +82,10 @@ func NonTestImporters(importPath, except string) ([]string, error) {
 		return nil, err
 	}
 	var found []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path == root {
-				return nil
-			}
-			name := d.Name()
-			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" ||
-				name == "node_modules" || name == "vendor" || name == "build" {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-				return filepath.SkipDir // another module
-			}
+	err = walkGoFiles(root, func(path, rel string) error {
+		if strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == except {
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == except {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
 		if err != nil {
 			// A half-written file elsewhere is not this check's business,
@@ -123,4 +107,92 @@ func NonTestImporters(importPath, except string) ([]string, error) {
 		return nil, fmt.Errorf("walking the module at %s: %w", root, err)
 	}
 	return found, nil
+}
+
+// ExcludedByTags lists the module's Go files, test files included, whose
+// build constraint leaves them out when one of tags is set (it asks for
+// the tag's absence: //go:build !tag), each as its path from the module
+// root and its constraint. With none, a build or vet with the tags covers
+// every file one without them does, and more. Directories are skipped as
+// NonTestImporters skips them.
+func ExcludedByTags(tags ...string) ([]string, error) {
+	root, err := RootDir()
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	err = walkGoFiles(root, func(path, rel string) error {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			line = strings.TrimSpace(line)
+			if line != "" && !strings.HasPrefix(line, "//") {
+				break // constraints come before the package clause
+			}
+			if !constraint.IsGoBuild(line) {
+				continue
+			}
+			expr, err := constraint.Parse(line)
+			if err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
+			}
+			if negates(expr, tags) {
+				found = append(found, rel+": "+line)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walking the module at %s: %w", root, err)
+	}
+	return found, nil
+}
+
+// negates reports whether expr asks for the absence of one of tags.
+func negates(expr constraint.Expr, tags []string) bool {
+	switch e := expr.(type) {
+	case *constraint.NotExpr:
+		if t, ok := e.X.(*constraint.TagExpr); ok && slices.Contains(tags, t.Tag) {
+			return true
+		}
+		return negates(e.X, tags)
+	case *constraint.AndExpr:
+		return negates(e.X, tags) || negates(e.Y, tags)
+	case *constraint.OrExpr:
+		return negates(e.X, tags) || negates(e.Y, tags)
+	}
+	return false
+}
+
+// walkGoFiles calls fn for each .go file of the module at root, with its
+// path and its path from root, skipping the directories the go command
+// ignores (., _ and testdata ones), node_modules, vendor, build and nested
+// modules.
+func walkGoFiles(root string, fn func(path, rel string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path == root {
+				return nil
+			}
+			name := d.Name()
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" ||
+				name == "node_modules" || name == "vendor" || name == "build" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		return fn(path, rel)
+	})
 }

@@ -31,3 +31,23 @@ func TestNonTestImporters(t *testing.T) {
 		t.Errorf("NonTestImporters(pkg/skill) = %q; want pkg/verify/verify.go among them", found)
 	}
 }
+
+// `make vet` vets once, with the bodies and interop tags set: that covers
+// every file a vet without them would only while no file asks for their
+// absence. A tag some files do ask the absence of is found.
+func TestExcludedByTags(t *testing.T) {
+	found, err := modtest.ExcludedByTags("bodies", "interop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		t.Errorf("%s: the file leaves a tagged build; mk/go.mk's vet then misses it", f)
+	}
+	found, err = modtest.ExcludedByTags("wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join("app", "site.go") + ": //go:build !wasm"; !slices.Contains(found, want) {
+		t.Errorf("ExcludedByTags(wasm) = %q; want %q among them", found, want)
+	}
+}
