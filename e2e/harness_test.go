@@ -52,6 +52,7 @@ type options struct {
 	registry bool          // under wrangler dev, with the registry's D1 migrations applied
 	base     string        // the origin of another session to share, instead of starting a server
 	bodies   bool          // workbench serve starts its own browser and host bodies, as make run does
+	warmup   bool          // the app's idle warm-up runs, as in a person's browser
 }
 
 // withBodies lets `workbench serve` start the browser and host bodies it
@@ -71,6 +72,16 @@ func withWrangler() option {
 // them after deploying.
 func withRegistry() option {
 	return func(o *options) { o.wrangler, o.registry = true, true }
+}
+
+// withIdleWarmup lets the app's idle warm-up run (app/warmup.go). The
+// tests' pages run without it, as in a browser without
+// requestIdleCallback: it exists to get the compiled module into the code
+// cache, which the tests' V8 never writes (it compiles with its baseline
+// compiler only, startBrowser), and it changes nothing a test looks at.
+// Benchmarks always run it.
+func withIdleWarmup() option {
+	return func(o *options) { o.warmup = true }
 }
 
 // withServerOf makes the session a second browser profile on other's
@@ -104,6 +115,11 @@ const cspProbe = `window.__cspViolations = [];
 document.addEventListener("securitypolicyviolation", (e) => {
   window.__cspViolations.push(e.violatedDirective + " blocked " + (e.blockedURI || "inline") + " at " + e.sourceFile + ":" + e.lineNumber);
 });`
+
+// noIdleCallback takes requestIdleCallback from the page before any page
+// script runs; the app's idle warm-up then leaves itself out
+// (startIdleWarmup). See withIdleWarmup.
+const noIdleCallback = `window.requestIdleCallback = undefined;`
 
 var servingAt = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+) `)
 
@@ -141,7 +157,11 @@ func newSession(t testing.TB, opts ...option) *session {
 	s.ctx = ctx
 	t.Cleanup(func() { cancelTimeout(); cancelTab() })
 	s.do(chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspProbe})
+		probe := cspProbe
+		if !o.warmup && !setup.measuring {
+			probe += "\n" + noIdleCallback
+		}
+		_, err := cdp.Call(ctx, tt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: probe})
 		if err != nil {
 			return err
 		}

@@ -22,6 +22,10 @@ var setup struct {
 	// own browser context in it (separate storage, cache and cookies, like
 	// a fresh profile).
 	browser context.Context
+	// measuring is true for a run of benchmarks (-test.bench): the
+	// browser and the app then run as a person's do (startBrowser,
+	// newSession).
+	measuring bool
 }
 
 func TestMain(m *testing.M) {
@@ -35,7 +39,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	flag.Parse()
-	stop, err := startBrowser(flag.Lookup("test.bench").Value.String() == "")
+	setup.measuring = flag.Lookup("test.bench").Value.String() != ""
+	stop, err := startBrowser(!setup.measuring)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
