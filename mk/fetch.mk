@@ -4,5 +4,7 @@
 # module (testdata/server.js).
 .PHONY: test-fetch
 
+FETCH_WASM_PKGS := ./pkg/fetch
+
 test-fetch: node ## pkg/fetch as js/wasm under Node.js, against a loopback server
-	$(WASM_TEST) -count=1 ./pkg/fetch
+	$(WASM_TEST) -count=1 $(FETCH_WASM_PKGS)

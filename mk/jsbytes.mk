@@ -2,5 +2,7 @@
 # and pkg/signature/webcrypto share, tested as js/wasm under Node.js.
 .PHONY: test-jsbytes
 
+JSBYTES_WASM_PKGS := ./pkg/jsbytes
+
 test-jsbytes: node ## pkg/jsbytes as js/wasm under Node.js
-	$(WASM_TEST) -count=1 ./pkg/jsbytes
+	$(WASM_TEST) -count=1 $(JSBYTES_WASM_PKGS)

@@ -11,14 +11,20 @@
 #
 #   make test-schemaform     (wasm layer) all of the above
 #   make schemaform-corpus   regenerate pkg/schemaform/testdata/corpus
-.PHONY: test-schemaform schemaform-corpus
+.PHONY: test-schemaform test-schemaform-corpus test-schemaform-browser schemaform-corpus
+
+SCHEMAFORM_WASM_PKGS := ./pkg/schemaform
 
 # wasmbrowsertest's old DevTools protocol bindings log every event they
 # cannot parse ("unknown IPAddressSpace value"); those lines are dropped,
 # the test output and exit status are kept (as in mk/store.mk).
-test-schemaform: node-deps chromium $(WASMBROWSERTEST_STAMP) ## the schema corpus, pkg/schemaform as js/wasm, the form and palette components in Chromium
+test-schemaform: node test-schemaform-corpus test-schemaform-browser ## the schema corpus, pkg/schemaform as js/wasm, the form and palette components in Chromium
+	$(WASM_TEST) -count=1 $(SCHEMAFORM_WASM_PKGS)
+
+test-schemaform-corpus: node-deps ## the committed schema corpus against what the live servers list
 	$(GO) test -count=1 ./pkg/schemaform -run '^TestCorpus$$' -check-corpus
-	$(WASM_TEST) -count=1 ./pkg/schemaform
+
+test-schemaform-browser: chromium $(WASMBROWSERTEST_STAMP) ## the form and palette components, and the skill page tabs' settle, in Chromium
 	@mkdir -p $(STORE_BROWSER_PATH) && ln -sf $(CHROMIUM) $(STORE_BROWSER_PATH)/chromium
 	@status=0; out=$$(PATH="$(STORE_BROWSER_PATH):$$PATH" GOOS=js GOARCH=wasm \
 		$(GO) test -count=1 -exec $(WASMBROWSERTEST) -run '^(TestSchemaForm|TestSettle|TestPalette)' ./app 2>&1) || status=$$?; \
