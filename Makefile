@@ -52,16 +52,19 @@ STORE_BROWSER_PATH      := $(CURDIR)/.cache/store-browser
 
 test-layer-native: fmt-check vet test-unit test-fuzz test-redact ## gofmt, vet, unit tests, fuzz seeds and short fuzz runs
 test-layer-wasm: test-browser-canon test-wasm-node test-schemaform-corpus test-schemaform-browser test-sim-fuzz test-store-browser ## GOOS=js tests under Node.js and in headless Chromium (real IndexedDB)
-test-layer-interop: test-bodies test-capability test-mcp test-services ## real MCP servers: go-sdk, server-everything, Playwright MCP, the filesystem server
+test-layer-interop: test-bodies test-capability-interop test-mcp-interop test-services ## real MCP servers: go-sdk, server-everything, Playwright MCP, the filesystem server
 test-layer-worker: test-worker ## the Go Worker under `wrangler dev` (workerd)
 test-layer-e2e: test-e2e ## the built app in Chromium against `workbench serve`
 test-layer-smoke: check-app-size check-bench-app check-bench-palette ## app.wasm within its size ceiling; the benchmark programs run once on small inputs (not measurements)
 
 # The wasm layer runs the Node.js half of test-fetch, test-import-wasm,
-# test-jsbytes, test-schemaform, test-schemas-wasm and test-sim as one go
-# test, so that the packages' test binaries are linked and run two at a
-# time; run one after the other, each left a core idle while it linked.
-WASM_NODE_PKGS = $(FETCH_WASM_PKGS) $(IMPORT_PKGS) $(JSBYTES_WASM_PKGS) $(SCHEMAFORM_WASM_PKGS) $(SCHEMAS_WASM_PKGS) $(SIM_WASM_PKGS)
+# test-jsbytes, test-schemaform, test-schemas-wasm, test-sim, test-capability
+# and test-mcp as one go test, so that the packages' test binaries are
+# linked and run two at a time; run one after the other, each left a core
+# idle while it linked. (The interop layer runs the last two's interop
+# halves.)
+WASM_NODE_PKGS = $(FETCH_WASM_PKGS) $(IMPORT_PKGS) $(JSBYTES_WASM_PKGS) $(SCHEMAFORM_WASM_PKGS) \
+	$(SCHEMAS_WASM_PKGS) $(SIM_WASM_PKGS) $(CAPABILITY_WASM_PKGS) $(MCP_WASM_PKGS)
 
 test-wasm-node: node ## every package the wasm layer runs as js/wasm under Node.js, in one go test
 	$(WASM_TEST) -count=1 -timeout 20m $(WASM_NODE_PKGS)

@@ -5,13 +5,19 @@
 # tests again compiled to WebAssembly under Node (Go's in-memory network
 # there, so the HTTP contract client talks to the conformance server).
 #
-#   make test-capability    (interop layer) interop with server-everything; tests as js/wasm
+#   make test-capability    interop with server-everything (the interop
+#                           layer runs that part); tests as js/wasm (the
+#                           wasm layer runs those, test-wasm-node)
 #   make bench-capability   catalog filtering per keystroke, 500 capabilities
-.PHONY: test-capability bench-capability
+.PHONY: test-capability test-capability-interop bench-capability
 
-test-capability: node-deps ## the palette's engine against server-everything; its tests as js/wasm
+CAPABILITY_WASM_PKGS := ./pkg/runs ./pkg/capability/...
+
+test-capability: node test-capability-interop ## the palette's engine against server-everything; its tests as js/wasm
+	$(WASM_TEST) -count=1 $(CAPABILITY_WASM_PKGS)
+
+test-capability-interop: node-deps ## the palette's engine against server-everything
 	WORKBENCH_MCP_INTEROP_REQUIRED=1 $(GO) test -count=1 -tags interop -run Everything ./pkg/capability
-	$(WASM_TEST) -count=1 ./pkg/runs ./pkg/capability/...
 
 bench-capability: ## catalog filtering per keystroke, 500 capabilities
 	$(GO) test -run '^$$' -bench 'Filter|Index' -benchmem -count 6 ./pkg/capability
