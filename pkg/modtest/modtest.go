@@ -138,7 +138,7 @@ func ExcludedByTags(tags ...string) ([]string, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", rel, err)
 			}
-			if negates(expr, tags) {
+			if negates(expr, tags, false) {
 				found = append(found, rel+": "+line)
 			}
 		}
@@ -150,18 +150,19 @@ func ExcludedByTags(tags ...string) ([]string, error) {
 	return found, nil
 }
 
-// negates reports whether expr asks for the absence of one of tags.
-func negates(expr constraint.Expr, tags []string) bool {
+// negates reports whether expr asks for the absence of one of tags: a tag
+// under an odd number of negations, so that setting it can turn expr from
+// true to false. negated says whether expr itself sits under one.
+func negates(expr constraint.Expr, tags []string, negated bool) bool {
 	switch e := expr.(type) {
+	case *constraint.TagExpr:
+		return negated && slices.Contains(tags, e.Tag)
 	case *constraint.NotExpr:
-		if t, ok := e.X.(*constraint.TagExpr); ok && slices.Contains(tags, t.Tag) {
-			return true
-		}
-		return negates(e.X, tags)
+		return negates(e.X, tags, !negated)
 	case *constraint.AndExpr:
-		return negates(e.X, tags) || negates(e.Y, tags)
+		return negates(e.X, tags, negated) || negates(e.Y, tags, negated)
 	case *constraint.OrExpr:
-		return negates(e.X, tags) || negates(e.Y, tags)
+		return negates(e.X, tags, negated) || negates(e.Y, tags, negated)
 	}
 	return false
 }
