@@ -20,8 +20,8 @@ const idleAsks = `window.__idleAsks = [];
 
 // The app's idle warm-up (app/warmup.go), which the other tests' pages run
 // without (withIdleWarmup), runs in a page left alone and ends by itself:
-// it asks for idle periods from the start, works in them from two seconds
-// on, and asks for none once its verifier has run for its budget. The
+// it asks for idle periods from the start, is still asking after its two
+// seconds' wait (when it works in them), and then asks for none. The
 // page is as it was: the library still empty, the key field usable, and
 // no problem in the console (checkClean).
 func TestIdleWarmup(t *testing.T) {

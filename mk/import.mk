@@ -3,7 +3,8 @@
 # compiled to WebAssembly under Node, where SHA-256 of large inputs is the
 # host's crypto.subtle.digest and is held to crypto/sha256 (docs/perf/app-import.md).
 #
-#   make test-import-wasm   (wasm layer) the import path's tests as js/wasm
+#   make test-import-wasm   the import path's tests as js/wasm (the wasm
+#                           layer runs them in test-wasm-node)
 #   make bench-import       BenchmarkImport of a taught 10 MB bundle, native
 #                           and as js/wasm, with CPU time per import; the
 #                           SHA-256 comparison by size under js/wasm

@@ -9,7 +9,10 @@
 #     and the capability palette's state, which need go-app's OnMount,
 #     called only in a browser.
 #
-#   make test-schemaform     (wasm layer) all of the above
+#   make test-schemaform     all of the above (the wasm layer runs the
+#                            same parts: test-schemaform-corpus,
+#                            test-schemaform-browser, and the package in
+#                            test-wasm-node)
 #   make schemaform-corpus   regenerate pkg/schemaform/testdata/corpus
 .PHONY: test-schemaform test-schemaform-corpus test-schemaform-browser schemaform-corpus
 
