@@ -9,6 +9,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"workbench/pkg/canonjson"
+	"workbench/pkg/sortfunc"
 )
 
 // MaxFieldErrors is how many field errors a ValidationError lists; the
@@ -107,7 +108,7 @@ func (l *fieldList) result(schemaID string) *ValidationError {
 		return nil
 	}
 	errs := slices.Clone(l.kept)
-	slices.SortFunc(errs, compareFields)
+	sortfunc.Sort(errs, compareFields)
 	return &ValidationError{Schema: schemaID, Errors: errs, Omitted: l.omitted}
 }
 

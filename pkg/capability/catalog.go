@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"workbench/pkg/sortfunc"
 )
 
 // Catalog merges the capabilities of several providers. It is safe for
@@ -210,7 +212,7 @@ func (ix *Index) Filter(query string) []int {
 			hits = append(hits, hit{i, total})
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int {
+	sortfunc.Stable(hits, func(a, b hit) int {
 		if a.score != b.score {
 			return b.score - a.score
 		}

@@ -2,10 +2,10 @@ package redact
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"workbench/pkg/skill"
+	"workbench/pkg/sortfunc"
 )
 
 // Problem kinds reported by Check.
@@ -99,7 +99,7 @@ func (d *Detector) CheckKnown(b *skill.Bundle, known *Known) []Problem {
 	for _, fd := range w.findings {
 		ps = append(ps, findingProblem(fd, subject(fd), claimed))
 	}
-	slices.SortStableFunc(ps, func(a, b Problem) int {
+	sortfunc.Stable(ps, func(a, b Problem) int {
 		if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
 			return c
 		}

@@ -4,8 +4,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"regexp"
-	"slices"
 	"strings"
+
+	"workbench/pkg/sortfunc"
 )
 
 // Secret kinds a Detector reports. Each names a credential format with a
@@ -524,7 +525,7 @@ func (d *Detector) appendMatches(dst []Match, s string) []Match {
 	if len(found) < 2 {
 		return dst
 	}
-	slices.SortFunc(found, func(a, b Match) int {
+	sortfunc.Sort(found, func(a, b Match) int {
 		if a.Start != b.Start {
 			return a.Start - b.Start
 		}

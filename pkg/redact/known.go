@@ -2,8 +2,9 @@ package redact
 
 import (
 	"fmt"
-	"slices"
 	"strings"
+
+	"workbench/pkg/sortfunc"
 )
 
 // MinFragment is the shortest run of a secret's characters that counts as a
@@ -236,7 +237,7 @@ func sortMerge(dst []Match, n0 int) []Match {
 	if len(found) < 2 {
 		return dst
 	}
-	slices.SortFunc(found, func(a, b Match) int {
+	sortfunc.Sort(found, func(a, b Match) int {
 		if a.Start != b.Start {
 			return a.Start - b.Start
 		}

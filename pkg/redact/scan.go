@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"workbench/pkg/skill"
+	"workbench/pkg/sortfunc"
 )
 
 // Finding is one secret found in a JSON document. Pointer is the RFC 6901
@@ -292,7 +293,7 @@ func (w *walker) note() {
 }
 
 func (w *walker) sortFindings() {
-	slices.SortFunc(w.findings, func(a, b Finding) int {
+	sortfunc.Sort(w.findings, func(a, b Finding) int {
 		if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
 			return c
 		}

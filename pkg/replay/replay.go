@@ -27,6 +27,7 @@ import (
 
 	"workbench/pkg/body"
 	"workbench/pkg/skill"
+	"workbench/pkg/sortfunc"
 )
 
 // Authorizer decides whether one replayed action may run. It is the same
@@ -392,7 +393,7 @@ func Goal(goal string, recorded, input map[string]any) string {
 	if len(pairs) == 0 {
 		return goal
 	}
-	slices.SortFunc(pairs, func(a, b pair) int {
+	sortfunc.Sort(pairs, func(a, b pair) int {
 		return cmp.Or(cmp.Compare(len(b.old), len(a.old)), strings.Compare(a.old, b.old))
 	})
 	args := make([]string, 0, 2*len(pairs))

@@ -2,10 +2,11 @@ package runs
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"workbench/pkg/sortfunc"
 )
 
 // The document names a run's lifecycle states (running, completed,
@@ -130,7 +131,7 @@ func ParseTime(s string) (time.Time, bool) {
 // order the backend listed them in. Runs whose start time cannot be read
 // keep their relative order after the others.
 func SortNewestFirst(list []Run) {
-	slices.SortStableFunc(list, func(a, b Run) int {
+	sortfunc.Stable(list, func(a, b Run) int {
 		ta, okA := ParseTime(a.StartedAt)
 		tb, okB := ParseTime(b.StartedAt)
 		switch {

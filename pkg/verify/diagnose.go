@@ -9,6 +9,7 @@ import (
 
 	"workbench/pkg/canonjson"
 	"workbench/pkg/skill"
+	"workbench/pkg/sortfunc"
 	"workbench/schemas"
 )
 
@@ -267,7 +268,7 @@ func (e *InvalidError) Groups() []ProblemGroup {
 	for i := range groups {
 		groups[i].Sentence = sentence(&groups[i])
 	}
-	slices.SortStableFunc(groups, func(a, b ProblemGroup) int { return b.Count - a.Count })
+	sortfunc.Stable(groups, func(a, b ProblemGroup) int { return b.Count - a.Count })
 	return groups
 }
 

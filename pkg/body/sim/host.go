@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"workbench/pkg/body"
+	"workbench/pkg/sortfunc"
 )
 
 // MaxHostBytes bounds the total size of the host's files, so that a model
@@ -74,7 +75,7 @@ func (s *Sim) list(p string) ([]Entry, error) {
 			out = append(out, Entry{Name: path.Base(f), Type: "file", Size: len(c)})
 		}
 	}
-	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	sortfunc.Sort(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

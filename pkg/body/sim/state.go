@@ -12,6 +12,7 @@ import (
 
 	"workbench/pkg/canonjson"
 	"workbench/pkg/skill"
+	"workbench/pkg/sortfunc"
 )
 
 // The encoded state. Lists whose order means nothing (pages, submission
@@ -219,8 +220,11 @@ func (s *Sim) stateDoc() stateDoc {
 
 func (s *Sim) webState() webState {
 	w := webState{Submissions: []submission{}}
-	w.Pages = slices.SortedFunc(slices.Values(s.world.Pages), func(a, b Page) int { return cmp.Compare(a.URL, b.URL) })
-	for _, k := range slices.SortedFunc(maps.Keys(s.seqs), compareSeqKeys) {
+	w.Pages = append([]Page(nil), s.world.Pages...) // a copy, still nil when there are none: the encoded state may not change
+	sortfunc.Sort(w.Pages, func(a, b Page) int { return cmp.Compare(a.URL, b.URL) })
+	keys := slices.Collect(maps.Keys(s.seqs))
+	sortfunc.Sort(keys, compareSeqKeys)
+	for _, k := range keys {
 		w.Submissions = append(w.Submissions, submission{k.page, k.form, k.button, s.seqs[k]})
 	}
 	return w

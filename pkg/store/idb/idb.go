@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -16,6 +15,7 @@ import (
 
 	"workbench/pkg/jsbytes"
 	"workbench/pkg/skill"
+	"workbench/pkg/sortfunc"
 	"workbench/pkg/store"
 )
 
@@ -665,7 +665,7 @@ func (d *DB) Bundles(ctx context.Context, skillID string) ([]store.StoredBundle,
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b store.StoredBundle) int { return cmp.Compare(a.SkillVersion, b.SkillVersion) })
+	sortfunc.Sort(out, func(a, b store.StoredBundle) int { return cmp.Compare(a.SkillVersion, b.SkillVersion) })
 	return out, nil
 }
 
@@ -695,7 +695,7 @@ func (d *DB) Replays(ctx context.Context, skillID string) ([]store.Replay, error
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b store.Replay) int { return cmp.Compare(b.ID(), a.ID()) })
+	sortfunc.Sort(out, func(a, b store.Replay) int { return cmp.Compare(b.ID(), a.ID()) })
 	return out, nil
 }
 
@@ -741,7 +741,7 @@ func (d *DB) Comparisons(ctx context.Context, skillID string) ([]store.Compariso
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b store.Comparison) int { return cmp.Compare(b.ID, a.ID) })
+	sortfunc.Sort(out, func(a, b store.Comparison) int { return cmp.Compare(b.ID, a.ID) })
 	return out, nil
 }
 
