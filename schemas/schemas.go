@@ -4,10 +4,10 @@
 // capability workbench's HTTP contract (CapabilityIDs) and of the skill
 // registry's API (RegistryIDs), and validates documents against them.
 //
-// The schemas are embedded in the binary and compiled together once by New;
-// the bundle schema refers to the others by their $id, and nothing is ever
-// loaded from a file or the network. Formats (uuid, date-time, uri) are
-// asserted, not merely annotated.
+// The schemas are embedded in the binary and compiled together once per
+// process, on New's first call; the bundle schema refers to the others by
+// their $id, and nothing is ever loaded from a file or the network.
+// Formats (uuid, date-time, uri) are asserted, not merely annotated.
 //
 // A failed validation is a *ValidationError listing only the leaf causes,
 // each with the JSON pointer of the offending place and a message meant to
@@ -124,9 +124,22 @@ type Validator struct {
 	bundlePlan *plan
 }
 
-// New compiles every embedded schema. An error here means the embedded
-// schemas themselves are broken: a build defect, not bad input.
+// New returns every embedded schema compiled. The first call compiles
+// them, once per process, and every call returns that Validator (it is
+// immutable): the browser app's verifier, each simulator it opens and the
+// policy check then share one compiling, a few hundred milliseconds of the
+// page's main thread, instead of paying it each. An error here means the
+// embedded schemas themselves are broken: a build defect, not bad input.
 func New() (*Validator, error) {
+	return compiled()
+}
+
+// compiled is compile run once, on first use: a program that loads the
+// package but never validates (the browser app at start) never pays for it.
+var compiled = sync.OnceValues(compile)
+
+// compile compiles every embedded schema.
+func compile() (*Validator, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()

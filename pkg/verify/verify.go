@@ -61,8 +61,8 @@ func (v *Verifier) Schemas() *schemas.Validator { return v.schemas }
 // Standard returns the workbench's own Verifier, the one the app, the
 // command line and the benchmarks verify with: the embedded bundle schemas
 // (schemas.New), every fixture scenario (fixtures.Scenarios) and the
-// wall clock. Compiling the schemas is most of its cost; callers that
-// verify often keep the Verifier.
+// wall clock. The schemas are compiled once per process (schemas.New), so
+// only the first call, in a process, is dear.
 func Standard() (*Verifier, error) {
 	sv, err := schemas.New()
 	if err != nil {
