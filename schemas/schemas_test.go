@@ -646,3 +646,19 @@ func TestFieldErrorStringIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestNewCompilesOnce: every caller in a process (the app's verifier, each
+// simulator it opens, the policy check) gets the one compiled Validator.
+func TestNewCompilesOnce(t *testing.T) {
+	a, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Fatal("New compiled the schemas a second time")
+	}
+}
