@@ -7,12 +7,13 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"workbench/pkg/verify"
+	"workbench/schemas"
 )
 
 // The idle warm-up: after the first page has started, in the browser's
-// idle time, the app compiles the verifier's schemas and runs the verifier
-// over the spec's valid fixture bundle, one run per idle period, until it
-// has run for verify.WarmBudget. The verifier is what /skills, a skill's page,
+// idle time, the app compiles the verifier's schemas, a part per idle
+// period, and runs the verifier over the spec's valid fixture bundle, one
+// run per idle period, until it has run for verify.WarmBudget. The verifier is what /skills, a skill's page,
 // teaching, replay, the palette and an import run next, and running it
 // hot makes the browser optimize enough of app.wasm's code to keep the
 // compiled module in its code cache: a person's next visit, to any route,
@@ -113,9 +114,10 @@ func startIdleWarmup(e *env) {
 }
 
 // idleWarmup runs the warm-up under policy p (see the top of this file).
-// The first piece of work compiles the schemas (env.verify), each later
-// one verifies the fixture once; only the verifying counts toward the
-// budget.
+// The first pieces of work compile the schemas, a part each
+// (schemas.Prepare: all at once they would hold the page for a few hundred
+// milliseconds), each later one verifies the fixture once; only the
+// verifying counts toward the budget.
 func (e *env) idleWarmup(p warmPolicy) {
 	win := app.Window()
 	idle := make(chan int, 1)
@@ -126,7 +128,7 @@ func (e *env) idleWarmup(p warmPolicy) {
 	defer onIdle.Release()
 	w := warmState{policy: p}
 	start, lastInput := time.Now(), time.Time{}
-	inputs, compiled := 0, false
+	inputs, prepared := 0, false
 	for {
 		win.Call("requestIdleCallback", onIdle)
 		seen := warmSeen{
@@ -152,20 +154,21 @@ func (e *env) idleWarmup(p warmPolicy) {
 		case warmLater:
 			time.Sleep(p.quiet)
 		case warmWork:
+			if !prepared {
+				prepared = !schemas.Prepare()
+				continue
+			}
 			began := time.Now()
 			v, err := e.verify()
 			if err != nil {
 				return // the schemas do not compile: every verification says so
 			}
-			if compiled {
-				// A sample the verifier refuses leaves only the warm-up
-				// undone; a real file's verification says what is wrong.
-				if _, err := v.Warm(context.Background(), 0); err != nil {
-					return
-				}
-				w.worked += time.Since(began)
+			// A sample the verifier refuses leaves only the warm-up undone;
+			// a real file's verification says what is wrong.
+			if _, err := v.Warm(context.Background(), 0); err != nil {
+				return
 			}
-			compiled = true
+			w.worked += time.Since(began)
 		}
 	}
 }

@@ -125,71 +125,123 @@ type Validator struct {
 }
 
 // New returns every embedded schema compiled. The first call compiles
-// them, once per process, and every call returns that Validator (it is
-// immutable): the browser app's verifier, each simulator it opens and the
-// policy check then share one compiling, a few hundred milliseconds of the
-// page's main thread, instead of paying it each. An error here means the
-// embedded schemas themselves are broken: a build defect, not bad input.
+// them (or what Prepare left), once per process, and every call returns
+// that Validator (it is immutable): the browser app's verifier, each
+// simulator it opens and the policy check then share one compiling, a few
+// hundred milliseconds of the page's main thread, instead of paying it
+// each. An error here means the embedded schemas themselves are broken: a
+// build defect, not bad input.
 func New() (*Validator, error) {
-	return compiled()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	for !shared.finished {
+		shared.step()
+	}
+	return shared.v, shared.err
 }
 
-// compiled is compile run once, on first use: a program that loads the
-// package but never validates (the browser app at start) never pays for it.
-var compiled = sync.OnceValues(compile)
+// Prepare compiles one more part of what New returns and reports whether
+// parts remain: reading the files, one schema (with any it refers to that
+// are not compiled yet), or the bundle's plan. A program on a browser
+// page's main thread calls it once per idle period, so that no single
+// task holds the page for the whole compiling; New finishes what is left.
+func Prepare() (more bool) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.finished {
+		shared.step()
+	}
+	return !shared.finished
+}
 
-// compile compiles every embedded schema.
-func compile() (*Validator, error) {
+// shared is the process's one compiling of the embedded schemas. It is
+// made on first use, by New or Prepare: a program that loads the package
+// but never validates (the browser app at start) never pays for it.
+var shared = compiling{fsys: files}
+
+// compiling is a compiling of the schemas in fsys, a part per step.
+type compiling struct {
+	mu       sync.Mutex
+	fsys     fs.FS
+	c        *jsonschema.Compiler // nil until the files are read
+	docs     map[string]any
+	left     []string // the $ids not compiled yet, the bundle's last
+	v        *Validator
+	err      error
+	finished bool
+}
+
+// step runs the next part. An error ends the compiling with no Validator.
+func (p *compiling) step() {
+	switch {
+	case p.c == nil:
+		p.err = p.read()
+	case len(p.left) > 0:
+		id := p.left[0]
+		p.left = p.left[1:]
+		s, err := p.c.Compile(id)
+		if err != nil {
+			p.err = fmt.Errorf("schemas: compile %s: %w", id, err)
+			break
+		}
+		p.v.compiled[id] = s
+	default:
+		if !slices.ContainsFunc(slices.Collect(maps.Values(p.docs)), dynamicRefs) {
+			p.v.bundlePlan = newPlan(p.v.compiled[Bundle])
+		}
+		p.finished = true
+	}
+	if p.err != nil {
+		p.v, p.finished = nil, true
+	}
+}
+
+// read parses every file and hands it to a new compiler, and lists what is
+// left to compile: the bundle's schema last, so that compiling it is not
+// also compiling the schemas it refers to.
+func (p *compiling) read() error {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(noLoader{})
 
-	names, err := fs.Glob(files, "*.json")
+	names, err := fs.Glob(p.fsys, "*.json")
 	if err != nil {
-		return nil, fmt.Errorf("schemas: list embedded files: %w", err)
+		return fmt.Errorf("schemas: list embedded files: %w", err)
 	}
 	docs := make(map[string]any, len(names))
 	for _, name := range names {
-		data, err := files.ReadFile(name)
+		data, err := fs.ReadFile(p.fsys, name)
 		if err != nil {
-			return nil, fmt.Errorf("schemas: read %s: %w", name, err)
+			return fmt.Errorf("schemas: read %s: %w", name, err)
 		}
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 		if err != nil {
-			return nil, fmt.Errorf("schemas: parse %s: %w", name, err)
+			return fmt.Errorf("schemas: parse %s: %w", name, err)
 		}
 		obj, _ := doc.(map[string]any)
 		id, _ := obj["$id"].(string)
 		if id == "" {
-			return nil, fmt.Errorf("schemas: %s has no $id", name)
+			return fmt.Errorf("schemas: %s has no $id", name)
 		}
 		if _, dup := docs[id]; dup {
-			return nil, fmt.Errorf("schemas: %s repeats $id %s", name, id)
+			return fmt.Errorf("schemas: %s repeats $id %s", name, id)
 		}
 		if err := c.AddResource(id, doc); err != nil {
-			return nil, fmt.Errorf("schemas: add %s: %w", name, err)
+			return fmt.Errorf("schemas: add %s: %w", name, err)
 		}
 		docs[id] = doc
 	}
-
-	v := &Validator{compiled: make(map[string]*jsonschema.Schema, len(docs)), docs: docs}
 	for _, id := range IDs() {
 		if _, ok := docs[id]; !ok {
-			return nil, fmt.Errorf("schemas: no embedded schema has $id %s", id)
+			return fmt.Errorf("schemas: no embedded schema has $id %s", id)
 		}
 	}
-	for id := range docs {
-		s, err := c.Compile(id)
-		if err != nil {
-			return nil, fmt.Errorf("schemas: compile %s: %w", id, err)
-		}
-		v.compiled[id] = s
-	}
-	if !slices.ContainsFunc(slices.Collect(maps.Values(docs)), dynamicRefs) {
-		v.bundlePlan = newPlan(v.compiled[Bundle])
-	}
-	return v, nil
+	p.left = slices.DeleteFunc(slices.Sorted(maps.Keys(docs)), func(id string) bool { return id == Bundle })
+	p.left = append(p.left, Bundle)
+	p.c, p.docs = c, docs
+	p.v = &Validator{compiled: make(map[string]*jsonschema.Schema, len(docs)), docs: docs}
+	return nil
 }
 
 // noLoader refuses every URL: all references must resolve to an embedded
