@@ -5,8 +5,9 @@
 // registry's API (RegistryIDs), and validates documents against them.
 //
 // The schemas are embedded in the binary and compiled together once per
-// process, on New's first call; the bundle schema refers to the others by
-// their $id, and nothing is ever loaded from a file or the network.
+// process, by New's first call or a part at a time by Prepare; the bundle
+// schema refers to the others by their $id, and nothing is ever loaded
+// from a file or the network.
 // Formats (uuid, date-time, uri) are asserted, not merely annotated.
 //
 // A failed validation is a *ValidationError listing only the leaf causes,
