@@ -51,6 +51,28 @@ func secureAPIHeaders(h http.Header) {
 	h.Set("X-Content-Type-Options", "nosniff")
 }
 
+// answerMethod answers a request whose method is not in allow, the route's
+// Allow header ("GET, POST, OPTIONS"), and reports the status it answered
+// with. OPTIONS gets 204, Allow and no Access-Control-* header, so that no
+// preflight can ever succeed (only a cross-origin request is preflighted,
+// and checkSite refuses those first); any other method is refused with
+// 405 and Allow, the refusal saying what the route takes.
+func answerMethod(w http.ResponseWriter, r *http.Request, allow, takes string, refuse func(*Error)) (status int, answered bool) {
+	for m := range strings.SplitSeq(allow, ", ") {
+		if m == r.Method && m != http.MethodOptions {
+			return 0, false
+		}
+	}
+	w.Header().Set("Allow", allow)
+	if r.Method != http.MethodOptions {
+		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; %s", r.Method, takes))
+		return http.StatusMethodNotAllowed, true
+	}
+	secureAPIHeaders(w.Header())
+	w.WriteHeader(http.StatusNoContent)
+	return http.StatusNoContent, true
+}
+
 // renderable reports whether a passed-back response's Content-Type is one
 // the workbench reads as data: JSON or an event stream. Anything else is
 // sent as a download (Content-Disposition: attachment) so that a browser
@@ -204,7 +226,16 @@ type timeouts struct {
 	body, header, idle time.Duration
 }
 
-func newTimeouts(body, header, idle time.Duration) (timeouts, error) {
+// newTimeouts checks what the proxy's and the relay's configurations
+// share — the body cap, the Doer and the clocks — and returns the clocks,
+// each left zero at its default.
+func newTimeouts(maxBody int64, doer Doer, body, header, idle time.Duration) (timeouts, error) {
+	if maxBody < 0 {
+		return timeouts{}, fmt.Errorf("proxy: MaxBody %d is negative", maxBody)
+	}
+	if doer == nil {
+		return timeouts{}, errors.New("proxy: Doer is nil")
+	}
 	if body < 0 || header < 0 || idle < 0 {
 		return timeouts{}, fmt.Errorf("proxy: BodyTimeout %s, HeaderTimeout %s and IdleTimeout %s must not be negative", body, header, idle)
 	}

@@ -479,3 +479,58 @@ func TestWriteRateLimited(t *testing.T) {
 		checkAPIHeaders(t, rr.Header())
 	}
 }
+
+// TestAnswerMethod: a route's methods go on; OPTIONS is answered 204 with
+// Allow and no Access-Control-* header; anything else is refused 405 with
+// Allow and what the route takes.
+func TestAnswerMethod(t *testing.T) {
+	const allow = "GET, POST, OPTIONS"
+	for _, tc := range []struct {
+		method   string
+		answered bool
+		status   int
+	}{
+		{http.MethodGet, false, 0},
+		{http.MethodPost, false, 0},
+		{http.MethodOptions, true, http.StatusNoContent},
+		{http.MethodDelete, true, http.StatusMethodNotAllowed},
+		{"get", true, http.StatusMethodNotAllowed}, // methods are case-sensitive
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest(tc.method, "/api/openrouter/v1/models", nil)
+			var refused *Error
+			status, answered := answerMethod(w, r, allow, "use GET or POST", func(e *Error) {
+				refused = e
+				WriteError(w, e)
+			})
+			if answered != tc.answered || status != tc.status {
+				t.Fatalf("answered %v with %d, want %v with %d", answered, status, tc.answered, tc.status)
+			}
+			if !answered {
+				if w.Header().Get("Allow") != "" || refused != nil {
+					t.Fatal("a method the route takes was answered")
+				}
+				return
+			}
+			if got := w.Header().Get("Allow"); got != allow {
+				t.Errorf("Allow %q, want %q", got, allow)
+			}
+			if w.Code != tc.status {
+				t.Errorf("wrote %d, want %d", w.Code, tc.status)
+			}
+			for k := range w.Header() {
+				if strings.HasPrefix(k, "Access-Control-") {
+					t.Errorf("answer carries %s", k)
+				}
+			}
+			if tc.status == http.StatusMethodNotAllowed {
+				if refused == nil || refused.Code != CodeMethod || !strings.Contains(refused.Message, "method "+tc.method+" is not allowed; use GET or POST") {
+					t.Errorf("refusal %+v", refused)
+				}
+			} else if refused != nil {
+				t.Errorf("OPTIONS was refused: %+v", refused)
+			}
+		})
+	}
+}

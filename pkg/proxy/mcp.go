@@ -236,13 +236,7 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 	if err := checkAllowedOrigin(cfg.AllowedOrigin); err != nil {
 		return nil, fmt.Errorf("proxy: AllowedOrigin %q: %w", cfg.AllowedOrigin, err)
 	}
-	if cfg.MaxBody < 0 {
-		return nil, fmt.Errorf("proxy: MaxBody %d is negative", cfg.MaxBody)
-	}
-	if cfg.Doer == nil {
-		return nil, errors.New("proxy: Doer is nil")
-	}
-	clock, err := newTimeouts(cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
+	clock, err := newTimeouts(cfg.MaxBody, cfg.Doer, cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -433,19 +427,8 @@ func (m *MCPRelay) serve(w http.ResponseWriter, r *http.Request, ev *MCPEvent) {
 		refuse(errorf(http.StatusNotFound, CodeMCPUnknown, "no MCP server named %q is configured", name))
 		return
 	}
-	switch r.Method {
-	case http.MethodPost, http.MethodGet, http.MethodDelete:
-	case http.MethodOptions:
-		// As for Handler: only a cross-origin request is preflighted,
-		// and those were refused above.
-		w.Header().Set("Allow", mcpAllowed)
-		secureAPIHeaders(w.Header())
-		w.WriteHeader(http.StatusNoContent)
-		ev.Status = http.StatusNoContent
-		return
-	default:
-		w.Header().Set("Allow", mcpAllowed)
-		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; the MCP relay takes POST, GET and DELETE", r.Method))
+	if status, answered := answerMethod(w, r, mcpAllowed, "the MCP relay takes POST, GET and DELETE", refuse); answered {
+		ev.Status = status
 		return
 	}
 	hdr := make(http.Header, len(mcpRequestHeaders)+1)
@@ -519,17 +502,8 @@ type mcpListed struct {
 }
 
 func (m *MCPRelay) list(w http.ResponseWriter, r *http.Request, ev *MCPEvent, refuse func(*Error)) {
-	switch r.Method {
-	case http.MethodGet:
-	case http.MethodOptions:
-		w.Header().Set("Allow", mcpListAllowed)
-		secureAPIHeaders(w.Header())
-		w.WriteHeader(http.StatusNoContent)
-		ev.Status = http.StatusNoContent
-		return
-	default:
-		w.Header().Set("Allow", mcpListAllowed)
-		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; %s lists the MCP servers on GET", r.Method, m.mount))
+	if status, answered := answerMethod(w, r, mcpListAllowed, m.mount+" lists the MCP servers on GET", refuse); answered {
+		ev.Status = status
 		return
 	}
 	if _, e := m.clock.readBody(w, r, 0); e != nil {

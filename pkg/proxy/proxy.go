@@ -201,13 +201,7 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy: Upstream %q: %w", up, err)
 	}
-	if cfg.MaxBody < 0 {
-		return nil, fmt.Errorf("proxy: MaxBody %d is negative", cfg.MaxBody)
-	}
-	if cfg.Doer == nil {
-		return nil, errors.New("proxy: Doer is nil")
-	}
-	clock, err := newTimeouts(cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
+	clock, err := newTimeouts(cfg.MaxBody, cfg.Doer, cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -293,20 +287,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, ev *Event) {
 		refuse(e)
 		return
 	}
-	switch r.Method {
-	case http.MethodGet, http.MethodPost:
-	case http.MethodOptions:
-		// Only a cross-origin request is preflighted, and those were
-		// refused above; answer without any Access-Control-* header so
-		// that no preflight can ever succeed.
-		w.Header().Set("Allow", allowed)
-		secureAPIHeaders(w.Header())
-		w.WriteHeader(http.StatusNoContent)
-		ev.Status = http.StatusNoContent
-		return
-	default:
-		w.Header().Set("Allow", allowed)
-		refuse(errorf(http.StatusMethodNotAllowed, CodeMethod, "method %s is not allowed; use GET or POST", r.Method))
+	if status, answered := answerMethod(w, r, allowed, "use GET or POST", refuse); answered {
+		ev.Status = status
 		return
 	}
 	rest, e := checkPath(r.URL)
