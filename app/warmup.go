@@ -13,12 +13,12 @@ import (
 // The idle warm-up: after the first page has started, in the browser's
 // idle time, the app compiles the verifier's schemas, a part per idle
 // period, and runs the verifier over the spec's valid fixture bundle, one
-// run per idle period, until it has run for verify.WarmBudget. The verifier is what /skills, a skill's page,
-// teaching, replay, the palette and an import run next, and running it
-// hot makes the browser optimize enough of app.wasm's code to keep the
-// compiled module in its code cache: a person's next visit, to any route,
-// then starts from that compiled code instead of compiling the module
-// again (docs/perf/app-repeat.md).
+// run per idle period, until it has run for verify.WarmBudget. The
+// verifier is what /skills, a skill's page, teaching, replay, the palette
+// and an import run next, and running it hot makes the browser optimize
+// enough of app.wasm's code to keep the compiled module in its code cache:
+// a person's next visit, to any route, then starts from that compiled code
+// instead of compiling the module again (docs/perf/app-repeat.md).
 //
 // It changes nothing a person sees, writes nothing to the library and
 // makes no request. It starts two seconds after the app, works only in

@@ -226,10 +226,10 @@ type timeouts struct {
 	body, header, idle time.Duration
 }
 
-// newTimeouts checks what the proxy's and the relay's configurations
+// checkExchange checks what the proxy's and the relay's configurations
 // share — the body cap, the Doer and the clocks — and returns the clocks,
 // each left zero at its default.
-func newTimeouts(maxBody int64, doer Doer, body, header, idle time.Duration) (timeouts, error) {
+func checkExchange(maxBody int64, doer Doer, body, header, idle time.Duration) (timeouts, error) {
 	if maxBody < 0 {
 		return timeouts{}, fmt.Errorf("proxy: MaxBody %d is negative", maxBody)
 	}

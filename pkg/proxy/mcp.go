@@ -236,7 +236,7 @@ func NewMCPRelay(cfg MCPConfig) (*MCPRelay, error) {
 	if err := checkAllowedOrigin(cfg.AllowedOrigin); err != nil {
 		return nil, fmt.Errorf("proxy: AllowedOrigin %q: %w", cfg.AllowedOrigin, err)
 	}
-	clock, err := newTimeouts(cfg.MaxBody, cfg.Doer, cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
+	clock, err := checkExchange(cfg.MaxBody, cfg.Doer, cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
 	if err != nil {
 		return nil, err
 	}

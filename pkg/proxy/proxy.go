@@ -201,7 +201,7 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy: Upstream %q: %w", up, err)
 	}
-	clock, err := newTimeouts(cfg.MaxBody, cfg.Doer, cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
+	clock, err := checkExchange(cfg.MaxBody, cfg.Doer, cfg.BodyTimeout, cfg.HeaderTimeout, cfg.IdleTimeout)
 	if err != nil {
 		return nil, err
 	}
