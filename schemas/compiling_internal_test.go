@@ -108,18 +108,39 @@ func TestCompilingFails(t *testing.T) {
 	}
 }
 
-// TestPrepareThenNew: Prepare advances the one compiling New finishes.
+// TestPrepareThenNew: prepare advances the compiling one part per call
+// until none is left, and validator, called part-way, finishes it with the
+// result a whole compiling gives; once finished, neither compiles again.
 func TestPrepareThenNew(t *testing.T) {
-	for i := 0; Prepare(); i++ {
-		if i > 100 {
-			t.Fatal("Prepare reports parts left forever")
+	whole, err := (&compiling{fsys: files}).validator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := len(whole.compiled) + 2 // reading, one per schema, the plan
+	for _, stop := range []int{0, 1, 3, parts} {
+		p := &compiling{fsys: files}
+		calls := 0
+		for calls < stop && p.prepare() {
+			calls++
 		}
-	}
-	if Prepare() {
-		t.Fatal("Prepare reports parts left after the compiling finished")
-	}
-	v, err := New()
-	if err != nil || v == nil {
-		t.Fatalf("New after Prepare: %v, %v", v, err)
+		if stop == parts && calls != parts-1 {
+			t.Fatalf("prepare reported parts left %d times, want %d", calls, parts-1)
+		}
+		if stop < parts && p.finished {
+			t.Fatalf("after %d calls of prepare the compiling is done", stop)
+		}
+		v, err := p.validator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := slices.Sorted(maps.Keys(v.compiled)), slices.Sorted(maps.Keys(whole.compiled)); !slices.Equal(got, want) {
+			t.Fatalf("stopped after %d: compiled %v, want %v", stop, got, want)
+		}
+		if p.prepare() {
+			t.Fatal("prepare reports parts left after the compiling finished")
+		}
+		if again, _ := p.validator(); again != v {
+			t.Fatal("validator compiled again")
+		}
 	}
 }

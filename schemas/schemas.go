@@ -133,12 +133,7 @@ type Validator struct {
 // each. An error here means the embedded schemas themselves are broken: a
 // build defect, not bad input.
 func New() (*Validator, error) {
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	for !shared.finished {
-		shared.step()
-	}
-	return shared.v, shared.err
+	return shared.validator()
 }
 
 // Prepare compiles one more part of what New returns and reports whether
@@ -147,12 +142,7 @@ func New() (*Validator, error) {
 // page's main thread calls it once per idle period, so that no single
 // task holds the page for the whole compiling; New finishes what is left.
 func Prepare() (more bool) {
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if !shared.finished {
-		shared.step()
-	}
-	return !shared.finished
+	return shared.prepare()
 }
 
 // shared is the process's one compiling of the embedded schemas. It is
@@ -170,6 +160,26 @@ type compiling struct {
 	v        *Validator
 	err      error
 	finished bool
+}
+
+// validator finishes the compiling and returns its result.
+func (p *compiling) validator() (*Validator, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for !p.finished {
+		p.step()
+	}
+	return p.v, p.err
+}
+
+// prepare runs the next part, if any, and reports whether parts remain.
+func (p *compiling) prepare() (more bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.finished {
+		p.step()
+	}
+	return !p.finished
 }
 
 // step runs the next part. An error ends the compiling with no Validator.
