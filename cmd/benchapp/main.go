@@ -254,7 +254,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 
 	// 2. Time to interactive.
 	if cfg.takes("tti") {
-		var content, interactive, wasmAt, instAt, ttiCPU, ttiMain []float64
+		var requested, content, interactive, wasmAt, instAt, ttiCPU, ttiMain []float64
 		for range cfg.runs {
 			r, err := measureTTI(ctx, cfg, srv.base)
 			if err != nil {
@@ -262,8 +262,9 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 			}
 			content, interactive, wasmAt = append(content, r.Content), append(interactive, r.Interactive), append(wasmAt, r.Wasm)
 			ttiCPU, instAt = append(ttiCPU, r.CPU), append(instAt, r.Instantiated)
-			ttiMain = append(ttiMain, r.MainCPU)
+			ttiMain, requested = append(ttiMain, r.MainCPU), append(requested, r.Requested)
 		}
+		report(row{what: "/ cold: app.wasm asked for", result: spread(requested)})
 		report(row{what: "/ cold: app.wasm received", result: spread(wasmAt)})
 		report(row{what: "/ cold: app.wasm compiled and instantiated", result: spread(instAt)})
 		report(row{what: "/ cold: main content rendered", result: spread(content)})

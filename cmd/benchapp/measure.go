@@ -42,7 +42,7 @@ const ttiProbe = `(() => {
     if (t.content && document.getElementById("key-error")) {
       t.interactive = now;
       const w = performance.getEntriesByType("resource").find((e) => new URL(e.name).pathname === "/web/app.wasm");
-      if (w) t.wasm = w.responseEnd;
+      if (w) { t.requested = w.startTime; t.wasm = w.responseEnd; }
       return;
     }
     const f = document.getElementById("key-form");
@@ -61,7 +61,8 @@ const ttiProbe = `(() => {
 
 // ttiResult is one cold load of /, in milliseconds from navigation start.
 type ttiResult struct {
-	Wasm         float64 `json:"wasm"`
+	Requested    float64 `json:"requested"` // the page asked for app.wasm
+	Wasm         float64 `json:"wasm"`      // its last byte was read
 	Instantiated float64 `json:"instantiated"`
 	Content      float64 `json:"content"`
 	Interactive  float64 `json:"interactive"`
