@@ -114,7 +114,7 @@ func (c *compareTab) loadKept(ctx app.Context) {
 
 func (c *compareTab) onModel(i int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		c.models[i] = ctx.JSSrc().Get("value").String()
+		c.models[i] = recordTyped(ctx)
 	}
 }
 
@@ -141,7 +141,7 @@ func (c *compareTab) onRemoveSet(j int) app.EventHandler {
 
 func (c *compareTab) onSetField(j int, name string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		c.sets[j].raw[name] = ctx.JSSrc().Get("value").String()
+		c.sets[j].raw[name] = recordTyped(ctx)
 		delete(c.sets[j].errs, name)
 	}
 }

@@ -137,7 +137,7 @@ func (p *homePage) onTrust(name string) app.EventHandler {
 // onPerceive keeps the host body's perceive tool or its arguments.
 func (p *homePage) onPerceive(item string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		v := ctx.JSSrc().Get("value").String()
+		v := recordTyped(ctx)
 		if err := ctx.SessionStorage().Set(item, v); err != nil {
 			p.storeErr = err.Error()
 			return

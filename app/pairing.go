@@ -63,7 +63,7 @@ func (c *pairingPanel) command() string {
 }
 
 func (c *pairingPanel) onPort(ctx app.Context, e app.Event) {
-	c.port = ctx.JSSrc().Get("value").String()
+	c.port = recordTyped(ctx)
 	c.copied = false
 }
 

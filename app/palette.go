@@ -250,7 +250,7 @@ func (p *palette) onDecided(_ app.Context, a capability.Approval) {
 // --- backend -------------------------------------------------------------
 
 func (p *palette) onBackendURL(ctx app.Context, e app.Event) {
-	p.backendURL = ctx.JSSrc().Get("value").String()
+	p.backendURL = recordTyped(ctx)
 }
 
 func (p *palette) switchBackend(ctx app.Context, raw string) {
@@ -270,7 +270,7 @@ func (p *palette) switchBackend(ctx app.Context, raw string) {
 
 func (p *palette) onBackendKey(ctx app.Context, e app.Event) {
 	if e.Get("key").String() == "Enter" {
-		p.backendURL = ctx.JSSrc().Get("value").String()
+		p.backendURL = recordTyped(ctx)
 		p.onConnect(ctx, e)
 	}
 }

@@ -159,7 +159,7 @@ func (c *paletteForm) onFormChange(_ app.Context, f *schemaform.Form) {
 }
 
 func (c *paletteForm) onAction(ctx app.Context, e app.Event) {
-	c.st.choose(ctx.JSSrc().Get("value").String(), c.st.formCtx)
+	c.st.choose(recordTyped(ctx), c.st.formCtx)
 	c.schedulePreflight(0)
 }
 

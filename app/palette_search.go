@@ -199,7 +199,7 @@ func (c *paletteSearch) read() {
 }
 
 func (c *paletteSearch) onQuery(ctx app.Context, e app.Event) {
-	c.st.setQuery(ctx.JSSrc().Get("value").String())
+	c.st.setQuery(recordTyped(ctx))
 	c.queried(c.st.matches)
 }
 

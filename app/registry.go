@@ -100,11 +100,11 @@ func (p *registryPage) list(ctx app.Context, cursor string) {
 }
 
 func (p *registryPage) onQuery(ctx app.Context, e app.Event) {
-	p.q = ctx.JSSrc().Get("value").String()
+	p.q = recordTyped(ctx)
 }
 
 func (p *registryPage) onSigner(ctx app.Context, e app.Event) {
-	p.signer = strings.TrimSpace(ctx.JSSrc().Get("value").String())
+	p.signer = strings.TrimSpace(recordTyped(ctx))
 }
 
 func (p *registryPage) onSearch(ctx app.Context, e app.Event) {
@@ -114,7 +114,7 @@ func (p *registryPage) onSearch(ctx app.Context, e app.Event) {
 }
 
 func (p *registryPage) onRegistry(ctx app.Context, e app.Event) {
-	p.current, p.cursors = ctx.JSSrc().Get("value").String(), nil
+	p.current, p.cursors = recordTyped(ctx), nil
 	p.list(ctx, "")
 }
 
@@ -183,7 +183,7 @@ func (p *registryPage) onConfirmWithdraw(ctx app.Context, e app.Event) {
 }
 
 func (p *registryPage) onNewOrigin(ctx app.Context, e app.Event) {
-	p.newOrigin = ctx.JSSrc().Get("value").String()
+	p.newOrigin = recordTyped(ctx)
 	p.addErr = nil
 }
 

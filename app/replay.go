@@ -112,13 +112,13 @@ func (p *replayPage) publishContext() {
 
 func (p *replayPage) onField(i int) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		p.fields[i].raw = ctx.JSSrc().Get("value").String()
+		p.fields[i].raw = recordTyped(ctx)
 		delete(p.fieldErrs, p.fields[i].spec.Name)
 	}
 }
 
 func (p *replayPage) onModel(ctx app.Context, e app.Event) {
-	p.model = ctx.JSSrc().Get("value").String()
+	p.model = recordTyped(ctx)
 }
 
 func (p *replayPage) onRun(ctx app.Context, e app.Event) {

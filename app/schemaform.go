@@ -540,7 +540,7 @@ func index(ctx app.Context) int {
 }
 
 func (c *schemaForm) onSet(ctx app.Context, e app.Event) {
-	if err := c.Form.Set(ptr(ctx), ctx.JSSrc().Get("value").String()); err == nil {
+	if err := c.Form.Set(ptr(ctx), recordTyped(ctx)); err == nil {
 		c.changed(ctx)
 	}
 }
@@ -552,7 +552,7 @@ func (c *schemaForm) onNull(ctx app.Context, e app.Event) {
 }
 
 func (c *schemaForm) onChoose(ctx app.Context, e app.Event) {
-	i, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
+	i, err := strconv.Atoi(recordTyped(ctx))
 	if err == nil && c.Form.Choose(ptr(ctx), i) == nil {
 		c.changed(ctx)
 	}
@@ -577,7 +577,7 @@ func (c *schemaForm) onAddEntry(ctx app.Context, e app.Event) {
 }
 
 func (c *schemaForm) onKey(ctx app.Context, e app.Event) {
-	if err := c.Form.SetKey(ptr(ctx), index(ctx), ctx.JSSrc().Get("value").String()); err == nil {
+	if err := c.Form.SetKey(ptr(ctx), index(ctx), recordTyped(ctx)); err == nil {
 		c.changed(ctx)
 	}
 }
@@ -595,7 +595,7 @@ func (c *schemaForm) onExpand(ctx app.Context, e app.Event) {
 }
 
 func (c *schemaForm) onRawInput(ctx app.Context, e app.Event) {
-	c.Form.SetRawText(ctx.JSSrc().Get("value").String())
+	c.Form.SetRawText(recordTyped(ctx))
 	c.rawErr = ""
 	c.changed(ctx)
 }

@@ -209,11 +209,11 @@ func (p *importPage) onDownloadPin(ctx app.Context, e app.Event) {
 }
 
 func (p *importPage) onTrustName(ctx app.Context, e app.Event) {
-	p.sign.trustName = ctx.JSSrc().Get("value").String()
+	p.sign.trustName = recordTyped(ctx)
 }
 
 func (p *importPage) onTrustText(ctx app.Context, e app.Event) {
-	p.sign.trustText = ctx.JSSrc().Get("value").String()
+	p.sign.trustText = recordTyped(ctx)
 }
 
 func (p *importPage) onTrust(ctx app.Context, e app.Event) {

@@ -137,7 +137,7 @@ func (h *historyTab) diffVersions(a, b store.StoredBundle) (*skilldiff.Diff, err
 
 func (h *historyTab) onPick(which string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		n, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
+		n, err := strconv.Atoi(recordTyped(ctx))
 		if err != nil {
 			return
 		}

@@ -85,7 +85,7 @@ func (f *manifestTab) check() {
 
 func (f *manifestTab) onField(field string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
-		v := ctx.JSSrc().Get("value").String()
+		v := recordTyped(ctx)
 		switch field {
 		case "name":
 			f.edit.Name = v

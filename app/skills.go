@@ -268,7 +268,7 @@ func whenPainted() <-chan struct{} {
 }
 
 func (p *skillsPage) onFilter(ctx app.Context, e app.Event) {
-	p.filter = ctx.JSSrc().Get("value").String()
+	p.filter = recordTyped(ctx)
 	p.limit = pageSize
 	p.load(ctx)
 }
@@ -305,7 +305,7 @@ var sortLabels = map[store.Sort]string{
 }
 
 func (p *skillsPage) onSort(ctx app.Context, e app.Event) {
-	s, err := store.ParseSort(ctx.JSSrc().Get("value").String())
+	s, err := store.ParseSort(recordTyped(ctx))
 	if err != nil {
 		return
 	}

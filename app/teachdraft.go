@@ -26,21 +26,21 @@ func (r *teachRun) editable() bool { return r.stage == stageFinished && r.sealed
 
 func (p *teachPage) onDraftName(ctx app.Context, e app.Event) {
 	if r := p.run; r != nil && r.editable() {
-		r.draft = workbench.Rename(r.draft, ctx.JSSrc().Get("value").String(), r.slugEdited)
+		r.draft = workbench.Rename(r.draft, recordTyped(ctx), r.slugEdited)
 		p.check()
 	}
 }
 
 func (p *teachPage) onDraftSlug(ctx app.Context, e app.Event) {
 	if r := p.run; r != nil && r.editable() {
-		r.draft.Slug, r.slugEdited = ctx.JSSrc().Get("value").String(), true
+		r.draft.Slug, r.slugEdited = recordTyped(ctx), true
 		p.check()
 	}
 }
 
 func (p *teachPage) onDraftDescription(ctx app.Context, e app.Event) {
 	if r := p.run; r != nil && r.editable() {
-		r.draft.Description = ctx.JSSrc().Get("value").String()
+		r.draft.Description = recordTyped(ctx)
 		p.check()
 	}
 }

@@ -138,7 +138,7 @@ func (f *teachForm) hasInput(name string) bool {
 }
 
 func (p *teachPage) onScenario(ctx app.Context, e app.Event) {
-	p.form.pick(ctx.JSSrc().Get("value").String())
+	p.form.pick(recordTyped(ctx))
 }
 
 // onField and onPlaceholder find their input from the element's id, not
@@ -149,26 +149,26 @@ func (p *teachPage) onField(ctx app.Context, e app.Event) {
 	name := strings.TrimPrefix(ctx.JSSrc().Get("id").String(), "teach-input-")
 	for i := range p.form.fields {
 		if p.form.fields[i].Name == name {
-			p.form.fields[i].Raw = ctx.JSSrc().Get("value").String()
+			p.form.fields[i].Raw = recordTyped(ctx)
 		}
 	}
 }
 
 func (p *teachPage) onTask(ctx app.Context, e app.Event) {
-	p.form.task = ctx.JSSrc().Get("value").String()
+	p.form.task = recordTyped(ctx)
 }
 
 func (p *teachPage) onWorld(ctx app.Context, e app.Event) {
-	p.form.world = ctx.JSSrc().Get("value").String()
+	p.form.world = recordTyped(ctx)
 }
 
 func (p *teachPage) onPlaceholder(ctx app.Context, e app.Event) {
 	name := strings.TrimPrefix(ctx.JSSrc().Get("id").String(), "teach-value-")
-	p.form.values[name] = ctx.JSSrc().Get("value").String()
+	p.form.values[name] = recordTyped(ctx)
 }
 
 func (p *teachPage) onModel(ctx app.Context, e app.Event) {
-	p.form.modelID = strings.TrimSpace(ctx.JSSrc().Get("value").String())
+	p.form.modelID = strings.TrimSpace(recordTyped(ctx))
 }
 
 func (p *teachPage) onDestructive(ctx app.Context, e app.Event) {

@@ -83,7 +83,7 @@ func (e *env) trust(ctx context.Context, p pinning) error {
 
 // onName takes the name typed for the key.
 func (p *pinning) onName(ctx app.Context, e app.Event) {
-	p.name = ctx.JSSrc().Get("value").String()
+	p.name = recordTyped(ctx)
 }
 
 // onCancel closes the dialog; nothing is pinned.

@@ -80,7 +80,7 @@ wasm-size: ## app.wasm's bytes by Go module and package (Markdown tables)
 # 2,500,000 bytes; until the module is that small the ceilings are its
 # measured size rounded up to the next 10 kB, so it can only shrink
 # (docs/perf/app-size.md says the gap).
-APP_WASM_MAX_RAW    ?= 19630000
+APP_WASM_MAX_RAW    ?= 19620000
 APP_WASM_MAX_BROTLI ?= 3310000
 # The import worker's module, which /import loads beside app.wasm: its
 # measured size rounded up to the next 10 kB.
