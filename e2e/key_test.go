@@ -141,21 +141,7 @@ func TestKeyFieldKeepsWhatIsTyped(t *testing.T) {
 	s := newSession(t)
 	s.open("/")
 	s.waitVisible("#key")
-	got := eval[string](s, `(async () => {
-  const e = document.querySelector("#key");
-  const frames = () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok, 50))));
-  for (const c of "sk-or-v1-abc") {
-    e.value += c;
-    e.dispatchEvent(new Event("input", {bubbles: true}));
-  }
-  e.value += "d";
-  await frames();
-  e.value += "e";
-  e.dispatchEvent(new Event("input", {bubbles: true}));
-  e.value += "f";
-  await frames();
-  return e.value;
-})()`)
+	got := typingRace(s, "#key", "sk-or-v1-abc")
 	if got != "sk-or-v1-abcdef" {
 		t.Errorf("the key field holds %q after typing %q", got, "sk-or-v1-abcdef")
 	}
