@@ -17,10 +17,11 @@
 // with brotli at quality 11 and exits 1 when either size is above its
 // ceiling. Both are sizes of a deterministic build and a deterministic
 // compressor, so the check does not depend on the machine's load. The
-// brotli size of a module is kept under .cache/wasmsize by its SHA-256:
-// compressing 20 MB at quality 11 takes about a minute with the Go port,
-// two thirds of that with -brotli naming the brotli program, which writes
-// the same bytes.
+// brotli size of a module is kept by its SHA-256 in the user's cache
+// directory (workbench/wasmsize there), as Go keeps its build cache, so a
+// fresh clone of the same module is checked at once: compressing 20 MB at
+// quality 11 takes about a minute with the Go port, two thirds of that
+// with -brotli naming the brotli program, which writes the same bytes.
 package main
 
 import (
@@ -45,7 +46,7 @@ func main() {
 	check := flag.String("check", "", "check this built module against -max-raw and -max-brotli instead")
 	maxRaw := flag.Int("max-raw", 0, "with -check: the most bytes the module may have")
 	maxBrotli := flag.Int("max-brotli", 0, "with -check: the most bytes it may have with brotli quality 11")
-	cache := flag.String("cache", ".cache/wasmsize", "with -check: where brotli sizes are kept by the module's SHA-256")
+	cache := flag.String("cache", defaultCache(), "with -check: where brotli sizes are kept by the module's SHA-256")
 	program := flag.String("brotli", "", "with -check: compress with this brotli program (the same bytes as the Go port, sooner) instead of the Go port")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -79,6 +80,15 @@ func main() {
 		os.Exit(2)
 	}
 	r.WriteMarkdown(os.Stdout, *top)
+}
+
+// defaultCache is where -check keeps brotli sizes: the user's cache
+// directory, else .cache in the working directory.
+func defaultCache() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "workbench", "wasmsize")
+	}
+	return filepath.Join(".cache", "wasmsize")
 }
 
 // checkSize prints the module's raw and brotli sizes against their
