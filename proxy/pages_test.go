@@ -57,19 +57,53 @@ func startRegistered(bin, config, registry string, extra ...string) (*devServer,
 // startRegisteredEnv is startRegistered with env added to wrangler's
 // environment.
 func startRegisteredEnv(bin, config, registry string, env []string, extra ...string) (*devServer, error) {
-	d, inspector, err := newDevServer()
+	d, args, err := newRegistered(config, registry, env, extra...)
 	if err != nil {
 		return nil, err
+	}
+	if err := d.launch(bin, "..", args); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// newRegistered is the dev server startRegisteredEnv launches, with the
+// arguments it launches it with.
+func newRegistered(config, registry string, env []string, extra ...string) (*devServer, []string, error) {
+	d, inspector, err := newDevServer()
+	if err != nil {
+		return nil, nil, err
 	}
 	d.env = append([]string{"WRANGLER_REGISTRY_PATH=" + registry}, env...)
 	d.readyLog = "Ready on http://" + d.addr
 	args := append([]string{"dev", "--local", "--ip", "127.0.0.1", "--port", d.port(), "--inspector-port", inspector,
 		"--persist-to", filepath.Join(d.tmp, "state"), "--show-interactive-dev-session=false", "--log-level", "log",
 		"--config", config}, extra...)
-	if err := d.launch(bin, "..", args); err != nil {
-		return nil, err
+	return d, args, nil
+}
+
+// A port taken between being picked and wrangler binding it stops
+// wrangler at once ("Address already in use"); launch starts it again on
+// new ports, and the server is ready at its new address.
+func TestLaunchMovesTakenPort(t *testing.T) {
+	requireWorker(t)
+	d, args, err := newRegistered("proxy/limiter/wrangler.toml", t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return d, nil
+	taken := d.addr
+	l, err := net.Listen("tcp", taken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := d.launch(os.Getenv("WORKBENCH_WRANGLER"), "..", args); err != nil {
+		t.Fatal(err)
+	}
+	defer d.stop()
+	if d.addr == taken || !strings.Contains(d.logs.String(), "Ready on http://"+d.addr) {
+		t.Errorf("ready at %s (the taken port was %s):\n%s", d.addr, taken, d.logs)
+	}
 }
 
 // compatibilityDate is wrangler.toml's compatibility_date, which the

@@ -245,15 +245,72 @@ func newDevServer() (d *devServer, inspector string, err error) {
 // port is the port the dev server listens on.
 func (d *devServer) port() string { return strings.TrimPrefix(d.addr, "127.0.0.1:") }
 
-// launch runs wrangler with args in dir and waits until d answers.
+// launch runs wrangler with args in dir and waits until d answers. The
+// ports in args were picked free and then released for wrangler to bind
+// (newDevServer), so another process can take one in between; wrangler
+// then stops at once with "Address already in use", and launch runs it
+// again on new ports, three times at most.
 func (d *devServer) launch(bin, dir string, args []string) error {
+	for attempt := 1; ; attempt++ {
+		err := d.launchOnce(bin, dir, args)
+		if err == nil {
+			return nil
+		}
+		if attempt < 3 && errors.Is(err, errPortTaken) {
+			if args, err = d.movePorts(args); err == nil {
+				continue
+			}
+		}
+		os.RemoveAll(d.tmp)
+		return err
+	}
+}
+
+// errPortTaken is why wrangler stopped when a port picked for it was
+// taken before it bound it.
+var errPortTaken = errors.New("a port picked for wrangler was taken")
+
+// movePorts picks new ports for the server and its inspector and returns
+// args with them in place of the old ones, wherever those appear (the
+// flags, and an origin passed as a var); d's address, origin and readyLog
+// follow, and its log starts again.
+func (d *devServer) movePorts(args []string) ([]string, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	inspector, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	oldAddr, newAddr := d.addr, "127.0.0.1:"+port
+	moved := make([]string, len(args))
+	for i, a := range args {
+		switch {
+		case i > 0 && args[i-1] == "--port":
+			a = port
+		case i > 0 && args[i-1] == "--inspector-port":
+			a = inspector
+		default:
+			a = strings.ReplaceAll(a, oldAddr, newAddr)
+		}
+		moved[i] = a
+	}
+	d.addr, d.origin = newAddr, "http://"+newAddr
+	d.readyLog = strings.ReplaceAll(d.readyLog, oldAddr, newAddr)
+	d.logs, d.done = &syncBuffer{}, make(chan struct{})
+	return moved, nil
+}
+
+// launchOnce runs wrangler with args in dir and waits until d answers; on
+// failure it leaves no process, and d.tmp for launch to reuse or remove.
+func (d *devServer) launchOnce(bin, dir string, args []string) error {
 	d.cmd = exec.Command(bin, args...)
 	d.cmd.Dir = dir
 	d.cmd.Env = append(wranglertest.Env(d.tmp), d.env...)
 	d.cmd.Stdout, d.cmd.Stderr = d.logs, d.logs
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so stop reaches workerd too
 	if err := d.cmd.Start(); err != nil {
-		os.RemoveAll(d.tmp)
 		return err
 	}
 	go func() { d.cmd.Wait(); close(d.done) }()
@@ -262,7 +319,10 @@ func (d *devServer) launch(bin, dir string, args []string) error {
 	for {
 		select {
 		case <-d.done:
-			d.stop()
+			d.kill()
+			if strings.Contains(d.logs.String(), "Address already in use") {
+				return fmt.Errorf("wrangler %s exited early: %w:\n%s", args[0], errPortTaken, d.logs)
+			}
 			return fmt.Errorf("wrangler %s exited early:\n%s", args[0], d.logs)
 		default:
 		}
@@ -280,7 +340,7 @@ func (d *devServer) launch(bin, dir string, args []string) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			d.stop()
+			d.kill()
 			return fmt.Errorf("wrangler %s not ready after 90s:\n%s", args[0], d.logs)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -352,6 +412,12 @@ func (d *devServer) settled() bool {
 
 // stop ends the wrangler process group it started.
 func (d *devServer) stop() {
+	d.kill()
+	os.RemoveAll(d.tmp)
+}
+
+// kill ends wrangler and the workerd it started.
+func (d *devServer) kill() {
 	if d.cmd.Process != nil {
 		syscall.Kill(-d.cmd.Process.Pid, syscall.SIGTERM)
 		select {
@@ -361,7 +427,6 @@ func (d *devServer) stop() {
 			<-d.done
 		}
 	}
-	os.RemoveAll(d.tmp)
 }
 
 func requireWorker(t testing.TB) *devServer {
