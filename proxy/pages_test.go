@@ -392,3 +392,25 @@ func checkPagesConfig(t *testing.T, bin, project, compat string) {
 		t.Errorf("wrangler accepted a Pages configuration with a rate-limiting binding; the limiter Worker may no longer be needed (docs/decisions.md, \"Cloudflare Pages\"):\n%s", theirs)
 	}
 }
+
+// movePorts moves the server's port wherever the arguments name it, and
+// leaves a longer port that merely starts with it alone.
+func TestMovePorts(t *testing.T) {
+	d := &devServer{addr: "127.0.0.1:4361", origin: "http://127.0.0.1:4361", readyLog: "Ready on http://127.0.0.1:4361"}
+	args := []string{"dev", "--port", "4361", "--inspector-port", "9229",
+		"--var", "ALLOWED_ORIGIN:http://127.0.0.1:4361", "--var", "UP:http://127.0.0.1:43615/v1"}
+	moved, err := d.movePorts(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strings.TrimPrefix(d.addr, "127.0.0.1:")
+	want := []string{"dev", "--port", port, "--inspector-port", moved[4],
+		"--var", "ALLOWED_ORIGIN:http://" + d.addr, "--var", "UP:http://127.0.0.1:43615/v1"}
+	if d.addr == "127.0.0.1:4361" || moved[4] == "9229" || !slices.Equal(moved, want) ||
+		d.origin != "http://"+d.addr || d.readyLog != "Ready on http://"+d.addr {
+		t.Errorf("moved to %s: %q, origin %s, readyLog %q", d.addr, moved, d.origin, d.readyLog)
+	}
+	if args[2] != "4361" {
+		t.Errorf("the caller's arguments changed: %q", args)
+	}
+}

@@ -283,7 +283,10 @@ func (d *devServer) movePorts(args []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	oldAddr, newAddr := d.addr, "127.0.0.1:"+port
+	// The old address, and not a longer port it is the start of (an
+	// upstream's 127.0.0.1:43615 when the server's was 127.0.0.1:4361).
+	oldAddr := regexp.MustCompile(regexp.QuoteMeta(d.addr) + `\b`)
+	newAddr := "127.0.0.1:" + port
 	moved := make([]string, len(args))
 	for i, a := range args {
 		switch {
@@ -292,12 +295,12 @@ func (d *devServer) movePorts(args []string) ([]string, error) {
 		case i > 0 && args[i-1] == "--inspector-port":
 			a = inspector
 		default:
-			a = strings.ReplaceAll(a, oldAddr, newAddr)
+			a = oldAddr.ReplaceAllLiteralString(a, newAddr)
 		}
 		moved[i] = a
 	}
 	d.addr, d.origin = newAddr, "http://"+newAddr
-	d.readyLog = strings.ReplaceAll(d.readyLog, oldAddr, newAddr)
+	d.readyLog = oldAddr.ReplaceAllLiteralString(d.readyLog, newAddr)
 	d.logs, d.done = &syncBuffer{}, make(chan struct{})
 	return moved, nil
 }
