@@ -15,14 +15,27 @@ import (
 	"workbench/pkg/skill"
 )
 
-// closedEndpoint is an MCP endpoint nothing listens at.
+// closedEndpoint is an MCP endpoint that takes no request: every
+// connection to it is closed at once, as a server that is down would fail
+// it. The test keeps its port for as long as it runs; a port picked free
+// and released could be taken meanwhile by another test's server, which
+// then answered in its place (a run saw 404s from one).
 func closedEndpoint(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 	return "http://" + l.Addr().String() + "/mcp"
 }
 
