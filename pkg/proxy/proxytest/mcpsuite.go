@@ -83,7 +83,7 @@ func MCPAttacks() []Attack {
 			"X-Original-Url: http://evil.example/mcp", "X-Rewrite-Url: http://evil.example/mcp", "X-Mcp-Server-Url: http://evil.example/mcp",
 			"Referer: http://evil.example/", "X-Forwarded-Proto: http"), toRec, toRec),
 		// Not under /api/ at all: the static site refuses a POST.
-		{Name: "scheme-relative-target", Method: "POST", Target: "//evil.example" + rec, Headers: post, Body: mcpBody,
+		{Name: "scheme-relative-target", Method: "POST", Target: "//evil.example" + rec, Headers: post, Body: mcpBody, Unsettling: true,
 			Native: refused(404, "not_found"), Serve: front(405), Workerd: front(405)},
 		// wrangler dev's front refuses an absolute-form target; Go's
 		// server takes its host for Host, which is not the workbench's.

@@ -39,10 +39,10 @@ type Target struct {
 	// reach the upstream besides the three forwarded ones. Canonical form.
 	TransportHeaders []string
 	// Settle, when not nil, is called after a request the host answered
-	// before its body ended (an oversized or trickled upload), and after
-	// one whose answer the host broke off (an upstream body cut or
-	// stalled: the Worker errors its response stream), before the next
-	// is sent. Under wrangler dev the front's next request to the Worker
+	// before its body ended (an oversized or trickled upload), after one
+	// whose answer the host broke off (an upstream body cut or stalled:
+	// the Worker errors its response stream) and after an Unsettling
+	// attack, before the next is sent. Under wrangler dev the front's next request to the Worker
 	// can fail after either, as if the Worker had restarted; Settle
 	// spends that failure on a request of its own; what it saw, if
 	// anything, is logged.
@@ -57,10 +57,10 @@ func (tg Target) settle(t *testing.T) {
 	}
 	seen, err := tg.Settle()
 	if err != nil {
-		t.Fatalf("after an upload answered before its end: %v", err)
+		t.Fatalf("settling the front after %s: %v", t.Name(), err)
 	}
 	if seen != "" {
-		t.Logf("after the upload: %s", seen)
+		t.Logf("settling the front: %s", seen)
 	}
 }
 
@@ -111,9 +111,16 @@ type Attack struct {
 	// goes without Connection: close. It is rendered like any attack, and
 	// its own expectations are the Want's Closes and Then.
 	Pipelined *Attack
-	Native    Want
-	Serve     Want // when zero, Native applies
-	Workerd   Want
+	// Unsettling marks an attack after which wrangler dev's front may
+	// fail its next request to the Worker: a scheme-relative target
+	// (//evil.example/…), which the front answers itself and workerd then
+	// logs as an uncaught "invalid URL" exception. The next POST once got
+	// the front's 503 "Your worker restarted mid-request". The table calls
+	// Target.Settle after it, as after an upload.
+	Unsettling bool
+	Native     Want
+	Serve      Want // when zero, Native applies
+	Workerd    Want
 }
 
 // want returns the expected outcome on layer l.
@@ -174,7 +181,7 @@ func Attacks() []Attack {
 		a("absolute-url-in-path", "GET", mp+"https://evil.example/api/v1/key", std, pathBad, pathBad),
 		// The static site redirects this to the same-origin path
 		// /evil.example/…; RunAttacks checks no redirect leaves the origin.
-		{Name: "scheme-relative-target", Method: "GET", Target: "//evil.example" + mp + "key", Headers: std,
+		{Name: "scheme-relative-target", Method: "GET", Target: "//evil.example" + mp + "key", Headers: std, Unsettling: true,
 			Native: refused(404, "not_found"), Serve: front(200), Workerd: front(307)},
 		// An absolute-form request-target names a host, which takes the
 		// place of Host (RFC 9112 §3.2.2): not the workbench's own.
@@ -411,7 +418,7 @@ func RunAttacks(t *testing.T, tg Target) {
 func runAttackTable(t *testing.T, tg Target, rec *recording, sd side, attacks []Attack, check func(t *testing.T, resp *Response, got []Received)) {
 	for _, a := range attacks {
 		t.Run(a.Name, func(t *testing.T) {
-			if a.BodySize > 0 {
+			if a.BodySize > 0 || a.Unsettling {
 				defer tg.settle(t)
 			}
 			want := a.want(tg.Layer)
