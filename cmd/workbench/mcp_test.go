@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"workbench/internal/closedport"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,12 +75,7 @@ func mcpTestServer(t *testing.T) (url string, auth func() []string) {
 
 func TestMCPCommand(t *testing.T) {
 	url, auth := mcpTestServer(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + l.Addr().String() + "/mcp"
-	l.Close()
+	down := "http://" + closedport.Addr(t) + "/mcp"
 
 	tests := []struct {
 		name   string

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"workbench/internal/closedport"
 	"workbench/pkg/mcp"
 )
 
@@ -143,13 +144,8 @@ func checkOneLine(t *testing.T, err error) {
 }
 
 func TestUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + l.Addr().String() + "/mcp"
-	l.Close()
-	_, err = mcp.Dial(context.Background(), url, testOptions(nil))
+	url := "http://" + closedport.Addr(t) + "/mcp"
+	_, err := mcp.Dial(context.Background(), url, testOptions(nil))
 	checkOneLine(t, err)
 	var ue *mcp.UnreachableError
 	if !errors.As(err, &ue) || ue.URL != url || !strings.Contains(strings.ToLower(err.Error()), "connection refused") {

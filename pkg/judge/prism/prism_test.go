@@ -3,10 +3,10 @@ package prism_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 
+	"workbench/internal/closedport"
 	"workbench/pkg/judge"
 	"workbench/pkg/judge/prism"
 	"workbench/pkg/services"
@@ -105,12 +105,7 @@ func TestBadAnswers(t *testing.T) {
 }
 
 func TestUnavailable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + l.Addr().String() + "/mcp"
-	l.Close()
+	closed := "http://" + closedport.Addr(t) + "/mcp"
 	published := observeServer(t, publishedObserve, reply(map[string]any{}))
 	cases := []struct {
 		name string

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"reflect"
 	"strings"
 	"testing"
 
+	"workbench/internal/closedport"
 	"workbench/pkg/memory/graphonomous"
 	"workbench/pkg/services"
 	"workbench/pkg/services/servicestest"
@@ -201,12 +201,7 @@ func TestMalformedAnswers(t *testing.T) {
 }
 
 func closedPort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return "http://" + l.Addr().String() + "/mcp"
+	return "http://" + closedport.Addr(t) + "/mcp"
 }
 
 func TestUnavailable(t *testing.T) {

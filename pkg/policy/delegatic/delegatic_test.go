@@ -3,11 +3,11 @@ package delegatic_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"workbench/internal/closedport"
 	"workbench/pkg/body"
 	"workbench/pkg/policy"
 	"workbench/pkg/policy/delegatic"
@@ -201,13 +201,7 @@ func TestTransportFailureIsDeny(t *testing.T) {
 
 func closedPort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return "http://" + addr + "/mcp"
+	return "http://" + closedport.Addr(t) + "/mcp"
 }
 
 // The ways delegatic-mcp can be missing, each a typed error the UI shows.
