@@ -75,8 +75,15 @@ func runMain(m *testing.M) int {
 	// build is CPU the suite, mostly waiting on wrangler dev, leaves idle.
 	// A run of benchmarks alone (make bench-worker) does without it.
 	flag.Parse()
-	if flag.Lookup("test.run").Value.String() != "^$" {
-		cloneDeploy = startCloneDeploy(bin)
+	if willRun("TestDeployFromClone") {
+		ctx, cancel := context.WithCancel(context.Background())
+		var stopped <-chan struct{}
+		cloneDeploy, stopped = startCloneDeploy(ctx, bin)
+		// A run that ends before TestDeployFromClone has read the outcome
+		// (a failure, an interrupt) stops the deployment's processes and
+		// waits for them: wrangler's bundler, left behind, kept gigabytes
+		// and a core for a quarter of an hour after its test had gone.
+		defer func() { cancel(); <-stopped }()
 	}
 	d, err := startDevWith(bin, "", map[string]string{
 		"OPENROUTER_UPSTREAM": up.URL,
@@ -840,13 +847,20 @@ type cloneResult struct {
 // itself through wrangler.toml's [build]; then the dry runs of the
 // browser body and of the Worker bound to it, from the configuration
 // make writes for `make deploy BROWSER_BODY=1`.
-func startCloneDeploy(bin string) <-chan cloneResult {
+//
+// Each command runs in a process group of its own, which ctx's end
+// kills whole (wrangler starts node, which starts the bundler). stopped
+// is closed once the last command has ended; a result nobody read then
+// has its clone removed.
+func startCloneDeploy(ctx context.Context, bin string) (result <-chan cloneResult, stopped <-chan struct{}) {
 	done := make(chan cloneResult, 1)
+	end := make(chan struct{})
 	go func() {
+		defer close(end)
 		start := time.Now()
 		r := cloneResult{}
 		r.dir, r.err = copyRepository()
-		ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+		cmdCtx, cancel := context.WithTimeout(ctx, 12*time.Minute)
 		defer cancel()
 		run := func(out *[]byte, name string, args ...string) {
 			if r.err != nil {
@@ -855,9 +869,12 @@ func startCloneDeploy(bin string) <-chan cloneResult {
 			if name == "wrangler" {
 				name = filepath.Join(r.dir, "node_modules", ".bin", filepath.Base(bin))
 			}
-			cmd := exec.CommandContext(ctx, name, args...)
+			cmd := exec.CommandContext(cmdCtx, name, args...)
 			cmd.Dir = r.dir
 			cmd.Env = wranglertest.Env(r.dir)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+			cmd.WaitDelay = 10 * time.Second
 			*out, r.err = cmd.CombinedOutput()
 		}
 		var made []byte
@@ -869,8 +886,39 @@ func startCloneDeploy(bin string) <-chan cloneResult {
 		run(&r.boundOut, "wrangler", "deploy", "--dry-run", "--config", boundConfigPath, "--outdir", filepath.Join(r.dir, "dry-run-bound"))
 		r.took = time.Since(start)
 		done <- r
+		if ctx.Err() != nil {
+			// Stopped: nobody reads r any more.
+			select {
+			case <-done:
+				if r.dir != "" {
+					os.RemoveAll(r.dir)
+				}
+			default:
+			}
+		}
 	}()
-	return done
+	return done, end
+}
+
+// willRun reports whether this run's -run and -skip flags let the top-level
+// test name run.
+func willRun(name string) bool {
+	match := func(flagName string) (matched, set bool) {
+		f := flag.Lookup(flagName)
+		if f == nil || f.Value.String() == "" {
+			return false, false
+		}
+		pat, _, _ := strings.Cut(f.Value.String(), "/")
+		ok, err := regexp.MatchString(pat, name)
+		return ok && err == nil, true
+	}
+	if ok, set := match("test.run"); set && !ok {
+		return false
+	}
+	if ok, _ := match("test.skip"); ok {
+		return false
+	}
+	return true
 }
 
 // boundConfigPath is where make writes the Worker's configuration with
@@ -928,7 +976,7 @@ func copyRepository() (string, error) {
 func TestDeployFromClone(t *testing.T) {
 	requireWorker(t)
 	if cloneDeploy == nil {
-		t.Skip("not started: -run '^$'")
+		t.Skip("not started")
 	}
 	var r cloneResult
 	select {
