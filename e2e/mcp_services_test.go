@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -11,32 +10,19 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"workbench/fixtures"
+	"workbench/internal/closedport"
 	"workbench/pkg/services/servicestest"
 	"workbench/pkg/skill"
 )
 
-// closedEndpoint is an MCP endpoint that takes no request: every
-// connection to it is closed at once, as a server that is down would fail
-// it. The test keeps its port for as long as it runs; a port picked free
-// and released could be taken meanwhile by another test's server, which
-// then answered in its place (a run saw 404s from one).
+// closedEndpoint is an MCP endpoint whose server is down: its port refuses
+// every connection and is kept from any other server for as long as the
+// test runs (internal/closedport). A port picked free and released could
+// be taken meanwhile by another test's server, which then answered in its
+// place (a run saw 404s from one).
 func closedEndpoint(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return "http://" + l.Addr().String() + "/mcp"
+	return "http://" + closedport.Addr(t) + "/mcp"
 }
 
 // replayFidelity opens the replay page of the replay-fidelity skill with
