@@ -80,10 +80,19 @@ func runMain(m *testing.M) int {
 		var stopped <-chan struct{}
 		cloneDeploy, stopped = startCloneDeploy(ctx, bin)
 		// A run that ends before TestDeployFromClone has read the outcome
-		// (a failure, an interrupt) stops the deployment's processes and
-		// waits for them: wrangler's bundler, left behind, kept gigabytes
-		// and a core for a quarter of an hour after its test had gone.
-		defer func() { cancel(); <-stopped }()
+		// (-failfast after a failure) stops the deployment's processes,
+		// waits for them and removes the clone: wrangler's bundler, left
+		// behind, kept gigabytes and a core for a quarter of an hour after
+		// its test had gone.
+		defer func() {
+			cancel()
+			<-stopped
+			select {
+			case r := <-cloneDeploy:
+				os.RemoveAll(r.dir)
+			default:
+			}
+		}()
 	}
 	d, err := startDevWith(bin, "", map[string]string{
 		"OPENROUTER_UPSTREAM": up.URL,
@@ -850,8 +859,7 @@ type cloneResult struct {
 //
 // Each command runs in a process group of its own, which ctx's end
 // kills whole (wrangler starts node, which starts the bundler). stopped
-// is closed once the last command has ended; a result nobody read then
-// has its clone removed.
+// is closed once the last command has ended and the result is sent.
 func startCloneDeploy(ctx context.Context, bin string) (result <-chan cloneResult, stopped <-chan struct{}) {
 	done := make(chan cloneResult, 1)
 	end := make(chan struct{})
@@ -886,16 +894,6 @@ func startCloneDeploy(ctx context.Context, bin string) (result <-chan cloneResul
 		run(&r.boundOut, "wrangler", "deploy", "--dry-run", "--config", boundConfigPath, "--outdir", filepath.Join(r.dir, "dry-run-bound"))
 		r.took = time.Since(start)
 		done <- r
-		if ctx.Err() != nil {
-			// Stopped: nobody reads r any more.
-			select {
-			case <-done:
-				if r.dir != "" {
-					os.RemoveAll(r.dir)
-				}
-			default:
-			}
-		}
 	}()
 	return done, end
 }

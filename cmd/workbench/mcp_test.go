@@ -8,9 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"workbench/internal/closedport"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"workbench/internal/closedport"
 )
 
 type lookupIn struct {
