@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -23,6 +24,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"workbench/internal/interrupt"
 	"workbench/pkg/openrouter/openroutertest"
 )
 
@@ -194,6 +196,7 @@ func startServe(t testing.TB, upstream string, flags []string) string {
 		"--openrouter-upstream", upstream, "--host-dir", t.TempDir()}, flags...)
 	cmd := exec.Command(setup.workbench, args...)
 	cmd.Dir = setup.root // the bodies' MCP servers are in node_modules there
+	cmd.Env = interrupt.Env(os.Environ())
 	base := ""
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

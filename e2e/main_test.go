@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"workbench/internal/headless"
+	"workbench/internal/interrupt"
 )
 
 // setup is what TestMain found: the module root, the built site, the
@@ -33,6 +34,9 @@ func TestMain(m *testing.M) {
 		fmt.Println("e2e: skipped; run `make test-e2e` (it builds the site and sets WORKBENCH_E2E=1)")
 		os.Exit(0)
 	}
+	// wrangler dev (wrangler_test.go) runs in a process group of its own,
+	// which a terminal's Ctrl+C does not reach.
+	stopHandling := interrupt.Handle()
 	code, err := prepare()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -48,6 +52,7 @@ func TestMain(m *testing.M) {
 	code = m.Run()
 	stop()
 	os.RemoveAll(filepath.Dir(setup.workbench))
+	stopHandling()
 	os.Exit(code)
 }
 

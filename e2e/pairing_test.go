@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"workbench/internal/interrupt"
 	"workbench/pkg/body/mcpbody/mcpbodytest"
 	"workbench/pkg/openrouter/openroutertest"
 )
@@ -28,6 +30,7 @@ func startBodies(t testing.TB, origin string) pairedBodies {
 	cmd := exec.Command(setup.workbench, "bodies", "--allow-origin", origin, "--addr", b.addr,
 		"--host-dir", filepath.Join(t.TempDir(), "workspace"))
 	cmd.Dir = setup.root // node_modules holds the MCP servers
+	cmd.Env = interrupt.Env(os.Environ())
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

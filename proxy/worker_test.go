@@ -34,6 +34,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 
+	"workbench/internal/interrupt"
 	"workbench/pkg/proxy"
 	"workbench/pkg/proxy/proxytest"
 	"workbench/pkg/proxy/wranglertest"
@@ -58,6 +59,9 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	// The servers below run in process groups of their own, which a
+	// terminal's Ctrl+C does not reach.
+	defer interrupt.Handle()()
 	bin := os.Getenv("WORKBENCH_WRANGLER")
 	if bin == "" {
 		return m.Run()

@@ -7,6 +7,10 @@ import (
 
 func (p Process) String() string { return fmt.Sprintf("pid %d (%s, group %d)", p.PID, p.Name, p.PGID) }
 
+// Kill ends p with SIGKILL, and its process group too unless that group
+// is the caller's own.
+func (p Process) Kill() { killProcess(p) }
+
 // sweep ends what is left of a body whose first process has ended:
 // Chromium and its crash handlers end on their own within moments of
 // Playwright MCP's end, so they get grace to do so first; whatever still

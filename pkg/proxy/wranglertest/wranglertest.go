@@ -2,7 +2,10 @@
 // `wrangler dev` for tests: an offline environment for wrangler, and the
 // repository's wrangler.toml rewritten so that a test's dev server neither
 // runs the [build] step (the test layer has built both parts) nor depends
-// on the directory it starts in. It is imported only by tests.
+// on the directory it starts in. Its environment names the test binary as
+// the owner of what wrangler starts, so that an interrupted binary that
+// handles the interrupt (package interrupt) ends it. It is imported only
+// by tests.
 package wranglertest
 
 import (
@@ -12,13 +15,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"workbench/internal/interrupt"
 )
 
 // Env is the environment wrangler runs in under test: offline (no
-// metrics, no Cloudflare lookups) and with its logs in tmp, not in the
-// tree.
+// metrics, no Cloudflare lookups), with its logs in tmp, not in the tree,
+// and with the test binary's mark as its owner (interrupt.Env).
 func Env(tmp string) []string {
-	return append(os.Environ(),
+	return append(interrupt.Env(os.Environ()),
 		"WRANGLER_SEND_METRICS=false", "CI=true", "CLOUDFLARE_CF_FETCH_ENABLED=false",
 		"WRANGLER_LOG_PATH="+filepath.Join(tmp, "logs"),
 	)
