@@ -396,7 +396,11 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 // appBreakdown builds the app as `make build` does but keeping function
 // names, and says where its bytes go.
 func appBreakdown(ctx context.Context, root, work string) (*wasmsize.Report, error) {
-	r, err := wasmsize.Analyze(ctx, root, "./app", work)
+	flags, err := wasmsize.AppBuildFlags(root)
+	if err != nil {
+		return nil, err
+	}
+	r, err := wasmsize.Analyze(ctx, root, "./app", work, flags)
 	if err != nil {
 		return nil, err
 	}

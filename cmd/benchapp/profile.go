@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 
+	"workbench/cmd/internal/wasmsize"
 	"workbench/pkg/teach/teachbench"
 	"workbench/pkg/verify"
 )
@@ -37,7 +38,12 @@ func profileFlow(ctx context.Context, cfg config, root, work string, out io.Writ
 		}
 	} else {
 		wasm := filepath.Join(work, "app-names.wasm")
-		build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", wasm, "./app")
+		flags, err := wasmsize.AppBuildFlags(root)
+		if err != nil {
+			return setupError{err}
+		}
+		args := append(append([]string{"build", "-trimpath"}, flags...), "-o", wasm, "./app")
+		build := exec.CommandContext(ctx, "go", args...)
 		build.Dir = root
 		build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 		if msg, err := build.CombinedOutput(); err != nil {

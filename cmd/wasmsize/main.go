@@ -74,7 +74,15 @@ func main() {
 		os.Exit(2)
 	}
 	defer os.RemoveAll(work)
-	r, err := wasmsize.Analyze(ctx, ".", *pkg, work)
+	// The app is measured as make build compiles it.
+	var flags []string
+	if filepath.Clean(*pkg) == "app" {
+		if flags, err = wasmsize.AppBuildFlags("."); err != nil {
+			fmt.Fprintln(os.Stderr, "wasmsize:", err)
+			os.Exit(2)
+		}
+	}
+	r, err := wasmsize.Analyze(ctx, ".", *pkg, work, flags)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wasmsize:", err)
 		os.Exit(2)

@@ -35,15 +35,18 @@ type Report struct {
 }
 
 // Analyze builds the package pkg (a pattern such as "./app", resolved in
-// dir) for js/wasm without -s -w, with the linker's -dumpdep graph, in
-// work, and attributes the module's bytes to Go packages: function
+// dir) for js/wasm with buildFlags and without -s -w, with the linker's
+// -dumpdep graph, in work, and attributes the module's bytes to Go packages: function
 // bodies by the names in the module's "name" section, data symbols by
 // the graph (which symbols were kept, and who refers to each first) and
 // by their sizes in the compiled packages (go tool nm -size).
-func Analyze(ctx context.Context, dir, pkg, work string) (Report, error) {
+func Analyze(ctx context.Context, dir, pkg, work string, buildFlags []string) (Report, error) {
 	env := append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	list := exec.CommandContext(ctx, "go", "list", "-trimpath", "-export", "-deps",
-		"-f", "{{.ImportPath}}\t{{.Export}}\t{{if .Standard}}std{{else}}{{with .Module}}{{.Path}}{{end}}{{end}}\t{{.Name}}", pkg)
+	// The packages are listed with the build's flags, so that the compiled
+	// packages whose sizes are read are the module's.
+	listArgs := append([]string{"list", "-trimpath", "-export", "-deps"}, buildFlags...)
+	listArgs = append(listArgs, "-f", "{{.ImportPath}}\t{{.Export}}\t{{if .Standard}}std{{else}}{{with .Module}}{{.Path}}{{end}}{{end}}\t{{.Name}}", pkg)
+	list := exec.CommandContext(ctx, "go", listArgs...)
 	list.Dir, list.Env = dir, env
 	var stderr bytes.Buffer
 	list.Stderr = &stderr
@@ -70,7 +73,8 @@ func Analyze(ctx context.Context, dir, pkg, work string) (Report, error) {
 	}
 
 	out := filepath.Join(work, "names.wasm")
-	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-dumpdep", "-o", out, pkg)
+	buildArgs := append([]string{"build", "-trimpath", "-ldflags=-dumpdep"}, buildFlags...)
+	build := exec.CommandContext(ctx, "go", append(buildArgs, "-o", out, pkg)...)
 	build.Dir, build.Env = dir, env
 	var dump bytes.Buffer
 	build.Stderr = &dump
