@@ -35,11 +35,19 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	// wrangler dev (wrangler_test.go) runs in a process group of its own,
-	// which a terminal's Ctrl+C does not reach.
-	stopHandling := interrupt.Handle()
+	// which a terminal's Ctrl+C does not reach; what the run writes to the
+	// temporary directory (browser profiles, the servers' state) goes with
+	// it.
+	removeTemp, err := interrupt.TempDir("wb-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	stopHandling := interrupt.Handle(removeTemp)
 	code, err := prepare()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
+		removeTemp()
 		os.Exit(1)
 	}
 	flag.Parse()
@@ -47,12 +55,14 @@ func TestMain(m *testing.M) {
 	stop, err := startBrowser(!setup.measuring)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
+		removeTemp()
 		os.Exit(1)
 	}
 	code = m.Run()
 	stop()
 	os.RemoveAll(filepath.Dir(setup.workbench))
 	stopHandling()
+	removeTemp()
 	os.Exit(code)
 }
 

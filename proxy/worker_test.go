@@ -60,8 +60,15 @@ func TestMain(m *testing.M) {
 
 func runMain(m *testing.M) int {
 	// The servers below run in process groups of their own, which a
-	// terminal's Ctrl+C does not reach.
-	defer interrupt.Handle()()
+	// terminal's Ctrl+C does not reach; what the run writes to the
+	// temporary directory (the clone, the servers' state) goes with it.
+	removeTemp, err := interrupt.TempDir("wb-proxy-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer removeTemp()
+	defer interrupt.Handle(removeTemp)()
 	bin := os.Getenv("WORKBENCH_WRANGLER")
 	if bin == "" {
 		return m.Run()

@@ -74,7 +74,16 @@ func startCommand(t *testing.T, args ...string) *started {
 	mcpbodytest.Require(t)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = modtest.Root(t)
-	cmd.Env = append(os.Environ(), asCommand+"=1")
+	// The command is killed at the end (SIGKILL), so its bodies never
+	// remove their directories: they go in one removed after it, whatever
+	// a dying Chromium still writes there meanwhile, and short enough for
+	// Chromium's socket in it (localbody's browserDir).
+	tmp, err := os.MkdirTemp("", "wb-cmd-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	cmd.Env = append(os.Environ(), asCommand+"=1", "TMPDIR="+tmp)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

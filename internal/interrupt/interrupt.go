@@ -12,9 +12,10 @@
 // or SIGHUP to the program kills every process whose environment carries
 // Mark (the commands started with Env's environment and all they started
 // without clearing it), the members of their process groups and their
-// descendants, and then ends the program with status 128 plus the
-// signal's number. Finding those processes needs Linux's /proc; elsewhere
-// the program just ends.
+// descendants, then runs the cleanups Handle was given, and then ends the
+// program with status 128 plus the signal's number. Finding those
+// processes needs Linux's /proc; elsewhere only the cleanups run. TempDir
+// gives a run one temporary directory that such a cleanup removes whole.
 package interrupt
 
 import (
@@ -50,9 +51,10 @@ func Env(env []string) []string {
 	return append(out, Mark())
 }
 
-// Handle installs the handling the package describes and returns the
-// function that removes it. A TestMain calls it before starting anything.
-func Handle() (stop func()) {
+// Handle installs the handling the package describes, with cleanup run
+// after the processes have ended, and returns the function that removes
+// it. A TestMain calls it before starting anything.
+func Handle(cleanup ...func()) (stop func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, signals()...)
 	done := make(chan struct{})
@@ -64,6 +66,9 @@ func Handle() (stop func()) {
 				fmt.Fprintf(os.Stderr, "%v: the processes the tests started were not looked for: %v\n", sig, err)
 			} else {
 				fmt.Fprintf(os.Stderr, "%v: ended %d processes the tests had started\n", sig, n)
+			}
+			for _, c := range cleanup {
+				c()
 			}
 			code := 1
 			if s, ok := sig.(syscall.Signal); ok {
@@ -87,4 +92,26 @@ func end() (int, error) {
 		p.Kill()
 	}
 	return len(ps), err
+}
+
+// TempDir makes a directory for all that the program, and what it starts,
+// writes to the system's temporary directory, and points TMPDIR at it
+// (os.TempDir, t.TempDir and the commands started read it), so that
+// remove takes all of it away: at the end of a run, and on an interrupt
+// when passed to Handle. A test run interrupted before its own cleanups
+// would otherwise leave its copies, servers' state and browser profiles
+// behind. remove is the run's last step: TMPDIR still names the directory
+// it removed. Keep prefix short: Chromium binds a Unix socket some 75
+// bytes below the directory a browser body makes in it, and a socket's
+// path has at most 103.
+func TempDir(prefix string) (remove func(), err error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, fmt.Errorf("a temporary directory for the run: %w", err)
+	}
+	if err := os.Setenv("TMPDIR", dir); err != nil {
+		os.Remove(dir)
+		return nil, fmt.Errorf("a temporary directory for the run: %w", err)
+	}
+	return func() { os.RemoveAll(dir) }, nil
 }

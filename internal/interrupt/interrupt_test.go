@@ -5,9 +5,12 @@ package interrupt_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,9 +24,13 @@ import (
 // processes of a test run instead of testing.
 const helperVar = "INTERRUPT_TEST_HELPER"
 
+// markerVar names the file the helper's cleanup removes.
+const markerVar = "INTERRUPT_TEST_MARKER"
+
 // A test binary that handles the interrupt ends the servers it started in
-// groups of their own and the commands it marked; one that does not leaves
-// them running. A process it did not mark is left alone either way.
+// groups of their own and the commands it marked, then runs its cleanup;
+// one that does not leaves them running. A process it did not mark is left
+// alone either way.
 func TestHandle(t *testing.T) {
 	for _, tc := range []struct {
 		mode     string
@@ -34,8 +41,13 @@ func TestHandle(t *testing.T) {
 		{mode: "none", wantCode: -1, wantGone: false},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
+			// The helper's cleanup removes this file.
+			marker := filepath.Join(t.TempDir(), "marker")
+			if err := os.WriteFile(marker, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelper$")
-			cmd.Env = append(os.Environ(), helperVar+"="+tc.mode)
+			cmd.Env = append(os.Environ(), helperVar+"="+tc.mode, markerVar+"="+marker)
 			// Its own group, so that the signal below reaches it alone, as
 			// Ctrl+C does not reach the groups it starts.
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -110,6 +122,9 @@ func TestHandle(t *testing.T) {
 					t.Errorf("process %d, not marked, was ended", pid)
 				}
 			}
+			if _, err := os.Stat(marker); tc.wantGone != errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("after the interrupt the cleanup's file: %v; want it removed: %t", err, tc.wantGone)
+			}
 		})
 	}
 }
@@ -125,7 +140,7 @@ func TestHelper(t *testing.T) {
 		t.Skip("run by TestHandle")
 	}
 	if mode == "handle" {
-		defer interrupt.Handle()()
+		defer interrupt.Handle(func() { os.Remove(os.Getenv(markerVar)) })()
 	}
 	start := func(ownGroup, mark bool, script string) int {
 		cmd := exec.Command("sh", "-c", script)

@@ -328,7 +328,16 @@ func TestGiveUp(t *testing.T) {
 func TestOwnerKilled(t *testing.T) {
 	mark := mcpbodytest.Mark(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), ownerEnv+"="+mcpbodytest.Options(t).NodeModules, "LOCALBODY_TEST_DIR="+t.TempDir())
+	// A body killed with its owner never removes its directory: it goes
+	// in a temporary directory of the test's, short enough for Chromium's
+	// socket in it (browserDir).
+	tmp, err := os.MkdirTemp("", "wb-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	cmd.Env = append(os.Environ(), ownerEnv+"="+mcpbodytest.Options(t).NodeModules, "LOCALBODY_TEST_DIR="+t.TempDir(),
+		"TMPDIR="+tmp)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,7 +61,7 @@ func StartBrowser(ctx context.Context, o Options, br Browser) (*Body, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "workbench-browser-")
+	dir, err := browserDir(os.TempDir())
 	if err != nil {
 		return nil, fmt.Errorf("the browser body: %w", err)
 	}
@@ -230,3 +231,28 @@ func (p *process) stop() {
 		sweep(p.mark, 3*time.Second)
 	})
 }
+
+// browserDir makes the browser body's directory under tmp, or under /tmp
+// when tmp is too long. Playwright keeps Chromium's profile there (it is
+// Playwright's TMPDIR), and Chromium binds a Unix socket in it,
+// <dir>/org.chromium.Chromium.XXXXXX/SingletonSocket; a socket's path has
+// at most 103 bytes on macOS and 107 on Linux, and Chromium ends at once
+// ("Socket path too long") beyond that, which under a long TMPDIR left
+// the browser body unable to open any page. Windows has no such socket.
+func browserDir(tmp string) (string, error) {
+	if runtime.GOOS != "windows" && len(tmp)+len(browserDirTail) > maxSocketPath {
+		tmp = "/tmp"
+	}
+	return os.MkdirTemp(tmp, browserDirPrefix)
+}
+
+const (
+	browserDirPrefix = "workbench-browser-"
+	// browserDirTail is what follows tmp in the path of Chromium's socket:
+	// the body's directory (MkdirTemp adds at most 10 digits), then
+	// Chromium's own.
+	browserDirTail = "/" + browserDirPrefix + "0123456789" + "/org.chromium.Chromium.XXXXXX/SingletonSocket"
+	// maxSocketPath is the longest Unix socket path on both macOS and
+	// Linux (sun_path, less its terminating NUL: 104 and 108 bytes).
+	maxSocketPath = 103
+)
