@@ -18,9 +18,6 @@
 
 SCHEMAFORM_WASM_PKGS := ./pkg/schemaform
 
-# wasmbrowsertest's old DevTools protocol bindings log every event they
-# cannot parse ("unknown IPAddressSpace value"); those lines are dropped,
-# the test output and exit status are kept (as in mk/store.mk).
 test-schemaform: node test-schemaform-corpus test-schemaform-browser ## the schema corpus, pkg/schemaform as js/wasm, the form and palette components in Chromium
 	$(WASM_TEST) -count=1 $(SCHEMAFORM_WASM_PKGS)
 
@@ -28,10 +25,7 @@ test-schemaform-corpus: node-deps ## the committed schema corpus against what th
 	$(GO) test -count=1 ./pkg/schemaform -run '^TestCorpus$$' -check-corpus
 
 test-schemaform-browser: chromium $(WASMBROWSERTEST_STAMP) ## the form and palette components, and the skill page tabs' settle, in Chromium
-	@mkdir -p $(STORE_BROWSER_PATH) && ln -sf $(CHROMIUM) $(STORE_BROWSER_PATH)/chromium
-	@status=0; out=$$(PATH="$(STORE_BROWSER_PATH):$$PATH" GOOS=js GOARCH=wasm \
-		$(GO) test -count=1 -exec $(WASMBROWSERTEST) -run '^(TestSchemaForm|TestSettle|TestPalette)' ./app 2>&1) || status=$$?; \
-	printf '%s\n' "$$out" | grep -v 'unknown IPAddressSpace value'; exit $$status
+	$(call wasm_browser_test,-run '^(TestSchemaForm|TestSettle|TestPalette)' ./app)
 
 schemaform-corpus: node-deps ## regenerate pkg/schemaform's schema corpus from the live servers
 	$(GO) test -count=1 ./pkg/schemaform -run '^TestCorpus$$' -update

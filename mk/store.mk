@@ -17,14 +17,8 @@ $(WASMBROWSERTEST_STAMP):
 	GOBIN=$(STORE_BIN) $(GO) install github.com/agnivade/wasmbrowsertest@$(WASMBROWSERTEST_VERSION)
 	touch $@
 
-# Its old DevTools protocol bindings log every event they cannot parse
-# ("unknown IPAddressSpace value"); those lines are dropped, the test
-# output and exit status are kept.
 test-store-browser: chromium $(WASMBROWSERTEST_STAMP) ## pkg/store/idb in headless Chromium (real IndexedDB)
-	@mkdir -p $(STORE_BROWSER_PATH) && ln -sf $(CHROMIUM) $(STORE_BROWSER_PATH)/chromium
-	@status=0; out=$$(PATH="$(STORE_BROWSER_PATH):$$PATH" GOOS=js GOARCH=wasm \
-		$(GO) test -count=1 -exec $(WASMBROWSERTEST) ./pkg/store/idb 2>&1) || status=$$?; \
-	printf '%s\n' "$$out" | grep -v 'unknown IPAddressSpace value'; exit $$status
+	$(call wasm_browser_test,./pkg/store/idb)
 
 test-store-node: node-deps ## pkg/store/idb under Node over fake-indexeddb (a quick loop, not a substitute)
 	PATH="$$($(GO) env GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm \
